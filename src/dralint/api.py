@@ -1,0 +1,256 @@
+"""The public rule API: what built-in rules (top-level `rules/`) and plugins use.
+
+A rule is a function decorated with `@rule(...)`. It receives a read-only
+view of one document (or, with `scope="run"`, of every document in the run)
+and a reporter, and reports problems by field path. It never sees YAML, lines
+or columns: the engine turns paths into positions.
+
+    from dralint.api import rule
+
+    @rule("ACME001", "gpu-limit", severity="error", kinds={"ResourceClaim"})
+    def gpu_limit(doc, report):
+        '''At most 4 GPUs per request.'''
+        for i, req in enumerate(doc.get("spec", "devices", "requests", default=[])):
+            ...
+            report(("spec", "devices", "requests", i, "exactly", "count"), "at most 4 GPUs")
+
+Plugins expose rules through the entry-point group `dralint.rules` (the
+entry point may name a module, whose `@rule` functions are collected, or a
+callable returning rules), or through `--rules-dir DIR` (every `*.py` file in
+DIR is loaded).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Protocol
+
+from .model import Document, Path, Severity
+
+__all__ = [
+    "rule",
+    "Rule",
+    "DocumentView",
+    "RunView",
+    "Reporter",
+    "Severity",
+    "release_tuple",
+]
+
+DRA_GROUP = "resource.k8s.io"
+
+
+def release_tuple(release: str) -> tuple[int, int]:
+    major, minor = release.split(".")[:2]
+    return int(major), int(minor)
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    slug: str
+    severity: Severity
+    check: Callable[..., None]
+    summary: str
+    doc: str
+    kinds: frozenset[str] | None = None  # None: every kind
+    api_versions: frozenset[str] | None = None  # "resource.k8s.io/v1" form; None: every version
+    min_release: str | None = None  # inclusive
+    max_release: str | None = None  # inclusive
+    scope: str = "document"  # or "run": sees every document of the run at once
+    origin: str = "builtin"  # module or plugin the rule came from
+
+    def applies_to(self, api_version: str | None, kind: str | None, release: str) -> bool:
+        if self.kinds is not None and kind not in self.kinds:
+            return False
+        if self.api_versions is not None and api_version not in self.api_versions:
+            return False
+        rel = release_tuple(release)
+        if self.min_release and rel < release_tuple(self.min_release):
+            return False
+        if self.max_release and rel > release_tuple(self.max_release):
+            return False
+        return True
+
+
+def rule(
+    code: str,
+    slug: str,
+    *,
+    severity: str | Severity = "error",
+    kinds: Iterable[str] | None = None,
+    api_versions: Iterable[str] | None = None,
+    releases: tuple[str | None, str | None] = (None, None),
+    scope: str = "document",
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Declare a rule. The function's docstring is its documentation: first line the summary."""
+    if scope not in ("document", "run"):
+        raise ValueError(f"rule {code}: scope must be 'document' or 'run'")
+    sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
+
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        doc = inspect.cleandoc(func.__doc__ or "")
+        if not doc:
+            raise ValueError(f"rule {code} ({func.__module__}.{func.__name__}) needs a docstring")
+        func.__dralint_rule__ = Rule(  # type: ignore[attr-defined]
+            code=code,
+            slug=slug,
+            severity=sev,
+            check=func,
+            summary=doc.splitlines()[0],
+            doc=doc,
+            kinds=frozenset(kinds) if kinds is not None else None,
+            api_versions=frozenset(api_versions) if api_versions is not None else None,
+            min_release=releases[0],
+            max_release=releases[1],
+            scope=scope,
+            origin=func.__module__,
+        )
+        return func
+
+    return decorate
+
+
+_MISSING = object()
+
+
+class DocumentView:
+    """Read-only access to one document for rules: data, type, release, safe lookups."""
+
+    __slots__ = ("_doc", "release", "options")
+
+    def __init__(self, doc: Document, release: str, options: dict[str, Any] | None = None):
+        self._doc = doc
+        self.release = release
+        self.options = options or {}
+
+    @property
+    def data(self) -> Any:
+        return self._doc.data
+
+    @property
+    def api_version(self) -> str | None:
+        return self._doc.api_version
+
+    @property
+    def kind(self) -> str | None:
+        return self._doc.kind
+
+    @property
+    def group(self) -> str:
+        av = self.api_version or ""
+        return av.rpartition("/")[0]
+
+    @property
+    def version(self) -> str:
+        return (self.api_version or "").rpartition("/")[2]
+
+    @property
+    def name(self) -> str | None:
+        meta = self.get("metadata")
+        value = meta.get("name") if isinstance(meta, dict) else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def namespace(self) -> str | None:
+        meta = self.get("metadata")
+        value = meta.get("namespace") if isinstance(meta, dict) else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def source(self) -> str:
+        return self._doc.source
+
+    @property
+    def index(self) -> int:
+        return self._doc.index
+
+    @property
+    def release_tuple(self) -> tuple[int, int]:
+        return release_tuple(self.release)
+
+    def at_least(self, release: str) -> bool:
+        return self.release_tuple >= release_tuple(release)
+
+    def get(self, *path: Any, default: Any = None, type: type | tuple[type, ...] | None = None) -> Any:
+        """The value at `path`, or `default` when any step is missing or of the wrong shape.
+
+        With `type`, a value of another type also gives `default`, so a rule
+        never trips over data the schema check already reported.
+        """
+        if len(path) == 1 and isinstance(path[0], tuple):
+            path = path[0]
+        node: Any = self._doc.data
+        for part in path:
+            if isinstance(part, int):
+                if not isinstance(node, list) or not -len(node) <= part < len(node):
+                    return default
+                node = node[part]
+            else:
+                if not isinstance(node, dict) or part not in node:
+                    return default
+                node = node[part]
+        if type is not None:
+            wanted = type if isinstance(type, tuple) else (type,)
+            # bool is an int in Python but not in JSON: `count: true` is no count.
+            if not isinstance(node, wanted) or (isinstance(node, bool) and bool not in wanted):
+                return default
+        return node
+
+    def has(self, *path: Any) -> bool:
+        return self.get(*path, default=_MISSING) is not _MISSING
+
+    def items(self, *path: Any) -> Iterator[tuple[int, dict]]:
+        """(index, item) for every mapping item of the list at `path`."""
+        seq = self.get(*path, type=list, default=[])
+        for i, item in enumerate(seq):
+            if isinstance(item, dict):
+                yield i, item
+
+    def exists_in_source(self, path: Path) -> bool:
+        return path in self._doc.positions
+
+    @property
+    def document(self) -> Document:
+        """The underlying document, for the engine and for rules that need source text (CEL)."""
+        return self._doc
+
+
+class RunView:
+    """Every document of one run, for rules with `scope="run"` (cross-document references)."""
+
+    def __init__(self, documents: list[DocumentView], release: str):
+        self.documents = documents
+        self.release = release
+
+
+class Reporter(Protocol):
+    def __call__(
+        self,
+        path: Path,
+        message: str,
+        *,
+        error_type: str | None = None,
+        at_key: bool = False,
+        locate: Path | None = None,
+        string_range: tuple[int, int] | None = None,
+        severity: Severity | str | None = None,
+        doc: DocumentView | None = None,
+    ) -> None:
+        """Report a problem at the API server's field `path`.
+
+        `locate`: where it stands in the source when that differs from `path`
+        (e.g. flat-shape requests whose errors the server reports under `exactly`).
+        `at_key`: point at the key rather than the value.
+        `string_range`: character offsets inside the string value at `locate or path`.
+        `doc`: the document, for run-scope rules.
+        """
+
+
+@dataclass
+class RuleSet:
+    rules: list[Rule] = field(default_factory=list)
+
+    def by_code(self) -> dict[str, Rule]:
+        return {r.code: r for r in self.rules}

@@ -1,0 +1,148 @@
+"""The `dralint` command line.
+
+    dralint [lint] PATH...        lint files, folders (recursively) or - for stdin
+    dralint rules                 list every rule
+    dralint serve ...             admission webhook
+    dralint migrate ...           rewrite manifests to another API version
+
+Exit codes: 0 clean, 1 a problem at or above --fail-on, 2 usage or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from . import __version__
+
+SUBCOMMANDS = ("lint", "rules", "serve", "migrate")
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 too, but prints usage noise first
+        raise UsageError(message)
+
+
+def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
+    from .schemas import DEFAULT_RELEASE, RELEASES
+
+    parser = _Parser(
+        prog=prog,
+        description="Lint Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.",
+        epilog="Other commands: dralint rules | dralint serve --help | dralint migrate --help",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files, folders (searched for *.yaml, *.yml, *.json) or - for standard input")
+    parser.add_argument(
+        "-k", "--kubernetes-version", metavar="1.NN", help=f"Kubernetes release to judge against: {RELEASES[0]}..{RELEASES[-1]} (default {DEFAULT_RELEASE})"
+    )
+    parser.add_argument("-f", "--format", default=None, help="text, json, sarif, github, junit or auto (default: auto — github inside GitHub Actions, else text)")
+    parser.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: error)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
+    parser.add_argument("--select", action="append", default=[], metavar="CODES", help="only these rule codes, slugs or code prefixes (comma-separated, repeatable)")
+    parser.add_argument("--ignore", action="append", default=[], metavar="CODES", help="skip these rule codes, slugs or code prefixes")
+    parser.add_argument("--severity", action="append", default=[], metavar="CODE=LEVEL", help="re-level a rule, e.g. DRA011=error")
+    parser.add_argument("--rules-dir", action="append", default=[], metavar="DIR", help="load extra rules from the *.py files in DIR")
+    parser.add_argument("--policy", action="append", default=[], metavar="FILE", help="CEL policy file(s) to enforce")
+    parser.add_argument("--no-plugins", action="store_true", help="do not load rules from installed plugins (entry points)")
+    parser.add_argument("-c", "--config", metavar="FILE", help="configuration file (default: .dralint.yaml found upward from the working directory)")
+    parser.add_argument("--no-config", action="store_true", help="ignore configuration files")
+    parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--version", action="version", version=f"dralint {__version__}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args and args[0] in SUBCOMMANDS:
+            command, rest = args[0], args[1:]
+        else:
+            command, rest = "lint", args
+        if command == "lint":
+            return run_lint(rest)
+        if command == "rules":
+            from .commands import rules_command
+
+            return rules_command(rest)
+        if command == "serve":
+            from .webhook.cli import serve_command
+
+            return serve_command(rest)
+        from .migrate import migrate_command
+
+        return migrate_command(rest)
+    except UsageError as exc:
+        print(f"dralint: error: {exc}", file=sys.stderr)
+        print("Try 'dralint --help'.", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `dralint ... | head`: the reader left; not an error of ours.
+        sys.stderr.close()
+        return 1
+    except Exception as exc:  # never a traceback for users; exit 2 says "do not trust this run"
+        if os.environ.get("DRALINT_DEBUG"):
+            raise
+        print(f"dralint: internal error: {type(exc).__name__}: {exc} (set DRALINT_DEBUG=1 for a traceback)", file=sys.stderr)
+        return 2
+
+
+def _split(values: list[str]) -> list[str]:
+    return [item.strip() for value in values for item in value.split(",") if item.strip()]
+
+
+def run_lint(argv: list[str]) -> int:
+    from .config import ConfigError, build_options
+    from .model import Severity
+    from .registry import RuleLoadError
+
+    args = lint_parser().parse_args(argv)
+    if not args.paths:
+        raise UsageError("no PATH given (use - to read standard input)")
+    try:
+        options, settings = build_options(args)
+    except (ConfigError, RuleLoadError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+
+    from .lint import lint
+    from .sources import collect
+
+    result = lint(collect(args.paths), options)
+
+    fmt = settings.format
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not sys.stdout.isatty() else "text"
+    fail_on = Severity.parse(settings.fail_on)
+    if args.quiet:
+        result.problems = [p for p in result.problems if p.severity >= Severity.ERROR]
+    _write_report(result, fmt, args)
+    failed = any(p.severity >= fail_on for p in result.problems)
+    return 1 if failed else 0
+
+
+def _write_report(result, fmt: str, args: argparse.Namespace) -> None:
+    from .report import FORMATS, ReportOptions, renderer
+
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(sorted(FORMATS))} or auto")
+    tty = sys.stdout.isatty()
+    color = args.color == "always" or (args.color == "auto" and tty and not os.environ.get("NO_COLOR"))
+    options = ReportOptions(color=color, show_source=tty or args.color == "always", quiet=args.quiet)
+    sys.stdout.write(renderer(fmt)(result, options))
+    sys.stdout.flush()
+    if fmt == "text" and not args.quiet:
+        from .report.text import summary_line
+
+        print(summary_line(result), file=sys.stderr)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Running rules: gives each rule a view of the documents it applies to and turns its reports into Problems."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .api import DocumentView, Rule, RunView
+from .catalog import engine_problem
+from .model import Document, Path, Problem, Severity
+
+
+class _Reporter:
+    __slots__ = ("rule", "view", "problems")
+
+    def __init__(self, rule: Rule, view: DocumentView | None, problems: list[Problem]):
+        self.rule = rule
+        self.view = view
+        self.problems = problems
+
+    def __call__(
+        self,
+        path: Path,
+        message: str,
+        *,
+        error_type: str | None = None,
+        at_key: bool = False,
+        locate: Path | None = None,
+        string_range: tuple[int, int] | None = None,
+        severity: Severity | str | None = None,
+        doc: DocumentView | None = None,
+    ) -> None:
+        view = doc or self.view
+        if view is None:
+            raise ValueError(f"rule {self.rule.code} has run scope: report(..., doc=view) must name the document")
+        document = view.document
+        where = tuple(locate) if locate is not None else tuple(path)
+        if string_range is not None and where in document.positions:
+            from .positions import string_span  # only CEL and policy rules need it
+
+            span = string_span(document, where, string_range[0], string_range[1])
+        else:
+            span = document.locate(where, prefer_key=at_key)
+        if severity is None:
+            sev = self.rule.severity
+        else:
+            sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
+        self.problems.append(
+            Problem(
+                rule=self.rule.code,
+                name=self.rule.slug,
+                severity=sev,
+                message=message,
+                source=document.source,
+                document=document.index,
+                path=tuple(path),
+                span=span,
+                api_version=document.api_version,
+                kind=document.kind,
+                object=document.object_ref,
+                error_type=error_type,
+            )
+        )
+
+
+def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Problem]:
+    problems: list[Problem] = []
+    for rule in rules:
+        if rule.scope != "document" or not rule.applies_to(view.api_version, view.kind, view.release):
+            continue
+        _run(rule, problems, view, view)
+    return problems
+
+
+def run_run_rules(rules: Iterable[Rule], views: list[DocumentView], release: str) -> list[Problem]:
+    problems: list[Problem] = []
+    run = RunView(views, release)
+    for rule in rules:
+        if rule.scope == "run" and views:
+            _run(rule, problems, None, run, fallback=views[0].document)
+    return problems
+
+
+def _run(rule: Rule, problems: list[Problem], view: DocumentView | None, target: Any, fallback: Document | None = None) -> None:
+    reporter = _Reporter(rule, view, problems)
+    try:
+        rule.check(target, reporter)
+    except Exception as exc:  # one broken rule must not hide the others' findings
+        doc = view.document if view is not None else fallback
+        assert doc is not None
+        problems.append(
+            engine_problem(doc, "DRA901", (), f"rule {rule.code} ({rule.slug}) failed: {type(exc).__name__}: {exc}")
+        )

@@ -1,0 +1,71 @@
+"""Kubernetes string formats used by the extracted schemas (`format` keyword).
+
+Shared by the fast validator and the jsonschema FormatChecker so that both
+agree on what is valid.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any, Callable
+
+# k8s.io/apimachinery/pkg/api/resource: <signedNumber><suffix>, suffix one of the
+# binary SI, decimal SI or a decimal exponent (e/E followed by a signed integer).
+_QUANTITY = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]+)?")
+# RFC 3339 as metav1.Time parses it (time.RFC3339): seconds required, fraction and zone as Go accepts.
+_DATE_TIME = re.compile(
+    r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
+    r"(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
+)
+INT32 = (-(2**31), 2**31 - 1)
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def is_quantity(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    return isinstance(value, str) and _QUANTITY.fullmatch(value) is not None
+
+
+def is_date_time(value: Any) -> bool:
+    return not isinstance(value, str) or _DATE_TIME.fullmatch(value) is not None
+
+
+def is_int32(value: Any) -> bool:
+    return not isinstance(value, int) or isinstance(value, bool) or INT32[0] <= value <= INT32[1]
+
+
+def is_int64(value: Any) -> bool:
+    return not isinstance(value, int) or isinstance(value, bool) or INT64[0] <= value <= INT64[1]
+
+
+def is_byte(value: Any) -> bool:
+    if not isinstance(value, str):
+        return True
+    try:
+        base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+# Formats not listed are annotations only, as in the API server (e.g. "double").
+CHECKS: dict[str, Callable[[Any], bool]] = {
+    "quantity": lambda v: not isinstance(v, (str, int, float)) or is_quantity(v),
+    "date-time": is_date_time,
+    "int32": is_int32,
+    "int64": is_int64,
+    "byte": is_byte,
+}
+
+EXPLAIN: dict[str, str] = {
+    "quantity": "a Kubernetes quantity such as 8Gi, 500m or 1.5",
+    "date-time": "an RFC 3339 timestamp such as 2025-01-31T12:00:00Z",
+    "int32": "a 32-bit integer",
+    "int64": "a 64-bit integer",
+    "byte": "base64-encoded data",
+}

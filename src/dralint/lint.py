@@ -1,0 +1,149 @@
+"""The one `lint` function every front door (CLI, pre-commit, webhook) feeds.
+
+source -> load -> Document -> resolve type -> schema check -> rules -> filter -> problems.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from . import schemas
+from .api import DocumentView, Rule
+from .catalog import ENGINE_CHECKS
+from .model import Document, Problem, Severity
+from .sources import Source
+
+
+@dataclass
+class LintOptions:
+    release: str = schemas.DEFAULT_RELEASE
+    rules_dirs: list[str] = field(default_factory=list)
+    plugins: bool = True
+    select: list[str] = field(default_factory=list)  # codes, slugs or prefixes ("DRA3"); empty: all
+    ignore: list[str] = field(default_factory=list)
+    severities: dict[str, Severity] = field(default_factory=dict)  # code or slug -> severity
+    rule_options: dict[str, Any] = field(default_factory=dict)
+    # Applied last, with the documents at hand (inline suppressions, per-path ignores, policies).
+    postprocessors: list[Callable[[list[Problem], list[Document]], list[Problem]]] = field(default_factory=list)
+    # Extra rules that are not in a module: CEL policy files compile into these.
+    extra_rules: list[Rule] = field(default_factory=list)
+
+
+@dataclass
+class LintResult:
+    problems: list[Problem]
+    files: int = 0
+    documents: int = 0  # every object found, DRA or not
+    checked: int = 0  # DRA objects checked against a schema
+    passed_over: int = 0  # objects outside resource.k8s.io that no rule applied to
+    empty: int = 0
+    # Raw bytes of each source by name, for formatters that quote the offending line.
+    sources: dict[str, bytes] = field(default_factory=dict)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for p in self.problems if p.severity == severity)
+
+
+def lint(sources: Iterable[Source], options: LintOptions | None = None) -> LintResult:
+    from .load import load  # keeps `import dralint.lint` light for the webhook's start-up
+
+    options = options or LintOptions()
+    result = LintResult(problems=[])
+    documents: list[Document] = []
+    for source in sources:
+        result.files += 1
+        if source.data is None:
+            result.problems.append(_unreadable(source))
+            continue
+        result.sources[source.name] = source.data
+        loaded = load(source.name, source.data)
+        result.problems.extend(loaded.problems)
+        result.empty += loaded.empty
+        documents.extend(loaded.documents)
+    _lint_documents(documents, options, result)
+    return result
+
+
+def lint_documents(documents: list[Document], options: LintOptions | None = None) -> LintResult:
+    """For callers that already hold objects (the admission webhook)."""
+    result = LintResult(problems=[])
+    _lint_documents(documents, options or LintOptions(), result)
+    return result
+
+
+def _lint_documents(documents: list[Document], options: LintOptions, result: LintResult) -> None:
+    from .registry import all_rules
+    from .resolve import resolve
+
+    rules = [*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules]
+    document_rules = [r for r in rules if r.scope == "document"]
+    views: list[DocumentView] = []
+    catalog = schemas.catalog(options.release)
+    for doc in documents:
+        result.documents += 1
+        resolution = resolve(doc, options.release)
+        result.problems.extend(resolution.problems)
+        if resolution.info is not None:
+            from .schema_check import check_schema
+
+            result.checked += 1
+            result.problems.extend(check_schema(doc, catalog.schema(doc.api_version, doc.kind)))
+        view = DocumentView(doc, options.release, options.rule_options)
+        views.append(view)
+        applicable = [r for r in document_rules if r.applies_to(view.api_version, view.kind, options.release)]
+        if not resolution.is_dra and not applicable and not resolution.problems:
+            result.passed_over += 1
+        if resolution.is_dra and resolution.info is None:
+            # Not served: there is no schema to hold the rules' assumptions to.
+            continue
+        if applicable:
+            from .engine import run_document_rules
+
+            result.problems.extend(run_document_rules(applicable, view))
+    if any(r.scope == "run" for r in rules):
+        from .engine import run_run_rules
+
+        result.problems.extend(run_run_rules(rules, views, options.release))
+    problems = _filter(result.problems, options, rules)
+    for post in options.postprocessors:
+        problems = post(problems, documents)
+    problems.sort(key=Problem.sort_key)
+    result.problems = problems
+
+
+def _matches(problem: Problem, selectors: list[str]) -> bool:
+    return any(problem.rule.startswith(s) or problem.name == s for s in selectors)
+
+
+def _filter(problems: list[Problem], options: LintOptions, rules: list[Rule]) -> list[Problem]:
+    out: list[Problem] = []
+    for p in problems:
+        if options.select and not _matches(p, options.select):
+            continue
+        if options.ignore and _matches(p, options.ignore):
+            continue
+        override = options.severities.get(p.rule) or options.severities.get(p.name)
+        if override is not None:
+            p.severity = override
+        out.append(p)
+    return out
+
+
+def _unreadable(source: Source) -> Problem:
+    check = ENGINE_CHECKS["DRA006"]
+    return Problem(
+        rule=check.code,
+        name=check.slug,
+        severity=check.severity,
+        message=f"cannot read {source.name}: {source.error}",
+        source=source.name,
+        document=0,
+    )
+
+
+def known_codes(rules: Iterable[Rule]) -> dict[str, str]:
+    """code -> slug for every engine check and rule, for validating select/ignore lists."""
+    codes = {c.code: c.slug for c in ENGINE_CHECKS.values()}
+    codes.update({r.code: r.slug for r in rules})
+    return codes

@@ -1,0 +1,165 @@
+"""The data every stage of the pipeline hands to the next.
+
+source -> load -> Document -> schema check -> rules -> Problem -> report.
+Nothing here knows about YAML: a Document is plain data plus a table that
+maps field paths to source ranges.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+PathPart = Union[str, int]
+Path = tuple[PathPart, ...]
+
+
+class Severity(enum.IntEnum):
+    # Ordered so that `severity >= threshold` means "at least as bad".
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r}; use error, warning or info") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A source range, 1-based lines and columns; end is exclusive (one past the last character)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @staticmethod
+    def point(line: int = 1, column: int = 1) -> "Span":
+        return Span(line, column, line, column + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """Where one field of a document stands: its key (None for list items and the root) and its value."""
+
+    key: Span | None
+    value: Span
+
+
+@dataclass(slots=True)
+class Document:
+    """One object from a source: plain data and where each path of it stands.
+
+    `positions` maps a path tuple, e.g. ("spec", "devices", "requests", 0, "name"),
+    to a Node. The root path () is always present.
+    `scalar_styles` maps a path to the YAML style of a scalar value (None for
+    plain, "'", '"', "|", ">") so that positions inside a string (CEL columns) can
+    be mapped back through quoting; absent for JSON or where not needed.
+    """
+
+    source: str  # file name as given by the user, "-" for stdin, or "<admission>"
+    index: int  # 0-based index of the document in its source
+    data: Any
+    positions: dict[Path, Node] = field(default_factory=dict)
+    text: str | None = None  # the whole source text, when there is one (for CEL and inline suppressions)
+    scalar_styles: dict[Path, str | None] = field(default_factory=dict)
+    # Set when this document is an item of a `kind: List`: the path of the item inside the file's
+    # document, so that positions and reported paths can be told apart.
+    list_item: int | None = None
+
+    @property
+    def api_version(self) -> str | None:
+        value = self.data.get("apiVersion") if isinstance(self.data, dict) else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def kind(self) -> str | None:
+        value = self.data.get("kind") if isinstance(self.data, dict) else None
+        return value if isinstance(value, str) else None
+
+    @property
+    def object_ref(self) -> str | None:
+        """`namespace/name`, `name`, or None when the document has no name."""
+        if not isinstance(self.data, dict):
+            return None
+        meta = self.data.get("metadata")
+        if not isinstance(meta, dict):
+            return None
+        name = meta.get("name") or meta.get("generateName")
+        if not isinstance(name, str) or not name:
+            return None
+        namespace = meta.get("namespace")
+        return f"{namespace}/{name}" if isinstance(namespace, str) and namespace else name
+
+    def locate(self, path: Path, *, prefer_key: bool = False) -> Span:
+        """The source range of `path`, or of its nearest ancestor that exists.
+
+        A value by default; the key when `prefer_key` (unknown or duplicate keys).
+        A path that does not exist (a missing field) resolves to the key of the
+        nearest existing ancestor, as DESIGN.md asks for missing fields.
+        """
+        exact = self.positions.get(path)
+        if exact is not None:
+            if prefer_key and exact.key is not None:
+                return exact.key
+            return exact.value
+        probe = path
+        while probe:
+            probe = probe[:-1]
+            node = self.positions.get(probe)
+            if node is not None:
+                return node.key if node.key is not None else node.value
+        root = self.positions.get(())
+        return Span.point(root.value.line, root.value.column) if root else Span.point()
+
+
+@dataclass(slots=True)
+class Problem:
+    rule: str  # stable code, e.g. "DRA101"
+    name: str  # stable slug, e.g. "unknown-field"
+    severity: Severity
+    message: str
+    source: str
+    document: int
+    path: Path = ()
+    span: Span = field(default_factory=Span.point)
+    api_version: str | None = None
+    kind: str | None = None
+    object: str | None = None
+    # The API server's field error type (Required, Invalid, TooMany ...) when the
+    # problem mirrors one; None for pure lint findings.
+    error_type: str | None = None
+
+    @property
+    def path_text(self) -> str:
+        return format_path(self.path)
+
+    def sort_key(self) -> tuple:
+        return (self.source, self.document, self.span.line, self.span.column, self.rule, self.message)
+
+
+def format_path(path: Path) -> str:
+    """The API server's field path form: `spec.devices.requests[0].name`, map keys as `[key]`."""
+    out: list[str] = []
+    for part in path:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif out and _is_map_key(part):
+            out.append(f"[{part}]")
+        else:
+            out.append(f".{part}" if out else part)
+    return "".join(out)
+
+
+def _is_map_key(part: str) -> bool:
+    # Field names are identifiers; anything else (labels, annotations, attribute
+    # keys) is a map key, which the API server prints in brackets.
+    return not part.replace("_", "a").isalnum() or part[:1].isdigit()

@@ -1,0 +1,115 @@
+"""Finding rules: the built-in `rules/` folder, `--rules-dir` folders and the `dralint.rules` entry points.
+
+The built-in rules are loaded by the same code path as a user's rules folder,
+so they can use nothing a plugin could not.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterable
+
+from .api import Rule
+
+
+class RuleLoadError(Exception):
+    """A plugin or rules folder could not be loaded; a usage error (exit 2)."""
+
+
+def builtin_rules_dir() -> Path:
+    installed = Path(__file__).parent / "_data" / "rules"
+    if installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parents[2] / "rules"
+
+
+def rules_in_module(module: ModuleType) -> list[Rule]:
+    found = []
+    for value in vars(module).values():
+        rule = getattr(value, "__dralint_rule__", None)
+        if isinstance(rule, Rule) and getattr(value, "__module__", None) == module.__name__:
+            found.append(rule)
+    return found
+
+
+def load_rules_dir(folder: Path, *, namespace: str) -> list[Rule]:
+    """Every `@rule` in the `*.py` files of `folder`.
+
+    The folder is mounted as a package named `namespace`, so its modules can
+    share helpers with relative imports (`from ._shared import ...`); files
+    starting with `_` are helpers, not rule modules.
+    """
+    if not folder.is_dir():
+        raise RuleLoadError(f"rules folder {folder} does not exist")
+    package = sys.modules.get(namespace)
+    if package is None:
+        package = ModuleType(namespace)
+        package.__path__ = [str(folder)]  # type: ignore[attr-defined]
+        package.__package__ = namespace
+        sys.modules[namespace] = package
+    rules: list[Rule] = []
+    for file in sorted(folder.glob("*.py")):
+        if file.name.startswith("_"):
+            continue
+        try:
+            module = importlib.import_module(f"{namespace}.{file.stem}")
+        except Exception as exc:  # a broken plugin must be a clear usage error, not a traceback
+            raise RuleLoadError(f"cannot load rules from {file}: {type(exc).__name__}: {exc}") from exc
+        rules.extend(rules_in_module(module))
+    return rules
+
+
+def load_entry_points(group: str = "dralint.rules") -> list[Rule]:
+    from importlib.metadata import entry_points
+
+    rules: list[Rule] = []
+    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+        try:
+            target = ep.load()
+        except Exception as exc:
+            raise RuleLoadError(f"cannot load plugin {ep.name!r} ({ep.value}): {type(exc).__name__}: {exc}") from exc
+        rules.extend(_rules_from(target, ep.name))
+    return rules
+
+
+def _rules_from(target: Any, name: str) -> list[Rule]:
+    if isinstance(target, ModuleType):
+        return rules_in_module(target)
+    if isinstance(getattr(target, "__dralint_rule__", None), Rule):
+        return [target.__dralint_rule__]
+    if callable(target):
+        produced = target()
+        out: list[Rule] = []
+        for item in produced if isinstance(produced, Iterable) else []:
+            rule = item if isinstance(item, Rule) else getattr(item, "__dralint_rule__", None)
+            if not isinstance(rule, Rule):
+                raise RuleLoadError(f"plugin {name!r} returned {item!r}, which is not a rule")
+            out.append(rule)
+        return out
+    raise RuleLoadError(f"plugin {name!r} is neither a module, a rule nor a callable returning rules")
+
+
+_cache: dict[tuple, list[Rule]] = {}
+
+
+def all_rules(rules_dirs: Iterable[str | Path] = (), *, plugins: bool = True) -> list[Rule]:
+    key = (tuple(str(d) for d in rules_dirs), plugins)
+    if key in _cache:
+        return _cache[key]
+    rules = load_rules_dir(builtin_rules_dir(), namespace="dralint_builtin_rules")
+    if plugins:
+        rules += load_entry_points()
+    for i, folder in enumerate(rules_dirs):
+        rules += load_rules_dir(Path(folder), namespace=f"dralint_user_rules_{i}")
+    codes: dict[str, Rule] = {}
+    for rule in rules:
+        if rule.code in codes and codes[rule.code] is not rule:
+            other = codes[rule.code]
+            raise RuleLoadError(f"rule code {rule.code} is declared twice: by {other.origin} and by {rule.origin}")
+        codes[rule.code] = rule
+    result = sorted(codes.values(), key=lambda r: r.code)
+    _cache[key] = result
+    return result

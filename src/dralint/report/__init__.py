@@ -1,0 +1,25 @@
+"""Formatters: a LintResult in, text out. A formatter never validates anything."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+# name -> module in this package; imported only when chosen, to keep start-up fast.
+FORMATS = {
+    "text": "text",
+    "json": "json_format",
+}
+
+
+@dataclass
+class ReportOptions:
+    color: bool = False
+    show_source: bool = False  # quote the offending line with a caret (text, on a TTY)
+    quiet: bool = False
+
+
+def renderer(name: str) -> Callable[..., str]:
+    module = importlib.import_module(f"{__name__}.{FORMATS[name]}")
+    return module.render

@@ -1,0 +1,43 @@
+"""`--format json`: the machine-readable report, one object per problem."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..lint import LintResult
+from ..model import Problem, Severity, format_path
+from . import ReportOptions
+
+
+def problem_dict(p: Problem) -> dict[str, Any]:
+    return {
+        "file": p.source,
+        "line": p.span.line,
+        "column": p.span.column,
+        "end_line": p.span.end_line,
+        "end_column": p.span.end_column,
+        "severity": str(p.severity),
+        "rule": p.rule,
+        "name": p.name,
+        "message": p.message,
+        "path": format_path(p.path),
+        "document": p.document,
+        "api_version": p.api_version,
+        "kind": p.kind,
+        "object": p.object,
+    }
+
+
+def render(result: LintResult, options: ReportOptions) -> str:
+    payload = {
+        "problems": [problem_dict(p) for p in result.problems],
+        "summary": {
+            "files": result.files,
+            "documents": result.documents,
+            "errors": result.count(Severity.ERROR),
+            "warnings": result.count(Severity.WARNING),
+            "infos": result.count(Severity.INFO),
+        },
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"

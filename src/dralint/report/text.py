@@ -1,0 +1,66 @@
+"""`--format text`: one line per problem, as compilers print them, so editors can jump to it.
+
+    examples/mistakes.yaml:12:9: error: unknown field 'deviceClasName'; did you mean 'deviceClassName'? [DRA101 unknown-field]
+
+On a terminal the offending source line follows, with carets under the range.
+"""
+
+from __future__ import annotations
+
+from ..lint import LintResult
+from ..model import Problem, Severity, format_path
+from . import ReportOptions
+
+_COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
+_BOLD, _RESET = "\033[1m", "\033[0m"
+
+
+def render(result: LintResult, options: ReportOptions) -> str:
+    lines: list[str] = []
+    line_cache: dict[str, list[str]] = {}
+    for p in result.problems:
+        lines.append(problem_line(p, options.color))
+        if options.show_source:
+            lines.extend(_source_excerpt(p, result, line_cache, options.color))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def problem_line(p: Problem, color: bool = False) -> str:
+    where = f"{p.source}:{p.span.line}:{p.span.column}"
+    severity = str(p.severity)
+    path = format_path(p.path)
+    path_text = f" (at {path})" if path else ""
+    if color:
+        where = f"{_BOLD}{where}{_RESET}"
+        severity = f"{_COLORS[p.severity]}{severity}{_RESET}"
+    return f"{where}: {severity}: {p.message}{path_text} [{p.rule} {p.name}]"
+
+
+def _source_excerpt(p: Problem, result: LintResult, cache: dict[str, list[str]], color: bool) -> list[str]:
+    if p.source not in cache:
+        raw = result.sources.get(p.source)
+        cache[p.source] = raw.decode("utf-8", "replace").splitlines() if raw is not None else []
+    text_lines = cache[p.source]
+    if not 1 <= p.span.line <= len(text_lines):
+        return []
+    text = text_lines[p.span.line - 1].replace("\t", " ")
+    start = max(p.span.column - 1, 0)
+    end = p.span.end_column - 1 if p.span.end_line == p.span.line else len(text)
+    width = max(end - start, 1)
+    caret = " " * start + "^" * width
+    if color:
+        caret = f"{_COLORS[p.severity]}{caret}{_RESET}"
+    gutter = f"{p.span.line:>5} | "
+    return [f"{gutter}{text}", " " * (len(gutter) - 2) + "| " + caret]
+
+
+def summary_line(result: LintResult) -> str:
+    errors, warnings, infos = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    parts = [
+        f"{result.files} file{'s' if result.files != 1 else ''}",
+        f"{result.documents} document{'s' if result.documents != 1 else ''}",
+    ]
+    if result.passed_over:
+        parts.append(f"{result.passed_over} outside resource.k8s.io passed over")
+    counts = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}, {infos} info"
+    return f"{', '.join(parts)}: {counts}"

@@ -1,0 +1,93 @@
+"""Type resolution: which schema (if any) a document is checked against at the selected release.
+
+Fails closed: a resource.k8s.io apiVersion or kind the release does not serve
+is an error that says what it does serve, never a silently skipped document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import schemas
+from .catalog import engine_problem as _problem
+from .model import Document, Path, Problem, Severity
+
+DRA_GROUP = "resource.k8s.io"
+
+
+@dataclass(slots=True)
+class Resolution:
+    info: "schemas.KindInfo | None"  # set when the document is a DRA object served by the release
+    problems: list[Problem]
+    is_dra: bool  # resource.k8s.io, or meant to be
+
+
+def resolve(doc: Document, release: str) -> Resolution:
+    data = doc.data
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    problems: list[Problem] = []
+    if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
+        missing = [name for name, value in (("apiVersion", api_version), ("kind", kind)) if not isinstance(value, str) or not value]
+        path: Path = (missing[0],) if missing[0] in data else ()
+        problems.append(_problem(doc, "DRA007", path, f"missing {' and '.join(missing)}: the API server cannot tell what this object is", at_key=bool(path)))
+        return Resolution(None, problems, is_dra=False)
+
+    group, _, version = api_version.rpartition("/")
+    if group != DRA_GROUP:
+        if kind in schemas.ALL_DRA_KINDS and _looks_like_dra(group):
+            where = f"API group '{group}'" if group else "the core API group"
+            problems.append(
+                _problem(doc, "DRA012", ("apiVersion",), f"kind {kind} belongs to API group {DRA_GROUP}, not {where}; use apiVersion: {_suggest(kind, release)}")
+            )
+            return Resolution(None, problems, is_dra=True)
+        return Resolution(None, problems, is_dra=False)
+
+    if kind not in schemas.ALL_DRA_KINDS:
+        problems.append(_problem(doc, "DRA013", ("kind",), schemas.explain_not_served(release, api_version, kind)))
+        return Resolution(None, problems, is_dra=True)
+
+    info = schemas.catalog(release).served(api_version, kind)
+    if info is None:
+        served_version = any(v == api_version for v in schemas.catalog(release).served_versions())
+        path = ("kind",) if served_version else ("apiVersion",)
+        problems.append(_problem(doc, "DRA010", path, schemas.explain_not_served(release, api_version, kind)))
+        return Resolution(None, problems, is_dra=True)
+
+    if not info.default_enabled:
+        problems.append(_problem(doc, "DRA011", ("apiVersion",), _disabled_message(release, api_version, kind)))
+    return Resolution(info, problems, is_dra=True)
+
+
+def _disabled_message(release: str, api_version: str, kind: str) -> str:
+    default_on = [v for v in schemas.catalog(release).served_versions() if _is_default_on(release, v, kind)]
+    hint = f"; {default_on[0]} is on by default" if default_on else ""
+    return (
+        f"{api_version} is served by Kubernetes {release} but disabled by default "
+        f"(needs --runtime-config={api_version}=true){hint}"
+    )
+
+
+def _is_default_on(release: str, api_version: str, kind: str) -> bool:
+    info = schemas.catalog(release).served(api_version, kind)
+    return info is not None and info.default_enabled
+
+
+def _suggest(kind: str, release: str) -> str:
+    cat = schemas.catalog(release)
+    served = [v for v in cat.served_versions() if cat.served(v, kind)]
+    on = [v for v in served if _is_default_on(release, v, kind)]
+    pick = (on or served or [f"{DRA_GROUP}/v1"])[0]
+    return pick
+
+
+def _looks_like_dra(group: str) -> bool:
+    # A DRA kind under a CRD group of its own (gpu.example.com) is somebody's custom
+    # resource; under the core group or a near miss of resource.k8s.io it is a mistake.
+    if group == "" or group.endswith(".k8s.io") or group.endswith("kubernetes.io"):
+        return True
+    import difflib
+
+    return difflib.SequenceMatcher(None, group, DRA_GROUP).ratio() >= 0.8
+
+
+__all__ = ["resolve", "Resolution", "Severity"]

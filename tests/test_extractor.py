@@ -1,0 +1,348 @@
+"""The schema extractor (tools/extract_schemas.py) and the schema-access module (dralint.schemas)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+OPENAPI = REPO.parent / "shared" / "openapi"
+SCHEMAS = REPO / "schemas"
+
+sys.path.insert(0, str(REPO / "src"))
+from dralint import schemas as S  # noqa: E402
+
+needs_openapi = pytest.mark.skipif(not OPENAPI.is_dir(), reason=f"upstream OpenAPI data not found at {OPENAPI}")
+
+
+def _load_tool():
+    spec = importlib.util.spec_from_file_location("extract_schemas", REPO / "tools" / "extract_schemas.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            out[path.relative_to(root).as_posix()] = path.read_bytes()
+    return out
+
+
+def _committed() -> dict[str, bytes]:
+    tree = _tree(SCHEMAS)
+    return {k: v for k, v in tree.items() if k == "index.json" or k.startswith("1.")}
+
+
+# ---------------------------------------------------------------- extractor
+
+
+@needs_openapi
+def test_no_drift_and_reproducible(tmp_path):
+    tool = _load_tool()
+    first, second = tmp_path / "a", tmp_path / "b"
+    written = tool.extract(OPENAPI, first)
+    tool.extract(OPENAPI, second)
+    assert written and all(p.is_file() for p in written)
+    assert _tree(first) == _tree(second), "two runs differ"
+    assert _tree(first) == _committed(), "schemas/ is out of date: run python tools/extract_schemas.py"
+    # A third run into the same directory changes nothing and removes stale files.
+    stale = first / "1.35" / "resource.k8s.io" / "v9" / "old.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
+    tool.extract(OPENAPI, first)
+    assert not stale.exists() and not stale.parent.exists()
+    assert _tree(first) == _tree(second)
+
+
+@needs_openapi
+def test_check_mode(tmp_path, capsys):
+    tool = _load_tool()
+    out = tmp_path / "s"
+    tool.extract(OPENAPI, out)
+    assert tool.main(["--openapi", str(OPENAPI), "--out", str(out), "--check"]) == 0
+    (out / "1.35" / "resource.k8s.io" / "v1" / "deviceclass.json").write_text("{}\n")
+    (out / "1.26" / "extra.json").write_text("{}\n")
+    assert tool.main(["--openapi", str(OPENAPI), "--out", str(out), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "changed: 1.35/resource.k8s.io/v1/deviceclass.json" in err
+    assert "stale:   1.26/extra.json" in err
+
+
+def test_output_is_canonical_json():
+    files = _committed()
+    assert "index.json" in files and len(files) > 50
+    for rel, data in files.items():
+        text = data.decode("utf-8")
+        parsed = json.loads(text)
+        assert text == json.dumps(parsed, indent=1, sort_keys=True, ensure_ascii=False) + "\n", rel
+        assert "/work/" not in text, rel  # no absolute paths
+
+
+# ---------------------------------------------------------------- generated schemas
+
+jsonschema = pytest.importorskip("jsonschema")
+
+
+def _all_schema_files():
+    return sorted(SCHEMAS.glob("1.*/resource.k8s.io/*/*.json"))
+
+
+def test_every_schema_is_valid_2020_12():
+    files = _all_schema_files()
+    assert len(files) == 75
+    for path in files:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        rel = path.relative_to(SCHEMAS).as_posix()
+        assert schema["$id"] == f"https://dralint.dev/schemas/{rel}"
+        jsonschema.Draft202012Validator.check_schema(schema)
+        text = path.read_text(encoding="utf-8")
+        assert "#/components/" not in text and '"allOf"' not in text and '"nullable"' not in text, rel
+        # apiVersion/kind are plain strings, metadata refs ObjectMeta.
+        assert schema["properties"]["apiVersion"]["type"] == "string"
+        assert schema["properties"]["kind"]["type"] == "string"
+        assert schema["properties"]["metadata"]["$ref"] == "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+        assert schema["additionalProperties"] is False
+        # Only reachable definitions, and every reference resolves.
+        refs = set()
+
+        def walk(node):
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    if k == "$ref":
+                        refs.add(v.removeprefix("#/$defs/"))
+                    elif k not in ("default", "description"):
+                        walk(v)
+            elif isinstance(node, list):
+                for v in node:
+                    walk(v)
+
+        walk(schema)
+        assert refs == set(schema["$defs"]), rel
+
+
+def test_struct_schemas_are_strict():
+    schema = json.loads((SCHEMAS / "1.35/resource.k8s.io/v1/resourceclaim.json").read_text())
+    for name, d in schema["$defs"].items():
+        if "properties" in d:
+            assert d["type"] == "object", name
+            assert d["additionalProperties"] is False, name
+    q = schema["$defs"]["io.k8s.apimachinery.pkg.api.resource.Quantity"]
+    assert q["type"] == ["string", "number"] and q["format"] == "quantity"
+    t = schema["$defs"]["io.k8s.apimachinery.pkg.apis.meta.v1.Time"]
+    assert t["type"] == "string" and t["format"] == "date-time"
+    labels = schema["$defs"]["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"]["labels"]
+    assert labels["type"] == "object" and labels["additionalProperties"]["type"] == "string"
+
+
+def _validator(release, version, kind):
+    schema = S.catalog(release).schema(f"resource.k8s.io/{version}", kind)
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def _errors(validator, obj):
+    return sorted(((e.validator, list(e.absolute_path)) for e in validator.iter_errors(obj)), key=str)
+
+
+CLAIM_V1 = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaim",
+    "metadata": {"name": "gpu", "namespace": "default", "labels": {"a": "b"}},
+    "spec": {
+        "devices": {
+            "requests": [
+                {
+                    "name": "gpu",
+                    "exactly": {
+                        "deviceClassName": "gpu.example.com",
+                        "allocationMode": "ExactCount",
+                        "count": 2,
+                        "selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}],
+                        "capacity": {"requests": {"memory": "8Gi", "cores": 1}},
+                    },
+                }
+            ],
+            "config": [{"requests": ["gpu"], "opaque": {"driver": "gpu.example.com", "parameters": {"any": ["thing", 1]}}}],
+        }
+    },
+}
+
+
+def test_v1_claim_validates():
+    assert _errors(_validator("1.35", "v1", "ResourceClaim"), CLAIM_V1) == []
+
+
+def test_v1_claim_with_flat_request_fails():
+    bad = json.loads(json.dumps(CLAIM_V1))
+    bad["spec"]["devices"]["requests"][0] = {"name": "gpu", "deviceClassName": "gpu.example.com"}
+    assert _errors(_validator("1.35", "v1", "ResourceClaim"), bad) == [
+        ("additionalProperties", ["spec", "devices", "requests", 0])
+    ]
+    # ... which is the right shape for v1beta1.
+    flat = json.loads(json.dumps(bad))
+    flat["apiVersion"] = "resource.k8s.io/v1beta1"
+    assert _errors(_validator("1.35", "v1beta1", "ResourceClaim"), flat) == []
+
+
+def test_wrong_types_and_required():
+    v = _validator("1.35", "v1", "ResourceClaim")
+    bad = json.loads(json.dumps(CLAIM_V1))
+    exactly = bad["spec"]["devices"]["requests"][0]["exactly"]
+    exactly["count"] = "two"
+    exactly["capacity"]["requests"]["memory"] = True
+    del bad["spec"]["devices"]["config"][0]["opaque"]["driver"]
+    errors = _errors(v, bad)
+    assert ("type", ["spec", "devices", "requests", 0, "exactly", "count"]) in errors
+    assert ("type", ["spec", "devices", "requests", 0, "exactly", "capacity", "requests", "memory"]) in errors
+    assert ("required", ["spec", "devices", "config", 0, "opaque"]) in errors
+    assert _errors(v, {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {}}) == [("required", [])]
+
+
+def test_older_releases():
+    v = _validator("1.26", "v1alpha1", "ResourceClaim")
+    claim = {"apiVersion": "resource.k8s.io/v1alpha1", "kind": "ResourceClaim", "metadata": {"name": "a"},
+             "spec": {"resourceClassName": "gpu", "parametersRef": {"kind": "ConfigMap", "name": "p"}}}
+    assert _errors(v, claim) == []
+    del claim["spec"]["resourceClassName"]
+    assert _errors(v, claim) == [("required", ["spec"])]
+    cls = {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass", "metadata": {"name": "gpu"}, "driverName": "d"}
+    assert _errors(_validator("1.29", "v1alpha2", "ResourceClass"), cls) == []
+    cls["spec"] = {}
+    assert _errors(_validator("1.29", "v1alpha2", "ResourceClass"), cls) == [("additionalProperties", [])]
+
+
+def test_slice_quantities_and_timestamps():
+    v = _validator("1.35", "v1", "ResourceSlice")
+    rs = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+          "metadata": {"name": "s", "creationTimestamp": "2025-01-01T00:00:00Z"},
+          "spec": {"driver": "d.example.com", "nodeName": "n", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                   "devices": [{"name": "gpu-0", "capacity": {"memory": {"value": "80Gi"}, "cores": {"value": 4}}}]}}
+    assert _errors(v, rs) == []
+    rs["spec"]["devices"][0]["capacity"]["memory"] = {"value": ["80Gi"]}
+    assert _errors(v, rs) == [("type", ["spec", "devices", 0, "capacity", "memory", "value"])]
+
+
+# ---------------------------------------------------------------- dralint.schemas
+
+
+def test_releases_and_kinds():
+    assert S.RELEASES == tuple(f"1.{n}" for n in range(26, 36))
+    assert S.DEFAULT_RELEASE == "1.35"
+    assert S.ALL_DRA_KINDS == {
+        "ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "DeviceClass", "ResourceSlice",
+        "PodScheduling", "PodSchedulingContext", "ResourceClaimParameters", "ResourceClassParameters", "DeviceTaintRule",
+    }
+    assert S.schemas_dir().joinpath("index.json").is_file()
+
+
+def test_served_per_release():
+    c26, c30, c31, c32, c33, c34, c35 = (S.catalog(r) for r in ("1.26", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35"))
+    assert S.catalog("1.35") is c35
+    assert c26.served_versions() == ["resource.k8s.io/v1alpha1"]
+    assert c26.served("resource.k8s.io/v1alpha1", "PodScheduling") is not None
+    assert c26.served("resource.k8s.io/v1alpha1", "PodSchedulingContext") is None
+    assert c30.kinds("resource.k8s.io/v1alpha2") == [
+        "PodSchedulingContext", "ResourceClaim", "ResourceClaimParameters", "ResourceClaimTemplate",
+        "ResourceClass", "ResourceClassParameters", "ResourceSlice"]
+    assert c31.served("resource.k8s.io/v1alpha3", "ResourceClass") is None
+    assert c31.served("resource.k8s.io/v1alpha3", "DeviceClass") is not None
+    assert c32.served_versions() == ["resource.k8s.io/v1beta1", "resource.k8s.io/v1alpha3"]
+    assert c33.served("resource.k8s.io/v1alpha3", "DeviceTaintRule") is not None
+    assert c34.kinds("resource.k8s.io/v1alpha3") == ["DeviceTaintRule"]
+    assert c35.served("resource.k8s.io/v1alpha3", "ResourceClaim") is None
+    assert c35.served_versions() == ["resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1", "resource.k8s.io/v1alpha3"]
+    assert c35.served("v1", "ResourceClaim") is None
+    assert c35.served(None, None) is None
+    assert c35.kinds("resource.k8s.io/v1alpha2") == []
+    with pytest.raises(KeyError):
+        c35.schema("resource.k8s.io/v1alpha2", "ResourceClaim")
+    with pytest.raises(ValueError):
+        S.catalog("1.99")
+
+
+def test_kind_info_and_default_enabled():
+    info = S.catalog("1.35").served("resource.k8s.io/v1", "ResourceClaim")
+    assert info == S.KindInfo(group="resource.k8s.io", version="v1", kind="ResourceClaim", scope="Namespaced",
+                              plural="resourceclaims", default_enabled=True,
+                              schema_path="1.35/resource.k8s.io/v1/resourceclaim.json")
+    assert info.api_version == "resource.k8s.io/v1" and info.namespaced
+    assert S.catalog("1.35").served("resource.k8s.io/v1", "DeviceClass").scope == "Cluster"
+    assert S.catalog("1.31").served("resource.k8s.io/v1alpha3", "ResourceSlice").scope == "Cluster"
+    assert S.catalog("1.27").served("resource.k8s.io/v1alpha2", "ResourceClass").scope == "Cluster"
+    assert S.catalog("1.27").served("resource.k8s.io/v1alpha2", "PodSchedulingContext").plural == "podschedulingcontexts"
+    assert S.catalog("1.34").served("resource.k8s.io/v1", "DeviceClass").default_enabled is True
+    assert S.catalog("1.35").served("resource.k8s.io/v1beta1", "ResourceClaim").default_enabled is False
+    assert S.catalog("1.35").served("resource.k8s.io/v1alpha3", "DeviceTaintRule").default_enabled is False
+    for release in S.RELEASES:
+        cat = S.catalog(release)
+        for gv in cat.served_versions():
+            for kind in cat.kinds(gv):
+                expected = gv == "resource.k8s.io/v1"
+                assert cat.served(gv, kind).default_enabled is expected, (release, gv, kind)
+    assert not any(S.catalog("1.33").default_enabled(gv) for gv in S.catalog("1.33").served_versions())
+    # Schemas load and are cached.
+    cat = S.catalog("1.35")
+    assert cat.schema("resource.k8s.io/v1", "ResourceClaim") is cat.schema("resource.k8s.io/v1", "ResourceClaim")
+
+
+def test_lifecycle():
+    v1a2 = S.lifecycle("resource.k8s.io/v1alpha2")
+    assert (v1a2.introduced, v1a2.removed, v1a2.stability) == ("1.27", "1.31", "alpha")
+    assert v1a2.served_in == ("1.27", "1.28", "1.29", "1.30")
+    v1b1 = S.lifecycle("resource.k8s.io/v1beta1")
+    assert (v1b1.introduced, v1b1.deprecated, v1b1.removed, v1b1.stability) == ("1.32", "1.35", "1.38", "beta")
+    v1b2 = S.lifecycle("resource.k8s.io/v1beta2")
+    assert (v1b2.introduced, v1b2.deprecated, v1b2.removed) == ("1.33", "1.36", "1.39")
+    v1 = S.lifecycle("resource.k8s.io/v1")
+    assert (v1.introduced, v1.stability, v1.removed) == ("1.34", "ga", None)
+    assert S.lifecycle("resource.k8s.io/v1alpha1").removed == "1.27"
+    assert S.lifecycle("resource.k8s.io/v1alpha3").introduced == "1.31"
+    assert S.lifecycle("resource.k8s.io/v2") is None
+    assert S.lifecycle(None) is None
+
+
+@pytest.mark.parametrize(
+    "release, api_version, kind, expected",
+    [
+        ("1.35", "resource.k8s.io/v1alpha2", "ResourceClaim",
+         "resource.k8s.io/v1alpha2 is not served by Kubernetes 1.35 (removed in 1.31); use resource.k8s.io/v1"),
+        ("1.32", "resource.k8s.io/v1beta2", "ResourceClaim",
+         "resource.k8s.io/v1beta2 is not served by Kubernetes 1.32 (introduced in 1.33); use resource.k8s.io/v1beta1"),
+        ("1.26", "resource.k8s.io/v1", "ResourceClaim",
+         "resource.k8s.io/v1 is not served by Kubernetes 1.26 (introduced in 1.34); use resource.k8s.io/v1alpha1"),
+        ("1.31", "resource.k8s.io/v1alpha3", "ResourceClass",
+         "kind ResourceClass is not served by resource.k8s.io/v1alpha3 in Kubernetes 1.31 "
+         "(it serves DeviceClass, PodSchedulingContext, ResourceClaim, ResourceClaimTemplate, ResourceSlice); "
+         "did you mean DeviceClass?"),
+        ("1.35", "resource.k8s.io/v1", "DeviceTaintRule",
+         "kind DeviceTaintRule is not served by resource.k8s.io/v1 in Kubernetes 1.35 "
+         "(it serves DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice); use resource.k8s.io/v1alpha3"),
+        ("1.35", "v1", "ResourceClaim",
+         "kind ResourceClaim belongs to API group resource.k8s.io, not v1; use apiVersion resource.k8s.io/v1"),
+        ("1.27", "resource.k8s.io/v1alpha2", "PodScheduling",
+         "kind PodScheduling is not served by resource.k8s.io/v1alpha2 in Kubernetes 1.27 "
+         "(it serves PodSchedulingContext, ResourceClaim, ResourceClaimTemplate, ResourceClass); "
+         "did you mean PodSchedulingContext?"),
+    ],
+)
+def test_explain_not_served_exact(release, api_version, kind, expected):
+    assert S.explain_not_served(release, api_version, kind) == expected
+
+
+def test_explain_not_served_other_cases():
+    msg = S.explain_not_served("1.34", "resource.k8s.io/v1alpha3", "ResourceClaim")
+    assert "serves it in 1.31-1.33" in msg and "DeviceTaintRule" in msg and msg.endswith("use resource.k8s.io/v1")
+    msg = S.explain_not_served("1.35", "resource.k8s.io/v1alpha2", "ResourceClass")
+    assert "(removed in 1.31)" in msg and "DeviceClass" in msg and "resource.k8s.io/v1" in msg
+    assert S.explain_not_served("1.35", "resource.k8s.io/v1", "Resourceclaim").endswith("did you mean ResourceClaim?")
+    assert S.explain_not_served("1.35", "resource.k8s.io/v1", "Foo").endswith("resource.k8s.io has no kind Foo in any release")
+    assert "not a resource.k8s.io version" in S.explain_not_served("1.35", "resource.k8s.io/v2", "ResourceClaim")
+    msg = S.explain_not_served("1.30", "apps/v1", "DeviceClass")
+    assert "not apps/v1" in msg and "1.31-1.35" in msg
+    assert S.explain_not_served("1.26", "resource.k8s.io/v1alpha1", "PodSchedulingContext").endswith("did you mean PodScheduling?")
