@@ -66,6 +66,9 @@ class Rule:
             return False
         if self.api_versions is not None and api_version not in self.api_versions:
             return False
+        return self.in_releases(release)
+
+    def in_releases(self, release: str) -> bool:
         rel = release_tuple(release)
         if self.min_release and rel < release_tuple(self.min_release):
             return False

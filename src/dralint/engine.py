@@ -75,7 +75,7 @@ def run_run_rules(rules: Iterable[Rule], views: list[DocumentView], release: str
     problems: list[Problem] = []
     run = RunView(views, release)
     for rule in rules:
-        if rule.scope == "run" and views:
+        if rule.scope == "run" and views and rule.in_releases(release):
             _run(rule, problems, None, run, fallback=views[0].document)
     return problems
 

@@ -5,13 +5,14 @@ source -> load -> Document -> resolve type -> schema check -> rules -> filter ->
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from . import schemas
 from .api import DocumentView, Rule
 from .catalog import ENGINE_CHECKS
-from .model import Document, Problem, Severity
+from .model import Document, Problem, Severity, Span
 from .sources import Source
 
 
@@ -45,38 +46,70 @@ class LintResult:
         return sum(1 for p in self.problems if p.severity == severity)
 
 
+# A file may name the release it is meant for, in a comment before its first
+# document: `# dralint: kubernetes-version=1.30`. It wins over the command line,
+# so one run can check manifests written for clusters of different releases.
+_RELEASE_COMMENT = re.compile(rb"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*?[ \t]*#[ \t]*dralint:[ \t]*kubernetes-version=[ \t]*(\S+)")
+
+
+def file_release(data: bytes) -> tuple[str, int] | None:
+    """The release a file's leading `# dralint: kubernetes-version=` comment names, and its line."""
+    match = _RELEASE_COMMENT.match(data[:4096])
+    if match is None:
+        return None
+    line = data.count(b"\n", 0, match.start(1)) + 1
+    return match.group(1).decode("utf-8", "replace").strip("\"'"), line
+
+
 def lint(sources: Iterable[Source], options: LintOptions | None = None) -> LintResult:
     from .load import load  # keeps `import dralint.lint` light for the webhook's start-up
 
     options = options or LintOptions()
     result = LintResult(problems=[])
-    documents: list[Document] = []
+    by_release: dict[str, list[Document]] = {}
     for source in sources:
         result.files += 1
         if source.data is None:
             result.problems.append(_unreadable(source))
             continue
         result.sources[source.name] = source.data
+        release = options.release
+        declared = file_release(source.data)
+        if declared is not None:
+            if declared[0] in schemas.RELEASES:
+                release = declared[0]
+            else:
+                result.problems.append(_bad_release_comment(source.name, *declared))
         loaded = load(source.name, source.data)
         result.problems.extend(loaded.problems)
         result.empty += loaded.empty
-        documents.extend(loaded.documents)
-    _lint_documents(documents, options, result)
+        by_release.setdefault(release, []).extend(loaded.documents)
+    rules = _rules(options)
+    for release, documents in by_release.items():
+        _check_documents(documents, replace(options, release=release), rules, result)
+    _finish(result, options, rules, [d for docs in by_release.values() for d in docs])
     return result
 
 
 def lint_documents(documents: list[Document], options: LintOptions | None = None) -> LintResult:
     """For callers that already hold objects (the admission webhook)."""
+    options = options or LintOptions()
     result = LintResult(problems=[])
-    _lint_documents(documents, options or LintOptions(), result)
+    rules = _rules(options)
+    _check_documents(documents, options, rules, result)
+    _finish(result, options, rules, documents)
     return result
 
 
-def _lint_documents(documents: list[Document], options: LintOptions, result: LintResult) -> None:
+def _rules(options: LintOptions) -> list[Rule]:
     from .registry import all_rules
+
+    return [*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules]
+
+
+def _check_documents(documents: list[Document], options: LintOptions, rules: list[Rule], result: LintResult) -> None:
     from .resolve import resolve
 
-    rules = [*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules]
     document_rules = [r for r in rules if r.scope == "document"]
     views: list[DocumentView] = []
     catalog = schemas.catalog(options.release)
@@ -101,10 +134,13 @@ def _lint_documents(documents: list[Document], options: LintOptions, result: Lin
             from .engine import run_document_rules
 
             result.problems.extend(run_document_rules(applicable, view))
-    if any(r.scope == "run" for r in rules):
+    if any(r.scope == "run" and r.in_releases(options.release) for r in rules):
         from .engine import run_run_rules
 
         result.problems.extend(run_run_rules(rules, views, options.release))
+
+
+def _finish(result: LintResult, options: LintOptions, rules: list[Rule], documents: list[Document]) -> None:
     problems = _filter(result.problems, options, rules)
     for post in options.postprocessors:
         problems = post(problems, documents)
@@ -128,6 +164,19 @@ def _filter(problems: list[Problem], options: LintOptions, rules: list[Rule]) ->
             p.severity = override
         out.append(p)
     return out
+
+
+def _bad_release_comment(source: str, value: str, line: int) -> Problem:
+    check = ENGINE_CHECKS["DRA009"]
+    return Problem(
+        rule=check.code,
+        name=check.slug,
+        severity=check.severity,
+        message=f"unsupported Kubernetes version {value!r} in the file's dralint comment; supported: {', '.join(schemas.RELEASES)}",
+        source=source,
+        document=0,
+        span=Span.point(line, 1),
+    )
 
 
 def _unreadable(source: Source) -> Problem:
