@@ -39,6 +39,7 @@ class LintResult:
     checked: int = 0  # DRA objects checked against a schema
     passed_over: int = 0  # objects outside resource.k8s.io that no rule applied to
     empty: int = 0
+    dra_documents: set[tuple[str, int]] = field(default_factory=set)  # (source, index) of resource.k8s.io objects
     # Raw bytes of each source by name, for formatters that quote the offending line.
     sources: dict[str, bytes] = field(default_factory=dict)
 
@@ -117,6 +118,8 @@ def _check_documents(documents: list[Document], options: LintOptions, rules: lis
         result.documents += 1
         resolution = resolve(doc, options.release)
         result.problems.extend(resolution.problems)
+        if resolution.is_dra:
+            result.dra_documents.add((doc.source, doc.index))
         if resolution.info is not None:
             from .schema_check import check_schema
 
@@ -141,11 +144,42 @@ def _check_documents(documents: list[Document], options: LintOptions, rules: lis
 
 
 def _finish(result: LintResult, options: LintOptions, rules: list[Rule], documents: list[Document]) -> None:
-    problems = _filter(result.problems, options, rules)
+    problems = _merge_overlaps(result.problems)
+    problems = _soften_outside_dra(problems, documents, result.dra_documents)
+    problems = _filter(problems, options, rules)
     for post in options.postprocessors:
         problems = post(problems, documents)
     problems.sort(key=Problem.sort_key)
     result.problems = problems
+
+
+def _merge_overlaps(problems: list[Problem]) -> list[Problem]:
+    """One mistake, one problem: a rule's finding replaces the schema's at the same path and error type.
+
+    The schema says "missing required field"; the rule for the same field says
+    what the API server of this release answers, which is more precise.
+    """
+    by_rule = {(p.source, p.document, p.path, p.error_type) for p in problems if not p.rule.startswith("DRA1")}
+    return [
+        p
+        for p in problems
+        if not (p.rule.startswith("DRA1") and p.error_type and (p.source, p.document, p.path, p.error_type) in by_rule)
+    ]
+
+
+def _soften_outside_dra(problems: list[Problem], documents: list[Document], dra: set[tuple[str, int]]) -> list[Problem]:
+    """Duplicate keys in objects outside resource.k8s.io are warnings.
+
+    dralint judges DRA objects; for the Deployments and ConfigMaps around them
+    it points the problem out without failing the build over an object it
+    does not otherwise check.
+    """
+    outside = {(d.source, d.index) for d in documents} - dra
+    for p in problems:
+        if p.rule == "DRA002" and (p.source, p.document) in outside:
+            p.severity = Severity.WARNING
+            p.message += " (in an object outside resource.k8s.io)"
+    return problems
 
 
 def _matches(problem: Problem, selectors: list[str]) -> bool:

@@ -729,65 +729,61 @@ class _Ctx:
 
 
 def _first_key_line(b: _Backend, evs: list, start: int, end: int, key: Any, lo: int) -> int:
-    """Line of the first occurrence of `key` in the mapping whose events are evs[start:end]."""
+    """Line of the first occurrence of `key` in the mapping whose content events are evs[start:end]."""
     depth = 0
-    expect_key = True
+    n = 0  # nodes seen at the mapping's own level: even = key, odd = value
+    anchors: dict = {}
     for ev in evs[start:end]:
         cls = ev.__class__
         if cls is b.MapStart or cls is b.SeqStart:
-            if depth == 0 and expect_key:
-                expect_key = None  # a collection key: its value follows
-            elif depth == 0:
-                expect_key = True
+            if depth == 0:
+                n += 1
             depth += 1
             continue
         if cls is b.MapEnd or cls is b.SeqEnd:
             depth -= 1
-            if depth == 0 and expect_key is None:
-                expect_key = False
             continue
+        if cls is b.Scalar and ev.anchor is not None:
+            anchors[ev.anchor] = _scalar_value(ev)[0]
         if depth:
             continue
-        if expect_key:
-            k, _ = _scalar_value(ev) if cls is b.Scalar else (None, None)
+        if n % 2 == 0:
+            k = _scalar_value(ev)[0] if cls is b.Scalar else anchors.get(ev.anchor)
             if type(k) is not str:
                 k = _key_string(k)
             if k == key:
                 return ev.start_mark.line + 1 + lo
-            expect_key = False
-        else:
-            expect_key = True
+        n += 1
     return 0
 
 
-def _parse_yaml(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tuple[int, int | None, int]:
-    """Parse one chunk of the text; returns (next document index, error line (0-based in chunk) or None,
-    index in the chunk of the start of the document that failed)."""
+def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tuple[int, int | None]:
+    """Parse `chunk` (the text from character `io`, line `lo` of the file) and record its documents.
+
+    Returns (index of the next document, offset in the chunk where to resume after a syntax error, or None).
+    """
     b = ctx.b
     source = ctx.source
-    result = ctx.result
-    text = ctx.text
-    problems = result.problems
+    problems = ctx.result.problems
     Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd = b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd
     DocStart, DocEnd, StreamEnd = b.DocStart, b.DocEnd, b.StreamEnd
-    parser = b.make_parser(chunk)
-    get = parser.get_event
-    doc_start_index = 0
-    in_doc = False
     PLAIN = _PLAIN
     NUMS = _NUM_START
     resolve_number = _resolve_number
+    doc_start_index = 0
+    in_doc = False
     try:
+        get = b.make_parser(chunk).get_event
         while True:
             ev = get()
             cls = ev.__class__
             if cls is StreamEnd:
-                return doc_index, None, 0
+                return doc_index, None
             if cls is not DocStart:
                 continue
             in_doc = True
             doc_start_index = ev.start_mark.index
-            # ---- one document -------------------------------------------------
+            # ---- one document: events -> plain data, in one loop ------------------
             evs: list = []
             push = evs.append
             stack: list = []
@@ -795,46 +791,131 @@ def _parse_yaml(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tupl
             cur_map = False
             key: Any = _NOKEY
             kev: Any = None
-            root: Any = _NOKEY
+            root: Any = None
             root_ev: Any = None
             anchors: dict = {}
             nodes = 0
             depth = 0
             maxdepth = 0
             merges: dict | None = None
-            aborted = False
-            while True:
-                ev = get()
-                cls = ev.__class__
-                if cls is Scalar:
-                    push(ev)
-                    nodes += 1
-                    if ev.ctag is None and not ev.style:
-                        v = ev.value
-                        r = PLAIN.get(v, _MISS)
-                        if r is not _MISS:
-                            v = r
-                        elif v[0] in NUMS:
-                            v = resolve_number(v)
-                    elif ev.ctag is None:
-                        v = ev.value
+            try:
+                while True:
+                    ev = get()
+                    cls = ev.__class__
+                    if cls is Scalar:
+                        push(ev)
+                        nodes += 1
+                        tag = ev.ctag
+                        if tag is None:
+                            v = ev.value
+                            if not ev.style:
+                                r = PLAIN.get(v, _MISS)
+                                if r is not _MISS:
+                                    v = r
+                                elif v[0] in NUMS:
+                                    v = resolve_number(v)
+                        else:
+                            v, err = _resolve_tagged(ev.value, str(tag), not ev.style)
+                            if err:
+                                problems.append(_problem("DRA001", err, source, doc_index,
+                                                         _mark_span(ev.start_mark, ev.end_mark, lo)))
+                        if ev.anchor is not None:
+                            anchors[ev.anchor] = (v, 1, 0)
+                        if cur_map:
+                            if key is _NOKEY:
+                                kev = ev
+                                if type(v) is str:
+                                    key = _MERGE if v == "<<" and tag is None and not ev.style else v
+                                else:
+                                    key = _bad_key(ctx, v, ev, lo, doc_index)
+                                continue
+                            if key is _SKIP:
+                                key = _NOKEY
+                                continue
+                            if key is _MERGE:
+                                merges = _add_merge(ctx, merges, cur, v, kev, lo, doc_index)
+                                key = _NOKEY
+                                continue
+                            if key in cur:
+                                _dup(ctx, evs, stack, key, kev, lo, doc_index)
+                            cur[key] = v
+                            key = _NOKEY
+                        elif cur is not None:
+                            cur.append(v)
+                        else:
+                            root = v
+                            root_ev = ev
+                        continue
+                    if cls is MapStart or cls is SeqStart:
+                        push(ev)
+                        nodes += 1
+                        depth += 1
+                        if depth > maxdepth:
+                            maxdepth = depth
+                            if depth > MAX_DEPTH:
+                                problems.append(_problem(
+                                    "DRA005", f"nesting deeper than {MAX_DEPTH} levels; the document was not checked",
+                                    source, doc_index, Span.point(ev.start_mark.line + 1 + lo, ev.start_mark.column + 1)))
+                                raise _Abort
+                        if ev.anchor is not None:
+                            # to size the anchored subtree when it ends: (maxdepth outside it, nodes before it)
+                            astate: Any = (maxdepth, nodes - 1)
+                            maxdepth = depth
+                        else:
+                            astate = None
+                        stack.append((cur, cur_map, key, kev, len(evs) - 1, astate))
+                        if cls is MapStart:
+                            cur = {}
+                            cur_map = True
+                        else:
+                            cur = []
+                            cur_map = False
+                        key = _NOKEY
+                        continue
+                    if cls is MapEnd or cls is SeqEnd:
+                        push(ev)
+                        v = cur
+                        if merges is not None and id(cur) in merges:
+                            _apply_merges(cur, merges.pop(id(cur)))
+                        cur, cur_map, key, kev, sidx, astate = stack.pop()
+                        ev = evs[sidx]
+                        depth -= 1
+                        if astate is not None:
+                            anchors[ev.anchor] = (v, nodes - astate[1], maxdepth - depth)
+                            if astate[0] > maxdepth:
+                                maxdepth = astate[0]
+                    elif cls is Alias:
+                        push(ev)
+                        a = anchors.get(ev.anchor)
+                        if a is None:
+                            problems.append(_problem("DRA001", f"found undefined alias *{ev.anchor}", source,
+                                                     doc_index, _mark_span(ev.start_mark, ev.end_mark, lo)))
+                            raise _Abort
+                        v, size, height = a
+                        nodes += size
+                        if nodes > MAX_NODES:
+                            problems.append(_problem(
+                                "DRA005", f"alias *{ev.anchor} expands the document past {MAX_NODES} nodes "
+                                "(an alias bomb?); the document was not checked",
+                                source, doc_index, _mark_span(ev.start_mark, ev.end_mark, lo)))
+                            raise _Abort
+                        if depth + height > maxdepth:
+                            maxdepth = depth + height
+                            if maxdepth > MAX_DEPTH:
+                                problems.append(_problem(
+                                    "DRA005", f"alias *{ev.anchor} nests the document deeper than {MAX_DEPTH} "
+                                    "levels; the document was not checked",
+                                    source, doc_index, _mark_span(ev.start_mark, ev.end_mark, lo)))
+                                raise _Abort
+                    elif cls is DocEnd:
+                        break
                     else:
-                        v, err = _resolve_tagged(ev.value, str(ev.ctag), not ev.style)
-                        if err:
-                            problems.append(_problem("DRA001", err, source, doc_index,
-                                                     _mark_span(ev.start_mark, ev.end_mark, lo)))
-                    if ev.anchor is not None:
-                        anchors[ev.anchor] = (v, 1, 0)
+                        continue
+                    # add a completed collection, or an alias's value, `v` (event `ev`) to its parent
                     if cur_map:
                         if key is _NOKEY:
                             kev = ev
-                            if type(v) is str:
-                                if v == "<<" and ev.ctag is None and not ev.style:
-                                    key = _MERGE
-                                else:
-                                    key = v
-                            else:
-                                key = _bad_key(ctx, v, ev, lo, doc_index)
+                            key = v if type(v) is str else _bad_key(ctx, v, ev, lo, doc_index)
                             continue
                         if key is _SKIP:
                             key = _NOKEY
@@ -852,143 +933,33 @@ def _parse_yaml(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tupl
                     else:
                         root = v
                         root_ev = ev
-                    continue
-                if cls is MapStart or cls is SeqStart:
-                    push(ev)
-                    nodes += 1
-                    depth += 1
-                    if depth > maxdepth:
-                        maxdepth = depth
-                        if depth > MAX_DEPTH:
-                            problems.append(_problem(
-                                "DRA005",
-                                f"nesting deeper than {MAX_DEPTH} levels; the document was not checked",
-                                source, doc_index, Span.point(ev.start_mark.line + 1 + lo, ev.start_mark.column + 1)))
-                            raise _Abort
-                    if ev.anchor is not None:
-                        # (saved maxdepth, nodes before) to size the anchored subtree at its end
-                        astate = (maxdepth, nodes - 1)
-                        maxdepth = depth
-                    else:
-                        astate = None
-                    stack.append((cur, cur_map, key, kev, len(evs) - 1, astate))
-                    if cls is MapStart:
-                        cur = {}
-                        cur_map = True
-                    else:
-                        cur = []
-                        cur_map = False
-                    key = _NOKEY
-                    continue
-                if cls is MapEnd or cls is SeqEnd:
-                    push(ev)
-                    v = cur
-                    if merges is not None and id(cur) in merges:
-                        _apply_merges(cur, merges.pop(id(cur)))
-                    cur, cur_map, key, kev, sidx, astate = stack.pop()
-                    sev = evs[sidx]
-                    depth -= 1
-                    if astate is not None:
-                        height = maxdepth - depth
-                        anchors[sev.anchor] = (v, nodes - astate[1], height)
-                        if astate[0] > maxdepth:
-                            maxdepth = astate[0]
-                    ev = sev
-                elif cls is Alias:
-                    push(ev)
-                    a = anchors.get(ev.anchor)
-                    if a is None:
-                        # libyaml reports unknown anchors itself; the pure parser may not.
-                        problems.append(_problem("DRA001", f"found undefined alias {ev.anchor!r}", source,
-                                                 doc_index, _mark_span(ev.start_mark, ev.end_mark, lo)))
-                        raise _Abort
-                    v, size, height = a
-                    nodes += size
-                    if nodes > MAX_NODES:
-                        problems.append(_problem(
-                            "DRA005",
-                            f"alias *{ev.anchor} expands the document past {MAX_NODES} nodes "
-                            "(an alias bomb?); the document was not checked",
-                            source, doc_index, _mark_span(ev.start_mark, ev.end_mark, lo)))
-                        raise _Abort
-                    if depth + height > maxdepth:
-                        maxdepth = depth + height
-                        if maxdepth > MAX_DEPTH:
-                            problems.append(_problem(
-                                "DRA005",
-                                f"alias *{ev.anchor} nests the document deeper than {MAX_DEPTH} levels; "
-                                "the document was not checked",
-                                source, doc_index, _mark_span(ev.start_mark, ev.end_mark, lo)))
-                            raise _Abort
-                    if ev.anchor is not None and cur is None and cur_map is False and root is _NOKEY:
-                        pass
-                elif cls is DocEnd:
-                    break
-                else:
-                    continue
-                # add a completed collection or an alias value `v` (event `ev`) to its parent
-                if cur_map:
-                    if key is _NOKEY:
-                        kev = ev
-                        if type(v) is str:
-                            key = v
-                        else:
-                            key = _bad_key(ctx, v, ev, lo, doc_index)
-                        continue
-                    if key is _SKIP:
-                        key = _NOKEY
-                        continue
-                    if key is _MERGE:
-                        merges = _add_merge(ctx, merges, cur, v, kev, lo, doc_index)
-                        key = _NOKEY
-                        continue
-                    if key in cur:
-                        _dup(ctx, evs, stack, key, kev, lo, doc_index)
-                    cur[key] = v
-                    key = _NOKEY
-                elif cur is not None:
-                    cur.append(v)
-                else:
-                    root = v
-                    root_ev = ev
-            # ---- document complete ----------------------------------------
+            except _Abort:
+                # the problem is recorded; skip the rest of the document and go on with the stream
+                while get().__class__ is not DocEnd:
+                    pass
+            else:
+                _finish(ctx, root, root_ev, evs, lo, io, doc_index)
             in_doc = False
-            _finish(ctx, root, root_ev, evs, lo, io, doc_index)
             doc_index += 1
-    except _Abort:
-        # skip the rest of the aborted document, then go on with the stream
-        _skip_to_doc_end(get, DocEnd)
-        return _parse_yaml_rest(ctx, parser, chunk, lo, io, doc_index + 1)
-    except b.YAMLError as e:
+    except ctx.b.YAMLError as e:
         return _syntax_error(ctx, e, chunk, lo, io, doc_index, in_doc, doc_start_index)
     except RecursionError:
         problems.append(_problem("DRA005", "the YAML parser ran out of stack (nesting too deep); "
                                  "the rest of the file was not checked", source, doc_index, Span.point(lo + 1, 1)))
-        return doc_index + 1, None, 0
+        return doc_index + 1, None
 
 
-def _skip_to_doc_end(get: Callable, DocEnd: type) -> None:
+def _parse_yaml(ctx: _Ctx) -> None:
+    text = ctx.text
+    lo = io = doc_index = 0
+    chunk = text
     while True:
-        if get().__class__ is DocEnd:
+        doc_index, resume = _parse_chunk(ctx, chunk, lo, io, doc_index)
+        if resume is None:
             return
-
-
-def _parse_yaml_rest(ctx: _Ctx, parser: Any, chunk: str, lo: int, io: int, doc_index: int) -> tuple[int, int | None, int]:
-    """After an aborted document, continue with the same parser: re-enter the loop through a shim."""
-    # The simplest correct way: re-parse from the next document start in this chunk would lose
-    # the parser state; instead wrap the live parser so _parse_yaml can continue with it.
-    b = ctx.b
-
-    class _Live:
-        def __init__(self, p: Any) -> None:
-            self.get_event = p.get_event
-
-    saved = b.make_parser
-    b.make_parser = lambda _text: _Live(parser)  # type: ignore[assignment]
-    try:
-        return _parse_yaml(ctx, chunk, lo, io, doc_index)
-    finally:
-        b.make_parser = saved
+        lo += chunk.count("\n", 0, resume)
+        io += resume
+        chunk = chunk[resume:]
 
 
 def _bad_key(ctx: _Ctx, v: Any, ev: Any, lo: int, doc_index: int) -> Any:
@@ -1090,63 +1061,45 @@ def _locate_item(fill: Callable, i: int) -> Span:
 _DOC_MARKER = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 
 
-def _clean_message(e: Any) -> str:
-    problem = (getattr(e, "problem", None) or "").strip()
-    context = (getattr(e, "context", None) or "").strip()
-    if not problem:
-        problem = str(e).split("\n")[0].strip()
-    problem = problem.replace("\n", " ")
-    # ruamel's pure scanner says "found character '\t' that ..." where libyaml omits the character.
-    msg = problem
+def _syntax_error(ctx: _Ctx, e: Any, chunk: str, lo: int, io: int, doc_index: int, in_doc: bool,
+                  doc_start_index: int) -> tuple[int, int | None]:
+    """Record a DRA001 for a parser error; return where to resume (the next `---` after the error)."""
+    pm = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+    line0, col0, idx = (pm.line, pm.column, pm.index) if pm is not None else (0, 0, 0)
+    problem = " ".join((getattr(e, "problem", None) or str(e).split("\n")[0]).split())
+    # ruamel's pure scanner names the character ("found character '\\t' that cannot ..."), libyaml does not.
+    problem = re.sub(r"found character '.*?' that", "found character that", problem)
+    context = " ".join((getattr(e, "context", None) or "").split())
     cm = getattr(e, "context_mark", None)
-    pm = getattr(e, "problem_mark", None)
+    msg = problem
     if context:
         if cm is not None and pm is not None and (cm.line, cm.column) != (pm.line, pm.column):
-            msg = f"{problem} ({context} started at line {{cline}}, column {cm.column + 1})"
+            msg = f"{problem} ({context} at line {cm.line + 1 + lo}, column {cm.column + 1})"
         else:
             msg = f"{problem} ({context})"
-    return msg
-
-
-def _syntax_error(ctx: _Ctx, e: Any, chunk: str, lo: int, io: int, doc_index: int, in_doc: bool,
-                  doc_start_index: int) -> tuple[int, int | None, int]:
-    pm = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-    text = ctx.text
-    if pm is not None:
-        line0, col0, idx = pm.line, pm.column, pm.index
-    else:
-        line0, col0, idx = 0, 0, 0
-    msg = _clean_message(e)
-    cm = getattr(e, "context_mark", None)
-    if "{cline}" in msg:
-        msg = msg.replace("{cline}", str(cm.line + 1 + lo))
-    # Tabs: point out the real cause.
-    gidx = idx + io
-    line_start = text.rfind("\n", 0, gidx) + 1
-    indent = text[line_start:gidx + 1]
-    at = text[gidx] if gidx < len(text) else ""
-    if at == "\t" or ("\t" in indent and indent.strip(" \t") in ("", indent[-1:]) and "\t" in text[line_start:gidx + 1]):
-        lead = len(text[line_start:]) - len(text[line_start:].lstrip(" \t"))
-        if "\t" in text[line_start:line_start + lead] or at == "\t":
-            tab = text.find("\t", line_start)
-            msg = "tab character used for indentation; YAML allows only spaces"
-            col0 = tab - line_start
-    failing = doc_index if in_doc else doc_index
+    # Tabs: say what is really wrong.
+    line_start = chunk.rfind("\n", 0, idx) + 1
+    line_end = chunk.find("\n", idx)
+    line_text = chunk[line_start:line_end if line_end != -1 else len(chunk)]
+    lead = line_text[:len(line_text) - len(line_text.lstrip(" \t"))]
+    if chunk[idx:idx + 1] == "\t" or ("\t" in lead and col0 <= len(lead)):
+        msg = "tab character used for indentation; YAML allows only spaces"
+        if "\t" in lead:
+            col0 = lead.index("\t")
     # Resync at the next document marker after the error.
     resume = None
     for m in _DOC_MARKER.finditer(chunk, doc_start_index + 1 if in_doc else 0):
-        mline = chunk.count("\n", 0, m.start())
-        if mline > line0 or (mline == line0 and col0 == 0 and m.start() >= idx):
-            if m.start() > doc_start_index or not in_doc:
-                resume = m.start()
-                break
-    if resume is None and chunk[idx:].strip() and chunk.find("\n", idx) != -1 and chunk[chunk.find("\n", idx):].strip():
+        start = m.start()
+        if start == 0:
+            continue
+        mline = chunk.count("\n", 0, start)
+        if mline > line0 or (mline == line0 and start >= idx):
+            resume = start
+            break
+    if resume is None and chunk[line_end:].strip() and line_end != -1:
         msg += "; the rest of the file was not checked"
-    ctx.result.problems.append(_problem("DRA001", msg, ctx.source, failing, Span.point(line0 + 1 + lo, col0 + 1)))
-    if resume is None:
-        return failing + 1, None, 0
-    new_lo = lo + chunk.count("\n", 0, resume)
-    return _parse_yaml(ctx, chunk[resume:], new_lo, io + resume, failing + 1)
+    ctx.result.problems.append(_problem("DRA001", msg, ctx.source, doc_index, Span.point(line0 + 1 + lo, col0 + 1)))
+    return doc_index + 1, resume
 
 
 # ---------------------------------------------------------------------------
@@ -1456,6 +1409,6 @@ def load(source: str, data: bytes, *, pure_python: bool | None = None) -> LoadRe
         if _parse_json(ctx):
             result.problems.sort(key=lambda p: (p.document, p.span.line, p.span.column))
             return result
-    _parse_yaml(ctx, text, 0, 0, 0)
+    _parse_yaml(ctx)
     result.problems.sort(key=lambda p: (p.document, p.span.line, p.span.column))
     return result

@@ -153,7 +153,46 @@ def without_nulls(value: Any) -> Any:
     return value
 
 
+_decoding_cache: dict[int, dict[str, Any]] = {}
+
+
+def as_decoded(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema as the API server applies it: `required` struct fields dropped.
+
+    OpenAPI `required` mirrors `+required` markers, but decoding turns an
+    omitted struct into its zero value and only the validation code decides
+    whether that is acceptable (a DeviceClass without `spec` is accepted). A
+    missing scalar is still reported: validation requires those too.
+    """
+    key = id(schema)
+    found = _decoding_cache.get(key)
+    if found is not None:
+        return found
+    import copy
+
+    relaxed = copy.deepcopy(schema)
+    defs = relaxed.get("$defs", {})
+    for node in [relaxed, *defs.values()]:
+        required = node.get("required")
+        if not required:
+            continue
+        props = node.get("properties", {})
+        kept = [name for name in required if not _is_struct(props.get(name), relaxed)]
+        if kept:
+            node["required"] = kept
+        else:
+            del node["required"]
+    _decoding_cache[key] = relaxed
+    return relaxed
+
+
+def _is_struct(prop: Any, root: dict[str, Any]) -> bool:
+    target = _resolve(prop, root)
+    return target is not None and bool(target.get("properties"))
+
+
 def check_schema(doc: Document, schema: dict[str, Any]) -> list[Problem]:
+    schema = as_decoded(schema)
     data = without_nulls(doc.data)
     if fast_validator(schema).validate(data):
         return []
