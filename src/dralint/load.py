@@ -65,6 +65,7 @@ a binary file (DRA004); invalid UTF-8 is a DRA004 at the first bad byte.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import sys
@@ -1398,6 +1399,18 @@ def load(source: str, data: bytes, *, pure_python: bool | None = None) -> LoadRe
     `pure_python` forces ruamel's pure-Python parser (default: the C parser
     unless DRALINT_PURE_PYTHON=1 or it cannot be imported).
     """
+    # The cyclic GC would otherwise run over and over while thousands of new, acyclic
+    # containers and events are built (it more than doubled the cost of a load).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(source, data, pure_python)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _load(source: str, data: bytes, pure_python: bool | None) -> LoadResult:
     result = LoadResult()
     text = _decode(source, data, result)
     if text is None:

@@ -10,6 +10,9 @@ from typing import Callable
 FORMATS = {
     "text": "text",
     "json": "json_format",
+    "sarif": "sarif",
+    "github": "github",
+    "junit": "junit",
 }
 
 

@@ -1,0 +1,378 @@
+"""Pod-side references to DRA objects (DRA7xx).
+
+Pods and pod templates (Pod, PodTemplate, ReplicationController, Deployment,
+ReplicaSet, StatefulSet, DaemonSet, Job, CronJob) name the claims they use in
+`spec.resourceClaims[]`; containers pick from those in
+`resources.claims[]`. The document rules here mirror the API server's pod
+validation (`pkg/apis/core/validation`), with its field paths; the run rules
+follow references across the documents of one run.
+
+Namespaces in cross-document checks: a missing `metadata.namespace` means
+"whatever namespace the manifest is applied to" (kubectl's `-n` or the
+context's namespace), which is the same for every file of one `kubectl
+apply`. So a missing namespace on either side matches any namespace; only two
+explicit, different namespaces are a mismatch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from dralint.api import DocumentView, rule
+
+from ._k8s import dns1123_label, dns1123_subdomain
+
+# (API version, kind) -> path of the pod spec inside the object.
+POD_SPECS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("v1", "Pod"): ("spec",),
+    ("v1", "PodTemplate"): ("template", "spec"),
+    ("v1", "ReplicationController"): ("spec", "template", "spec"),
+    ("apps/v1", "Deployment"): ("spec", "template", "spec"),
+    ("apps/v1", "ReplicaSet"): ("spec", "template", "spec"),
+    ("apps/v1", "StatefulSet"): ("spec", "template", "spec"),
+    ("apps/v1", "DaemonSet"): ("spec", "template", "spec"),
+    ("batch/v1", "Job"): ("spec", "template", "spec"),
+    ("batch/v1", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+POD_KINDS = frozenset(kind for _, kind in POD_SPECS)
+POD_API_VERSIONS = frozenset(version for version, _ in POD_SPECS)
+DRA_GROUP = "resource.k8s.io"
+FLAT_SHAPE = "1.31"  # PodResourceClaim lost its `source` in 1.31; container claims gained `request`
+SOURCE_KEYS = ("resourceClaimName", "resourceClaimTemplateName")
+
+
+def pod_spec_path(view: DocumentView) -> tuple[str, ...] | None:
+    return POD_SPECS.get((view.api_version or "", view.kind or ""))
+
+
+def _is_set(value: Any) -> bool:
+    # Go's *string: an explicit null is nil; an empty string is set (and then invalid).
+    return value is not None
+
+
+# ---------------------------------------------------------------------------
+# Document rules: what the API server checks on the pod spec.
+
+
+@rule("DRA701", "pod-claim-name", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
+def pod_claim_name(doc, report):
+    """Each pod-level claim needs a unique name that is a DNS label.
+
+    `spec.resourceClaims[].name` is how containers refer to the claim
+    (`resources.claims[].name`) and how generated claims are named; the API
+    server requires it (Required), rejects repeats (Duplicate) and anything
+    that is not a lowercase RFC 1123 label of at most 63 characters (Invalid).
+    """
+    base = pod_spec_path(doc)
+    if base is None:
+        return
+    seen: set[str] = set()
+    for i, claim in doc.items(*base, "resourceClaims"):
+        path = (*base, "resourceClaims", i, "name")
+        name = claim.get("name")
+        if not isinstance(name, str) or name == "":
+            if "name" in claim and name is not None and not isinstance(name, str):
+                report(path, f"name must be a string, not {type(name).__name__}", error_type="Invalid")
+            else:
+                report(path, "a pod resource claim needs a name (containers refer to it in resources.claims)", error_type="Required")
+            continue
+        if name in seen:
+            report(path, f"duplicate pod resource claim name {name!r}; every entry of resourceClaims needs its own name", error_type="Duplicate")
+            continue
+        errs = dns1123_label(name)
+        for detail in errs:
+            report(path, f"invalid pod resource claim name {name!r}: {detail}", error_type="Invalid")
+        if not errs:
+            seen.add(name)
+
+
+@rule("DRA702", "pod-claim-source", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
+def pod_claim_source(doc, report):
+    """A pod-level claim names exactly one ResourceClaim or ResourceClaimTemplate.
+
+    Exactly one of `resourceClaimName` (an existing claim, shared) and
+    `resourceClaimTemplateName` (a claim generated for this pod) must be set,
+    and it must be a DNS subdomain. From Kubernetes 1.31 both sit directly in
+    the `resourceClaims[]` entry; in 1.26-1.30 they sit under `source:`. The
+    API server reports the choice at the entry (1.31+) or at `source`
+    (1.26-1.30).
+    """
+    base = pod_spec_path(doc)
+    if base is None:
+        return
+    flat = doc.at_least(FLAT_SHAPE)
+    for i, claim in doc.items(*base, "resourceClaims"):
+        entry = (*base, "resourceClaims", i)
+        if flat:
+            holder, holder_path = claim, entry
+            if "source" in claim:
+                # DRA703 reports the shape; the entry itself still lacks its reference.
+                if not any(_is_set(claim.get(k)) for k in SOURCE_KEYS):
+                    continue
+        else:
+            source = claim.get("source")
+            if not isinstance(source, dict):
+                if any(k in claim for k in SOURCE_KEYS):
+                    continue  # DRA703: flat shape at an old release
+                report(
+                    (*entry, "source"),
+                    f"must specify one of: `resourceClaimName`, `resourceClaimTemplateName` (under `source:` in Kubernetes {doc.release})",
+                    error_type="Invalid",
+                )
+                continue
+            holder, holder_path = source, (*entry, "source")
+        present = [k for k in SOURCE_KEYS if _is_set(holder.get(k))]
+        if len(present) == 2:
+            report(holder_path, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified", error_type="Invalid",
+                   locate=(*holder_path, "resourceClaimTemplateName"), at_key=True)
+        elif not present:
+            report(holder_path, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`", error_type="Invalid", at_key=True)
+        for key in present:
+            value = holder.get(key)
+            path = (*holder_path, key)
+            if not isinstance(value, str):
+                report(path, f"{key} must be a string", error_type="Invalid")
+                continue
+            what = "ResourceClaim" if key == "resourceClaimName" else "ResourceClaimTemplate"
+            for detail in dns1123_subdomain(value) if value else ["a lowercase RFC 1123 subdomain is required"]:
+                report(path, f"invalid {what} name {value!r}: {detail}", error_type="Invalid")
+
+
+@rule("DRA703", "pod-claim-shape", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
+def pod_claim_shape(doc, report):
+    """The pod claim fields must have the shape of the selected Kubernetes release.
+
+    Kubernetes 1.31 moved `resourceClaims[].source.resourceClaimName` and
+    `.resourceClaimTemplateName` up into the entry (`source` is gone) and added
+    `resources.claims[].request` to containers. A manifest in the other
+    release's shape has unknown fields, which strict decoding rejects.
+    """
+    base = pod_spec_path(doc)
+    if base is None:
+        return
+    flat = doc.at_least(FLAT_SHAPE)
+    for i, claim in doc.items(*base, "resourceClaims"):
+        entry = (*base, "resourceClaims", i)
+        if flat and "source" in claim:
+            report((*entry, "source"),
+                   f"unknown field 'source': since Kubernetes 1.31 resourceClaimName/resourceClaimTemplateName sit directly in the "
+                   f"resourceClaims entry (this is Kubernetes {doc.release})", at_key=True, error_type="FieldValueInvalid")
+        if not flat:
+            for key in SOURCE_KEYS:
+                if key in claim:
+                    report((*entry, key),
+                           f"unknown field {key!r}: before Kubernetes 1.31 it goes under 'source:' (this is Kubernetes {doc.release})",
+                           at_key=True, error_type="FieldValueInvalid")
+    if not flat:
+        for cpath, _container in _containers(doc, base):
+            for j, ref in doc.items(*cpath, "resources", "claims"):
+                if "request" in ref:
+                    report((*cpath, "resources", "claims", j, "request"),
+                           f"unknown field 'request': container claims can name a request only from Kubernetes 1.31 (this is Kubernetes {doc.release})",
+                           at_key=True, error_type="FieldValueInvalid")
+
+
+def _containers(doc: DocumentView, base: tuple[str, ...]) -> Iterator[tuple[tuple, dict]]:
+    for field in ("initContainers", "containers"):
+        for i, container in doc.items(*base, field):
+            yield (*base, field, i), container
+
+
+@rule("DRA704", "container-claim-reference", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
+def container_claim_reference(doc, report):
+    """A container's `resources.claims[].name` must name one of the pod's `resourceClaims`.
+
+    The API server reports a name that the pod does not declare (NotFound),
+    an empty name (Required) and the same claim (or claim/request pair) twice
+    (Duplicate), at `...resources.claims[N]`. A `request`, where set, must be
+    a DNS label; it names a request of that claim.
+    """
+    base = pod_spec_path(doc)
+    if base is None:
+        return
+    declared = sorted({c["name"] for _, c in doc.items(*base, "resourceClaims") if isinstance(c.get("name"), str) and c["name"]})
+    flat = doc.at_least(FLAT_SHAPE)
+    for cpath, _container in _containers(doc, base):
+        used: set[str] = set()
+        for j, ref in doc.items(*cpath, "resources", "claims"):
+            path = (*cpath, "resources", "claims", j)
+            name = ref.get("name")
+            request = ref.get("request") if flat else None
+            if isinstance(request, str) and request:
+                for detail in dns1123_label(request):
+                    report((*path, "request"), f"invalid request name {request!r}: {detail}", error_type="Invalid")
+            if not isinstance(name, str) or not name:
+                report(path, "a container claim needs the name of one of the pod's resourceClaims", error_type="Required",
+                       locate=(*path, "name"), at_key="name" not in ref)
+                continue
+            key = f"{name}/{request}" if isinstance(request, str) and request else name
+            if key in used or name in used:
+                report(path, f"claim {key!r} is listed twice for this container", error_type="Duplicate", locate=(*path, "name"))
+            used.add(key)
+            if name not in declared:
+                known = f": {', '.join(declared)}" if declared else " which is empty"
+                hint = _close(name, declared)
+                report(
+                    path,
+                    f"claim {name!r} is not declared by the pod: must be one of the names in pod.spec.resourceClaims{known}{hint}",
+                    error_type="NotFound",
+                    locate=(*path, "name"),
+                )
+
+
+def _close(name: str, candidates: list[str]) -> str:
+    import difflib
+
+    match = difflib.get_close_matches(name, candidates, n=1)
+    return f"; did you mean {match[0]!r}?" if match else ""
+
+
+# ---------------------------------------------------------------------------
+# Run rules: references between the documents of one run.
+
+
+def _same_namespace(a: str | None, b: str | None) -> bool:
+    return a is None or b is None or a == b
+
+
+class _Index:
+    """Objects of the run by kind and name: [(namespace, view)]."""
+
+    def __init__(self, views: list[DocumentView]):
+        self.by_kind: dict[str, dict[str, list[tuple[str | None, DocumentView]]]] = {}
+        for view in views:
+            if view.group != DRA_GROUP or not view.name:
+                continue
+            self.by_kind.setdefault(view.kind or "", {}).setdefault(view.name, []).append((view.namespace, view))
+
+    def find(self, kind: str, name: str) -> list[tuple[str | None, DocumentView]]:
+        return self.by_kind.get(kind, {}).get(name, [])
+
+
+def _namespace_text(ns: str | None) -> str:
+    return f"namespace {ns!r}" if ns else "no namespace"
+
+
+def _pod_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
+    """(path, kind, name) of every claim or template a pod spec names."""
+    base = pod_spec_path(view)
+    if base is None:
+        return
+    flat = view.at_least(FLAT_SHAPE)
+    for i, claim in view.items(*base, "resourceClaims"):
+        holder_path: tuple = (*base, "resourceClaims", i)
+        holder = claim
+        if not flat:
+            holder = claim.get("source")
+            holder_path = (*holder_path, "source")
+            if not isinstance(holder, dict):
+                continue
+        for key, kind in (("resourceClaimName", "ResourceClaim"), ("resourceClaimTemplateName", "ResourceClaimTemplate")):
+            value = holder.get(key)
+            if isinstance(value, str) and value:
+                yield (*holder_path, key), kind, value
+
+
+@rule("DRA710", "claim-reference-kind", severity="error", kinds=POD_KINDS, scope="run")
+def claim_reference_kind(run, report):
+    """A pod's claim reference names an object of the other kind defined in the same run.
+
+    `resourceClaimName` must name a ResourceClaim and
+    `resourceClaimTemplateName` a ResourceClaimTemplate. When the run defines
+    the name only as the other kind (in a matching namespace), the pod would
+    wait forever for an object that does not exist.
+    """
+    index = _Index(run.documents)
+    other = {"ResourceClaim": "ResourceClaimTemplate", "ResourceClaimTemplate": "ResourceClaim"}
+    field_of = {"ResourceClaim": "resourceClaimName", "ResourceClaimTemplate": "resourceClaimTemplateName"}
+    for view in run.documents:
+        for path, kind, name in _pod_references(view):
+            if any(_same_namespace(ns, view.namespace) for ns, _ in index.find(kind, name)):
+                continue
+            wrong = [(ns, v) for ns, v in index.find(other[kind], name) if _same_namespace(ns, view.namespace)]
+            if wrong:
+                report(path, f"{field_of[kind]} {name!r} names a {other[kind]} defined in {wrong[0][1].source}, not a {kind}; "
+                             f"use {field_of[other[kind]]}", doc=view, error_type="NotFound")
+
+
+@rule("DRA711", "claim-reference-namespace", severity="error", kinds=POD_KINDS, scope="run")
+def claim_reference_namespace(run, report):
+    """A pod refers to a ResourceClaim or ResourceClaimTemplate that the run defines only in another namespace.
+
+    A pod can only use claims and templates of its own namespace. A missing
+    `metadata.namespace` on either side matches any namespace (it is the
+    namespace the manifest is applied to), so only two explicit, different
+    namespaces are reported.
+    """
+    index = _Index(run.documents)
+    for view in run.documents:
+        for path, kind, name in _pod_references(view):
+            found = index.find(kind, name)
+            if not found or any(_same_namespace(ns, view.namespace) for ns, _ in found):
+                continue
+            where = ", ".join(sorted({repr(ns) for ns, _ in found if ns}))
+            report(path, f"{kind} {name!r} is defined in namespace {where}, but this pod is in namespace {view.namespace!r}; "
+                         f"a pod can only use {kind}s of its own namespace", doc=view, error_type="NotFound")
+
+
+@rule("DRA712", "claim-reference-unresolved", severity="info", kinds=POD_KINDS, scope="run")
+def claim_reference_unresolved(run, report):
+    """A pod refers to a ResourceClaim or ResourceClaimTemplate that no file of the run defines.
+
+    That is fine when the object already exists in the cluster; this note
+    says what must exist there.
+    """
+    index = _Index(run.documents)
+    for view in run.documents:
+        for path, kind, name in _pod_references(view):
+            if index.find(kind, name):
+                continue
+            if kind == "ResourceClaim" and index.find("ResourceClaimTemplate", name):
+                continue  # DRA710's case
+            if kind == "ResourceClaimTemplate" and index.find("ResourceClaim", name):
+                continue
+            where = f"namespace {view.namespace!r}" if view.namespace else "the pod's namespace"
+            report(path, f"{kind} {name!r} is not defined in the linted files; it must exist in {where} of the cluster", doc=view)
+
+
+def _class_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
+    """(path, class kind, name) of the device or resource class each claim request names."""
+    if view.kind == "ResourceClaim":
+        spec: tuple = ("spec",)
+    elif view.kind == "ResourceClaimTemplate":
+        spec = ("spec", "spec")
+    else:
+        return
+    value = view.get(*spec, "resourceClassName")
+    if isinstance(value, str) and value:  # 1.26-1.30
+        yield (*spec, "resourceClassName"), "ResourceClass", value
+    for i, request in view.items(*spec, "devices", "requests"):
+        rpath = (*spec, "devices", "requests", i)
+        candidates = [(rpath, request)]
+        exactly = request.get("exactly")
+        if isinstance(exactly, dict):
+            candidates.append(((*rpath, "exactly"), exactly))
+        for j, sub in enumerate(request.get("firstAvailable") or [] if isinstance(request.get("firstAvailable"), list) else []):
+            if isinstance(sub, dict):
+                candidates.append(((*rpath, "firstAvailable", j), sub))
+        for path, holder in candidates:
+            name = holder.get("deviceClassName")
+            if isinstance(name, str) and name:
+                yield (*path, "deviceClassName"), "DeviceClass", name
+
+
+@rule("DRA713", "device-class-unresolved", severity="info", kinds={"ResourceClaim", "ResourceClaimTemplate"}, scope="run")
+def device_class_unresolved(run, report):
+    """A claim request names a DeviceClass (or, before 1.31, a ResourceClass) that no file of the run defines.
+
+    That is fine when the class is installed in the cluster (drivers usually
+    ship their classes); this note says what must exist there.
+    """
+    index = _Index(run.documents)
+    for view in run.documents:
+        if view.group != DRA_GROUP:
+            continue
+        for path, kind, name in _class_references(view):
+            if index.find(kind, name):
+                continue
+            report(path, f"{kind} {name!r} is not defined in the linted files; it must be installed in the cluster", doc=view)

@@ -1,0 +1,176 @@
+"""`--format sarif`: SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+
+One `reportingDescriptor` per rule code (engine checks, built-in rules, the
+plugins' rules, and any other code that shows up in the results), one result
+per problem with a physical location (URI relative to the working directory,
+1-based region, end column exclusive as SARIF wants it), the API server's
+field path as a logical location, and a `partialFingerprints` value built from
+what identifies a problem independently of where the lines moved: rule, file,
+object, field path and message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any
+from urllib.parse import quote
+
+from .. import __version__
+from ..lint import LintResult
+from ..model import Problem, Severity, format_path
+from . import ReportOptions
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+# Where the rule documentation lives; `Documentation` in the package's project URLs wins.
+DEFAULT_DOCS_URL = "https://github.com/dralint/dralint/blob/main/docs/"
+FINGERPRINT_KEY = "dralint/v1"
+SRCROOT = "%SRCROOT%"
+
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def docs_url() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, metadata
+
+        for entry in metadata("dralint").get_all("Project-URL") or []:
+            label, _, url = entry.partition(",")
+            if label.strip().lower() in ("documentation", "docs") and url.strip():
+                return url.strip().rstrip("/") + "/"
+    except Exception:  # not installed (running from a checkout): the default is right
+        pass
+    return DEFAULT_DOCS_URL
+
+
+def help_uri(code: str, base: str | None = None) -> str:
+    return f"{base or docs_url()}rules.md#{code.lower()}"
+
+
+def artifact_uri(source: str, cwd: str | None = None) -> tuple[str, bool]:
+    """(uri, relative?) of a source name: relative to the working directory when inside it."""
+    if source in ("-", "<stdin>"):
+        return "stdin", True
+    cwd = cwd or os.getcwd()
+    absolute = os.path.abspath(source)
+    try:
+        rel = os.path.relpath(absolute, cwd)
+    except ValueError:  # another drive on Windows
+        rel = None
+    if rel is not None and not rel.startswith(os.pardir):
+        return quote(rel.replace(os.sep, "/")), True
+    return "file://" + quote(absolute.replace(os.sep, "/") if absolute.startswith("/") else "/" + absolute.replace(os.sep, "/")), False
+
+
+def fingerprint(p: Problem, uri: str) -> str:
+    """Stable across runs and across line moves: no line or column goes in."""
+    parts = [p.rule, uri, p.kind or "", p.object or "", format_path(p.path), p.message]
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def _rule_descriptors(result: LintResult) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    try:
+        from ..commands import all_checks
+
+        rows = all_checks()
+    except Exception:  # a broken plugin must not cost the report
+        from ..catalog import ENGINE_CHECKS
+
+        rows = [{"code": c.code, "slug": c.slug, "severity": str(c.severity), "summary": c.summary, "doc": c.summary}
+                for c in ENGINE_CHECKS.values()]
+    known = {row["code"] for row in rows}
+    for p in result.problems:  # rules from --rules-dir, policies: only their problems say they exist
+        if p.rule not in known:
+            known.add(p.rule)
+            rows.append({"code": p.rule, "slug": p.name, "severity": str(p.severity), "summary": p.name, "doc": ""})
+    rows.sort(key=lambda row: row["code"])
+    base = docs_url()
+    descriptors = []
+    index: dict[str, int] = {}
+    for row in rows:
+        summary = row.get("summary") or row["slug"]
+        full = row.get("doc") or summary
+        index[row["code"]] = len(descriptors)
+        descriptors.append(
+            {
+                "id": row["code"],
+                "name": row["slug"],
+                "shortDescription": {"text": summary},
+                "fullDescription": {"text": full},
+                "helpUri": help_uri(row["code"], base),
+                "help": {"text": full},
+                "defaultConfiguration": {"level": LEVELS[Severity.parse(row["severity"])]},
+                "properties": {"tags": ["kubernetes", "dra"]},
+            }
+        )
+    return descriptors, index
+
+
+def _result(p: Problem, rule_index: dict[str, int], cwd: str) -> dict[str, Any]:
+    uri, relative = artifact_uri(p.source, cwd)
+    artifact: dict[str, Any] = {"uri": uri}
+    if relative and uri != "stdin":
+        artifact["uriBaseId"] = SRCROOT
+    span = p.span
+    end_line = max(span.end_line, span.line)
+    end_column = span.end_column if (end_line > span.line or span.end_column > span.column) else span.column + 1
+    path = format_path(p.path)
+    message = p.message + (f" (at {path})" if path else "")
+    out: dict[str, Any] = {
+        "ruleId": p.rule,
+        "ruleIndex": rule_index[p.rule],
+        "level": LEVELS[p.severity],
+        "message": {"text": message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": artifact,
+                    "region": {
+                        "startLine": max(span.line, 1),
+                        "startColumn": max(span.column, 1),
+                        "endLine": max(end_line, 1),
+                        "endColumn": max(end_column, 1),
+                    },
+                },
+            }
+        ],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint(p, uri)},
+    }
+    if path:
+        owner = "/".join(x for x in (p.kind, p.object) if x)
+        out["locations"][0]["logicalLocations"] = [
+            {"name": path, "fullyQualifiedName": f"{owner}:{path}" if owner else path, "kind": "member"}
+        ]
+    props = {k: v for k, v in (("document", p.document), ("apiVersion", p.api_version), ("kind", p.kind), ("object", p.object)) if v is not None}
+    if props:
+        out["properties"] = props
+    return out
+
+
+def sarif_log(result: LintResult, cwd: str | None = None) -> dict[str, Any]:
+    cwd = cwd or os.getcwd()
+    descriptors, rule_index = _rule_descriptors(result)
+    base = "file://" + quote(cwd.replace(os.sep, "/").rstrip("/") + "/")
+    if not base.startswith("file:///"):
+        base = "file:///" + base[len("file://"):]
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "dralint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": docs_url(),
+                "rules": descriptors,
+            }
+        },
+        "originalUriBaseIds": {SRCROOT: {"uri": base}},
+        "columnKind": "unicodeCodePoints",
+        "results": [_result(p, rule_index, cwd) for p in result.problems],
+        "invocations": [{"executionSuccessful": True}],
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render(result: LintResult, options: ReportOptions) -> str:
+    return json.dumps(sarif_log(result), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,242 @@
+"""The core pipeline through the real CLI: API versions, schema problems and their exact positions.
+
+Engine checks only (`--select DRA0,DRA1`), so these assertions do not move
+when semantic rules are added; each file names its release in its first line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from conftest import CASES, ROOT, brief, lint_json, run_dralint
+
+CORE = CASES / "core"
+ENGINE = ("--select", "DRA0,DRA1")
+
+
+def full(problems):
+    return [(p["rule"], p["path"], p["line"], p["column"], p["end_line"], p["end_column"]) for p in problems]
+
+
+def test_v1_schema_problems_with_exact_ranges():
+    run = lint_json(str(CORE / "v1-errors.yaml"), *ENGINE)
+    assert run.code == 1
+    assert full(run.problems) == [
+        ("DRA101", "spec.devices.requests[0].exactly.deviceClasName", 11, 9, 11, 23),
+        ("DRA103", "spec.devices.requests[0].exactly.count", 12, 16, 12, 21),
+        ("DRA103", "spec.devices.requests[0].exactly.allocationMode", 13, 25, 13, 26),
+        ("DRA101", "spec.devices.requests[1].deviceClassName", 15, 7, 15, 22),
+        ("DRA105", "spec.devices.requests[1].exactly.capacity.requests.memory", 20, 21, 20, 25),
+    ]
+    messages = [p["message"] for p in run.problems]
+    # The typo and the required field it was meant to be are one problem, with the fix.
+    assert messages[0] == "unknown field 'deviceClasName'; did you mean 'deviceClassName'?"
+    assert "missing required field 'deviceClassName'" not in " ".join(messages)
+    # A field that lost its level of nesting names where it belongs.
+    assert "belongs under 'exactly'" in messages[3]
+    assert "quantity" in messages[4]
+
+
+def test_v1beta1_flat_shape_and_missing_required_points_at_parent_key():
+    run = lint_json(str(CORE / "v1beta1-errors.yaml"), *ENGINE)
+    assert brief(run.problems) == [
+        ("DRA011", "apiVersion", 2, 13),
+        ("DRA101", "spec.spec.devices.requests[0].exactly", 13, 9),
+        ("DRA102", "spec.spec.devices.config[0].opaque.parameters", 16, 9),
+    ]
+    severities = [p["severity"] for p in run.problems]
+    assert severities == ["warning", "error", "error"]
+
+
+def test_v1beta2_wrong_type_and_unknown_field():
+    run = lint_json(str(CORE / "v1beta2-errors.yaml"), *ENGINE)
+    assert brief(run.problems) == [
+        ("DRA011", "apiVersion", 2, 13),
+        ("DRA103", "metadata.labels", 6, 11),
+        ("DRA101", "spec.config[0].requests", 12, 5),
+    ]
+
+
+def test_v1alpha3_typo_in_cel_selector():
+    run = lint_json(str(CORE / "v1alpha3-errors.yaml"), *ENGINE)
+    assert brief(run.problems) == [
+        ("DRA011", "apiVersion", 2, 13),
+        ("DRA101", "spec.selectors[0].cel.expresion", 9, 7),
+    ]
+    assert run.problems[1]["message"] == "unknown field 'expresion'; did you mean 'expression'?"
+
+
+def test_v1alpha2_resource_class_has_no_spec():
+    run = lint_json(str(CORE / "v1alpha2-errors.yaml"), *ENGINE)
+    assert brief(run.problems) == [
+        ("DRA011", "apiVersion", 2, 13),
+        ("DRA101", "spec", 7, 1),
+    ]
+
+
+def test_v1alpha1_timestamp_format_and_unknown_field():
+    run = lint_json(str(CORE / "v1alpha1-errors.yaml"), *ENGINE)
+    assert brief(run.problems) == [
+        ("DRA011", "apiVersion", 2, 13),
+        ("DRA105", "metadata.creationTimestamp", 7, 22),
+        ("DRA101", "spec.parametersRef.namespace", 13, 5),
+    ]
+
+
+def test_api_versions_and_kinds_fail_closed():
+    run = lint_json(str(CORE / "types.yaml"), *ENGINE)
+    assert full(run.problems) == [
+        ("DRA012", "apiVersion", 1, 13, 1, 15),
+        ("DRA010", "apiVersion", 6, 13, 6, 37),
+        ("DRA011", "apiVersion", 11, 13, 11, 36),
+        ("DRA010", "kind", 19, 7, 19, 20),
+        ("DRA013", "kind", 24, 7, 24, 21),
+        ("DRA007", "", 28, 1, 30, 23),
+    ]
+    by_rule = {p["rule"] + p["path"] + str(p["line"]): p["message"] for p in run.problems}
+    assert by_rule["DRA010apiVersion6"] == "resource.k8s.io/v1alpha2 is not served by Kubernetes 1.35 (removed in 1.31); use resource.k8s.io/v1"
+    assert "use apiVersion: resource.k8s.io/v1" in by_rule["DRA012apiVersion1"]
+    assert "did you mean DeviceClass?" in by_rule["DRA010kind19"]
+    assert "did you mean ResourceClaim?" in by_rule["DRA013kind24"]
+    assert run.json["summary"] == {"files": 1, "documents": 7, "errors": 5, "warnings": 1, "infos": 0}
+
+
+def test_release_flag_changes_the_verdict():
+    claim = "apiVersion: resource.k8s.io/v1beta2\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\n"
+    at_132 = lint_json("-k", "1.32", "-", *ENGINE, input=claim)
+    assert brief(at_132.problems) == [("DRA010", "apiVersion", 1, 13)]
+    assert "introduced in 1.33" in at_132.problems[0]["message"]
+    at_133 = lint_json("-k", "1.33", "-", *ENGINE, input=claim)
+    assert brief(at_133.problems) == [("DRA011", "apiVersion", 1, 13)]
+    assert at_133.code == 0
+
+
+def test_json_report_shape_is_exact():
+    run = lint_json(str(CORE / "v1-errors.yaml"), *ENGINE)
+    assert set(run.json) == {"problems", "summary"}
+    first = run.problems[0]
+    assert list(first) == [
+        "file", "line", "column", "end_line", "end_column", "severity", "rule", "name",
+        "message", "path", "document", "api_version", "kind", "object",
+    ]
+    assert first["file"] == str(CORE / "v1-errors.yaml")
+    assert first["name"] == "unknown-field"
+    assert first["document"] == 0
+    assert first["api_version"] == "resource.k8s.io/v1"
+    assert first["kind"] == "ResourceClaim"
+    assert first["object"] == "default/claim"
+    assert set(run.json["summary"]) == {"files", "documents", "errors", "warnings", "infos"}
+
+
+def test_text_format_line_and_summary():
+    run = run_dralint("--no-config", "--format", "text", *ENGINE, str(CORE / "v1alpha3-errors.yaml"))
+    assert run.code == 1
+    lines = run.stdout.splitlines()
+    assert lines == [
+        f"{CORE / 'v1alpha3-errors.yaml'}:2:13: warning: resource.k8s.io/v1alpha3 is served by Kubernetes 1.31 but disabled by default "
+        "(needs --runtime-config=resource.k8s.io/v1alpha3=true) (at apiVersion) [DRA011 api-version-disabled-by-default]",
+        f"{CORE / 'v1alpha3-errors.yaml'}:9:7: error: unknown field 'expresion'; did you mean 'expression'? "
+        "(at spec.selectors[0].cel.expresion) [DRA101 unknown-field]",
+    ]
+    assert run.stderr.strip() == "1 file, 1 document: 1 error, 1 warning, 0 info"
+
+
+def test_source_excerpt_with_caret_when_colour_forced():
+    run = run_dralint("--no-config", "--color", "always", "--select", "DRA101", str(CORE / "v1alpha3-errors.yaml"))
+    out = re.sub(r"\x1b\[[0-9;]*m", "", run.stdout)
+    assert "expresion: device.driver" in out
+    caret_line = [line for line in out.splitlines() if "^" in line][0]
+    # Caret under columns 7..15 ("expresion"), after a 5-wide line-number gutter and " | ".
+    assert caret_line.index("^") == len("    9 | ") + 6
+    assert caret_line.count("^") == len("expresion")
+
+
+def test_exit_codes_and_fail_on():
+    clean = lint_json(str(ROOT / "examples" / "deviceclass.yaml"))
+    assert clean.code == 0 and clean.problems == []
+    warn_only = lint_json("-k", "1.33", str(CORE / "v1beta2-errors.yaml"), "--select", "DRA011")
+    assert warn_only.code == 0
+    failing = run_dralint("--no-config", "--format", "json", "-k", "1.33", "--select", "DRA011", "--fail-on", "warning", str(CORE / "v1beta2-errors.yaml"))
+    assert failing.code == 1
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        ((), "no PATH given"),
+        (("-k", "1.25", "x.yaml"), "unsupported Kubernetes version '1.25'"),
+        (("--format", "xml", "examples/"), "unknown format 'xml'"),
+        (("--select", "DRA999X", "examples/"), "unknown rule 'DRA999X'"),
+        (("--fail-on", "fatal", "examples/"), "invalid choice"),
+        (("--severity", "DRA011", "examples/"), "CODE=LEVEL"),
+    ],
+)
+def test_usage_errors_exit_2(args, needle):
+    run = run_dralint("--no-config", *args)
+    assert run.code == 2, run.stdout + run.stderr
+    assert needle in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_unreadable_path_is_a_problem_not_a_crash(tmp_path):
+    run = lint_json(str(tmp_path / "missing.yaml"))
+    assert run.code == 1
+    assert brief(run.problems) == [("DRA006", "", 1, 1)]
+    assert "no such file" in run.problems[0]["message"]
+
+
+def test_directories_are_walked_for_yaml_and_json(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / ".hidden").mkdir()
+    good = (ROOT / "examples" / "deviceclass.yaml").read_text()
+    (tmp_path / "a" / "one.yaml").write_text(good)
+    (tmp_path / "a" / "two.yml").write_text(good)
+    bad_json = json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "x"}, "spec": {"bogus": 1}})
+    (tmp_path / "three.json").write_text(bad_json)
+    (tmp_path / "notes.txt").write_text("not: yaml: at: all:")
+    (tmp_path / ".hidden" / "skip.yaml").write_text("{")
+    run = lint_json(str(tmp_path), *ENGINE)
+    assert run.json["summary"]["files"] == 3
+    assert brief(run.problems) == [("DRA101", "spec.bogus", 1, bad_json.index('"bogus"') + 1)]
+    assert run.problems[0]["file"].endswith("three.json")
+
+
+def test_stdin_and_multi_document_indexes():
+    text = (ROOT / "examples" / "mistakes.yaml").read_text()
+    run = lint_json("-", *ENGINE, input=text)
+    assert {p["file"] for p in run.problems} == {"-"}
+    assert sorted({p["document"] for p in run.problems}) == [0, 1, 2]
+    assert ("DRA010", "apiVersion", 41, 13) in brief(run.problems)
+
+
+def test_release_comment_in_file_wins_and_bad_one_is_reported(tmp_path):
+    path = tmp_path / "old.yaml"
+    path.write_text("# dralint: kubernetes-version=1.24\n" + (ROOT / "examples" / "deviceclass.yaml").read_text())
+    run = lint_json(str(path))
+    assert brief(run.problems) == [("DRA009", "", 1, 1)]
+    older = lint_json(str(ROOT / "examples" / "older-releases" / "v1alpha2-1.30.yaml"))
+    assert {p["rule"] for p in older.problems} == {"DRA011"}
+
+
+def test_examples_command_from_readme():
+    run = run_dralint("examples/")
+    assert run.code == 1
+    assert "examples/mistakes.yaml" in run.stdout
+    for file in ("resourceclaim.yaml", "resourceclaimtemplate.yaml", "deviceclass.yaml"):
+        assert f"examples/{file}:" not in run.stdout
+
+
+def test_list_items_are_checked_one_by_one(tmp_path):
+    path = tmp_path / "list.yaml"
+    path.write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- apiVersion: resource.k8s.io/v1\n  kind: DeviceClass\n  metadata:\n    name: a\n"
+        "- apiVersion: resource.k8s.io/v1\n  kind: DeviceClass\n  metadata:\n    name: b\n  spec:\n    selector: []\n"
+    )
+    run = lint_json(str(path), *ENGINE)
+    assert brief(run.problems) == [("DRA101", "spec.selector", 13, 5)]
+    assert "did you mean 'selectors'?" in run.problems[0]["message"]
+    assert run.json["summary"]["documents"] == 2
