@@ -178,6 +178,7 @@ def main() -> None:
         t0 = time.perf_counter()
         bare(text)
         best_bare = min(best_bare, time.perf_counter() - t0)
+        r = None
         t0 = time.perf_counter()
         r = load("bench.yaml", data)
         if args.positions:

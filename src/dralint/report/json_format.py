@@ -40,4 +40,10 @@ def render(result: LintResult, options: ReportOptions) -> str:
             "infos": result.count(Severity.INFO),
         },
     }
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    # One problem per line: readable and diffable, and json's C encoder does the
+    # work (indent= would switch to the pure-Python encoder, slower than linting).
+    problems = ",\n    ".join(json.dumps(p, ensure_ascii=False) for p in payload["problems"])
+    body = f"[\n    {problems}\n  ]" if problems else "[]"
+    summary = json.dumps(payload["summary"])
+    return f'{{\n  "problems": {body},\n  "summary": {summary}\n}}\n'
+

@@ -1,0 +1,206 @@
+"""Throughput of `dralint` against bare libyaml parsing of the same files, in one run.
+
+    python bench/bench.py [--documents 5000] [--repeat 5]
+
+Generates a corpus of mixed DRA documents (claims, templates, classes and
+pods across every API version, each file carrying the release it is meant
+for), then times, on one core and alternating the two so that machine noise
+hits both alike:
+
+  * `dralint --format json FILES` (the whole CLI: start-up, load, schema, rules, report);
+  * a bare parse: a fresh interpreter that runs libyaml (ruamel.yaml.clib's
+    CParser) over the same files and builds nothing.
+
+Prints documents/s for each (median of --repeat runs) and their ratio. The
+goal is dralint at >= 50 % of the parse-only rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# (release, apiVersion, documents) — realistic shapes for each generation of the API.
+TEMPLATES: list[tuple[str, str]] = [
+    (
+        "1.35",
+        """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: claim-{n}
+  namespace: team-{t}
+  labels:
+    app.kubernetes.io/name: trainer
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        allocationMode: ExactCount
+        count: 2
+        selectors:
+        - cel:
+            expression: device.attributes["gpu.example.com"].model == "A100"
+    - name: nic
+      firstAvailable:
+      - name: fast
+        deviceClassName: nic.example.com
+      - name: slow
+        deviceClassName: nic.example.com
+        count: 2
+    constraints:
+    - requests: ["gpu"]
+      matchAttribute: gpu.example.com/numaNode
+    config:
+    - requests: ["gpu"]
+      opaque:
+        driver: gpu.example.com
+        parameters:
+          sharing: {{strategy: TimeSlicing}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: class-{n}.example.com
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.example.com"
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: pod-{n}
+  namespace: team-{t}
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimName: claim-{n}
+  containers:
+  - name: main
+    image: registry.example.com/app:1.0
+    resources:
+      claims:
+      - name: gpu
+""",
+    ),
+    (
+        "1.32",
+        """apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaimTemplate
+metadata:
+  name: template-{n}
+  namespace: team-{t}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        deviceClassName: gpu.example.com
+        count: 1
+        selectors:
+        - cel:
+            expression: device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0
+""",
+    ),
+    (
+        "1.30",
+        """apiVersion: resource.k8s.io/v1alpha2
+kind: ResourceClaim
+metadata:
+  name: classic-{n}
+  namespace: team-{t}
+spec:
+  resourceClassName: gpu.example.com
+  allocationMode: WaitForFirstConsumer
+""",
+    ),
+]
+
+
+def generate(folder: Path, documents: int, per_file: int = 100) -> list[Path]:
+    files: list[Path] = []
+    written = n = 0
+    while written < documents:
+        release, template = TEMPLATES[len(files) % len(TEMPLATES)]
+        docs_in_template = template.count("\n---\n") + 1
+        parts = [f"# dralint: kubernetes-version={release}\n"]
+        count = 0
+        while count < per_file and written < documents:
+            parts.append(("---\n" if count else "") + template.format(n=n, t=n % 7))
+            count += docs_in_template
+            written += docs_in_template
+            n += 1
+        path = folder / f"corpus-{len(files):03d}.yaml"
+        path.write_text("".join(parts))
+        files.append(path)
+    return files
+
+
+PARSE_ONLY = """
+import sys
+from _ruamel_yaml import CParser
+docs = 0
+for name in sys.argv[1:]:
+    with open(name, "rb") as f:
+        parser = CParser(f.read().decode("utf-8"))
+    while True:
+        event = parser.get_event()
+        kind = type(event).__name__
+        if kind == "DocumentStartEvent":
+            docs += 1
+        elif kind == "StreamEndEvent":
+            break
+print(docs)
+"""
+
+
+def timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{cmd[0]} failed ({proc.returncode}): {proc.stderr.decode()[-500:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--documents", type=int, default=5000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+
+    dralint = shutil.which("dralint", path=str(Path(sys.executable).parent)) or shutil.which("dralint")
+    if not dralint:
+        raise SystemExit("dralint is not installed in this environment")
+    one_core = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    with tempfile.TemporaryDirectory() as tmp:
+        files = [str(f) for f in generate(Path(tmp), args.documents)]
+        lint_cmd = [*one_core, dralint, "--no-config", "--format", "json", *files]
+        parse_cmd = [*one_core, sys.executable, "-c", PARSE_ONLY, *files]
+        timed(lint_cmd)  # warm the page cache and bytecode for both
+        timed(parse_cmd)
+        lint_times, parse_times = [], []
+        for _ in range(args.repeat):
+            lint_times.append(timed(lint_cmd))
+            parse_times.append(timed(parse_cmd))
+    lint_rate = args.documents / statistics.median(lint_times)
+    parse_rate = args.documents / statistics.median(parse_times)
+    print(f"documents:              {args.documents} in {len(files)} files, {os.cpu_count()} cores, pinned to one: {bool(one_core)}")
+    print(f"dralint (whole CLI):    {lint_rate:8.0f} documents/s  (median of {args.repeat}: {statistics.median(lint_times):.3f} s)")
+    print(f"libyaml parse only:     {parse_rate:8.0f} documents/s  (median of {args.repeat}: {statistics.median(parse_times):.3f} s)")
+    print(f"ratio dralint/parse:    {lint_rate / parse_rate:8.1%}  (goal >= 50%)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""The compiled fast validator must agree with jsonschema on every document, valid or not.
+
+The fast path decides whether jsonschema runs at all; if it called an invalid
+document valid, problems would silently vanish. Checked on every DRA object
+of the real-world corpus and the test fixtures, and on mutations of each
+that break it in the ways users do (unknown key, wrong type, missing field).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import CASES, ROOT, SHARED
+from dralint import formats, schemas
+from dralint.load import load
+from dralint.schema_check import as_decoded, fast_validator, without_nulls
+
+
+def _reference(schema):
+    checker = jsonschema.FormatChecker(formats=())
+    for name, test in formats.CHECKS.items():
+        checker.checks(name)(test)
+    return jsonschema.Draft202012Validator(schema, format_checker=checker)
+
+
+def _documents():
+    files = sorted(ROOT.joinpath("examples").rglob("*.yaml")) + sorted(CASES.rglob("*.yaml"))
+    index = SHARED / "corpus" / "real-world" / "index.json"
+    releases = {}
+    if index.is_file():
+        for row in json.loads(index.read_text()):
+            if row.get("k8s_version"):
+                path = index.parent / row["file"]
+                files.append(path)
+                releases[path] = row["k8s_version"]
+    for path in files:
+        for doc in load(str(path), path.read_bytes()).documents:
+            release = releases.get(path, "1.35")
+            info = schemas.catalog(release).served(doc.api_version, doc.kind)
+            if info is not None:
+                yield path, release, doc
+
+
+def _mutations(data, rng):
+    """A few broken copies of `data`: an unknown key, a wrong type, a dropped key, deep in the tree."""
+    paths = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                paths.append(path + (k,))
+                walk(v, path + (k,))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, path + (i,))
+
+    walk(data, ())
+    for path in rng.sample(paths, min(6, len(paths))):
+        for how in ("unknown", "type", "drop"):
+            copy = json.loads(json.dumps(data))
+            parent = copy
+            for part in path[:-1]:
+                parent = parent[part]
+            key = path[-1]
+            if how == "unknown" and isinstance(parent[key], dict):
+                parent[key]["notAField"] = 1
+            elif how == "type":
+                parent[key] = [] if not isinstance(parent[key], list) else {"x": 1}
+            elif how == "drop":
+                del parent[key]
+            yield copy
+
+
+def test_fast_validator_agrees_with_jsonschema():
+    rng = random.Random(20261122)
+    compared = disagreements = 0
+    seen = []
+    for path, release, doc in _documents():
+        schema = as_decoded(schemas.catalog(release).schema(doc.api_version, doc.kind))
+        fast, ref = fast_validator(schema), _reference(schema)
+        data = without_nulls(doc.data)
+        for candidate in [data, *_mutations(data, rng)]:
+            compared += 1
+            if fast.validate(candidate) != ref.is_valid(candidate):
+                disagreements += 1
+                seen.append((str(path), doc.index))
+    assert compared > 200
+    assert disagreements == 0, seen[:10]
+
+
+@pytest.mark.parametrize(
+    "value, ok",
+    [("8Gi", True), ("500m", True), ("1.5", True), ("1e3", True), (".5", True), ("+2Ki", True), (4, True), (1.5, True),
+     ("8GiB", False), ("", False), ("Gi", False), ("1 Gi", False), (True, False)],
+)
+def test_quantity_format(value, ok):
+    assert formats.is_quantity(value) is ok
