@@ -110,3 +110,122 @@ def driver_name(value: str) -> tuple[str | None, list[str]]:
 
 def is_namespace_name(value: str) -> bool:
     return not dns1123_label(value)
+
+
+# --- Additions for the API-server parity rules (claims, classes, metadata). ---
+
+ANNOTATIONS_MAX_TOTAL = 256 * 1024
+GENERATE_NAME_MAX_PREFIX = 58  # the registry cuts generateName to 58 characters and appends 5 random ones
+OPAQUE_PARAMETERS_MAX = 10 * 1024
+QUALIFIED_NAME_PREFIX_MAX = DNS1123_SUBDOMAIN_MAX
+
+
+def mask_trailing_dash(value: str) -> str:
+    """apimachinery's maskTrailingDash: a generateName prefix may end with '-'."""
+    if len(value) > 1 and value.endswith("-"):
+        return value[:-2] + "a"
+    return value
+
+
+def generate_name_prefix(value: str) -> list[str]:
+    """`metadata.generateName` as NameIsDNSSubdomain(prefix=true) checks it."""
+    return dns1123_subdomain(mask_trailing_dash(value))
+
+
+def generated_name(prefix: str) -> str:
+    """A stand-in for the name the registry generates (5 lower-case alphanumerics appended)."""
+    return prefix[:GENERATE_NAME_MAX_PREFIX] + "x7k2q"
+
+
+def driver_name_errors(value: str) -> list[tuple[str, str]]:
+    """ValidateCSIDriverName exactly: every (error type, detail) it produces, in order.
+
+    An empty name gives Required *and* Invalid; a long name TooLong (and Invalid
+    when its characters are also wrong).
+    """
+    errs: list[tuple[str, str]] = []
+    if not value:
+        errs.append(("Required", "a driver name is required"))
+    if len(value) > DRIVER_NAME_MAX:
+        errs.append(("TooLong", f"must be no more than {DRIVER_NAME_MAX} characters"))
+    errs.extend(("Invalid", msg) for msg in dns1123_subdomain(value.lower()))
+    return errs
+
+
+def fully_qualified_name(value: str, release: tuple[int, int]) -> list[tuple[tuple[str, ...], str, str]]:
+    """validateFullyQualifiedName (constraint matchAttribute/distinctAttribute, attribute keys).
+
+    Returns (path suffix, error type, detail) triples; the suffix is () for the
+    field itself or ("domain",) for the 1.31 "no domain" error.
+    """
+    out: list[tuple[tuple[str, ...], str, str]] = []
+    old = release <= (1, 34)
+    empty_type = "Required" if old else "Invalid"
+    if value == "" and old:
+        out.append(((), "Required", "a fully qualified attribute name is required"))
+        if release == (1, 31):
+            out.append((("domain",), "Required", "must include a domain: '<domain>/<name>'"))
+        return out
+    parts = value.split("/")
+
+    def c_ident(ident: str) -> None:
+        if len(ident) > DEVICE_MAX_ID:
+            out.append(((), "TooLong", f"the identifier must be no more than {DEVICE_MAX_ID} characters"))
+        for msg in c_identifier(ident):
+            out.append(((), "TypeInvalid" if old else "Invalid", msg))
+
+    if len(parts) == 1:
+        c_ident(parts[0])
+    elif len(parts) == 2:
+        domain, ident = parts
+        if not domain:
+            out.append(((), empty_type, "the domain must not be empty"))
+        else:
+            for etype, msg in driver_name_errors(domain):
+                out.append(((), etype, f"domain {msg}"))
+        if not ident:
+            out.append(((), empty_type, "the name must not be empty"))
+        else:
+            c_ident(ident)
+    # More than one '/' is not rejected up to and including 1.35.
+    if "/" not in value:
+        if release == (1, 31):
+            out.append((("domain",), "Required", "must include a domain: '<domain>/<name>'"))
+        else:
+            out.append(((), "Invalid", "must include a domain: '<domain>/<name>'"))
+    return out
+
+
+def is_extended_resource_name(value: str) -> bool:
+    """v1helper.IsExtendedResourceName: has '/', not kubernetes.io/, not requests.*, requests.<v> a qualified name."""
+    if "kubernetes.io/" in value or "/" not in value:
+        return False
+    if value.startswith("requests."):
+        return False
+    return not qualified_name("requests." + value)
+
+
+def go_json_size(value: object) -> int:
+    """Bytes of the compact JSON that kubectl (Go encoding/json) sends for `value`.
+
+    Go escapes <, > and & as \\u003c etc. and U+2028/U+2029; everything else is
+    UTF-8 as is. Floats with integral values print without '.0' in Go.
+    """
+    import json
+
+    def norm(v: object) -> object:
+        if isinstance(v, float) and v.is_integer() and abs(v) < 1e21:
+            return int(v)
+        if isinstance(v, dict):
+            return {str(k): norm(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [norm(x) for x in v]
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            return v
+        return str(v)
+
+    text = json.dumps(norm(value), separators=(",", ":"), ensure_ascii=False)
+    size = len(text.encode("utf-8"))
+    size += 5 * sum(text.count(c) for c in "<>&")
+    size += 3 * (text.count("\u2028") + text.count("\u2029"))
+    return size

@@ -156,20 +156,20 @@ def pod_claim_shape(doc, report):
         if flat and "source" in claim:
             report((*entry, "source"),
                    f"unknown field 'source': since Kubernetes 1.31 resourceClaimName/resourceClaimTemplateName sit directly in the "
-                   f"resourceClaims entry (this is Kubernetes {doc.release})", at_key=True, error_type="FieldValueInvalid")
+                   f"resourceClaims entry (this is Kubernetes {doc.release})", at_key=True)
         if not flat:
             for key in SOURCE_KEYS:
                 if key in claim:
                     report((*entry, key),
                            f"unknown field {key!r}: before Kubernetes 1.31 it goes under 'source:' (this is Kubernetes {doc.release})",
-                           at_key=True, error_type="FieldValueInvalid")
+                           at_key=True)
     if not flat:
         for cpath, _container in _containers(doc, base):
             for j, ref in doc.items(*cpath, "resources", "claims"):
                 if "request" in ref:
                     report((*cpath, "resources", "claims", j, "request"),
                            f"unknown field 'request': container claims can name a request only from Kubernetes 1.31 (this is Kubernetes {doc.release})",
-                           at_key=True, error_type="FieldValueInvalid")
+                           at_key=True)
 
 
 def _containers(doc: DocumentView, base: tuple[str, ...]) -> Iterator[tuple[tuple, dict]]:
@@ -206,7 +206,7 @@ def container_claim_reference(doc, report):
                        locate=(*path, "name"), at_key="name" not in ref)
                 continue
             key = f"{name}/{request}" if isinstance(request, str) and request else name
-            if key in used or name in used:
+            if key in used:
                 report(path, f"claim {key!r} is listed twice for this container", error_type="Duplicate", locate=(*path, "name"))
             used.add(key)
             if name not in declared:
@@ -273,14 +273,15 @@ def _pod_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
                 yield (*holder_path, key), kind, value
 
 
-@rule("DRA710", "claim-reference-kind", severity="error", kinds=POD_KINDS, scope="run")
+@rule("DRA710", "claim-reference-kind", severity="warning", kinds=POD_KINDS, scope="run")
 def claim_reference_kind(run, report):
     """A pod's claim reference names an object of the other kind defined in the same run.
 
     `resourceClaimName` must name a ResourceClaim and
     `resourceClaimTemplateName` a ResourceClaimTemplate. When the run defines
     the name only as the other kind (in a matching namespace), the pod would
-    wait forever for an object that does not exist.
+    wait forever for an object that does not exist. The API server accepts
+    the pod (the object might exist in the cluster), hence a warning.
     """
     index = _Index(run.documents)
     other = {"ResourceClaim": "ResourceClaimTemplate", "ResourceClaimTemplate": "ResourceClaim"}
@@ -295,14 +296,16 @@ def claim_reference_kind(run, report):
                              f"use {field_of[other[kind]]}", doc=view, error_type="NotFound")
 
 
-@rule("DRA711", "claim-reference-namespace", severity="error", kinds=POD_KINDS, scope="run")
+@rule("DRA711", "claim-reference-namespace", severity="warning", kinds=POD_KINDS, scope="run")
 def claim_reference_namespace(run, report):
     """A pod refers to a ResourceClaim or ResourceClaimTemplate that the run defines only in another namespace.
 
     A pod can only use claims and templates of its own namespace. A missing
     `metadata.namespace` on either side matches any namespace (it is the
     namespace the manifest is applied to), so only two explicit, different
-    namespaces are reported.
+    namespaces are reported. The API server accepts the pod (the object might
+    also exist in the cluster), hence a warning; the pod stays Pending
+    otherwise.
     """
     index = _Index(run.documents)
     for view in run.documents:
@@ -326,11 +329,10 @@ def claim_reference_unresolved(run, report):
     for view in run.documents:
         for path, kind, name in _pod_references(view):
             if index.find(kind, name):
-                continue
-            if kind == "ResourceClaim" and index.find("ResourceClaimTemplate", name):
-                continue  # DRA710's case
-            if kind == "ResourceClaimTemplate" and index.find("ResourceClaim", name):
-                continue
+                continue  # defined: fine, or DRA711
+            other = "ResourceClaimTemplate" if kind == "ResourceClaim" else "ResourceClaim"
+            if any(_same_namespace(ns, view.namespace) for ns, _ in index.find(other, name)):
+                continue  # DRA710
             where = f"namespace {view.namespace!r}" if view.namespace else "the pod's namespace"
             report(path, f"{kind} {name!r} is not defined in the linted files; it must exist in {where} of the cluster", doc=view)
 
@@ -352,9 +354,8 @@ def _class_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
         exactly = request.get("exactly")
         if isinstance(exactly, dict):
             candidates.append(((*rpath, "exactly"), exactly))
-        for j, sub in enumerate(request.get("firstAvailable") or [] if isinstance(request.get("firstAvailable"), list) else []):
-            if isinstance(sub, dict):
-                candidates.append(((*rpath, "firstAvailable", j), sub))
+        for j, sub in view.items(*rpath, "firstAvailable"):
+            candidates.append(((*rpath, "firstAvailable", j), sub))
         for path, holder in candidates:
             name = holder.get("deviceClassName")
             if isinstance(name, str) and name:

@@ -160,9 +160,20 @@ def build_options(args: Any) -> tuple[Any, Settings]:
 
         options.extra_rules.extend(load_policies(policies))
     if target:
-        from .lifecycle import target_version_postprocessor
+        from .lifecycle import parse_release, target_version_postprocessor
 
-        options.postprocessors.append(target_version_postprocessor(_release(str(target)), release))
+        try:
+            target = parse_release(str(target))  # may lie beyond the schemas: 1.38 is a fair upgrade target
+        except ValueError as exc:
+            raise ConfigError(f"--target-version: {exc}") from None
+        options.postprocessors.append(target_version_postprocessor(target, release))
+    # Last, so that it sees (and can suppress) what the other postprocessors add.
+    from .suppress import SuppressionError, suppressions
+
+    try:
+        options.postprocessors.append(suppressions(options, raw.get("ignore-paths"), config_path))
+    except SuppressionError as exc:
+        raise ConfigError(str(exc)) from exc
 
     settings = Settings(
         format=getattr(args, "format", None) or raw.get("format") or "auto",

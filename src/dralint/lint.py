@@ -146,9 +146,11 @@ def _check_documents(documents: list[Document], options: LintOptions, rules: lis
 def _finish(result: LintResult, options: LintOptions, rules: list[Rule], documents: list[Document]) -> None:
     problems = _merge_overlaps(result.problems)
     problems = _soften_outside_dra(problems, documents, result.dra_documents)
-    problems = _filter(problems, options, rules)
+    # Postprocessors first: what they add (upgrade warnings, unused suppressions)
+    # is selected, ignored and re-levelled like every other problem.
     for post in options.postprocessors:
         problems = post(problems, documents)
+    problems = _filter(problems, options, rules)
     problems.sort(key=Problem.sort_key)
     result.problems = problems
 

@@ -69,6 +69,7 @@ import gc
 import os
 import re
 import sys
+import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -164,7 +165,10 @@ def _backend(pure: bool) -> _Backend:
 
         def make_parser(text: str) -> Any:
             # YAML 1.1, as libyaml and go-yaml v2 read it.
-            return base(text, version=(1, 1))
+            p = base(text, version=(1, 1))
+            # what ruamel.yaml.main would set up: where %YAML / %TAG directives are recorded
+            p.doc_infos = [types.SimpleNamespace(doc_version=None, tags=[], requested_version=None)]
+            return p
 
         b.make_parser = make_parser
         b.pure = True
@@ -349,10 +353,6 @@ class _LazyTable(dict):
 
     __slots__ = ("_fill",)
 
-    def __init__(self, fill: Callable[[], tuple[dict, dict]] | None, which: int) -> None:
-        super().__init__()
-        self._fill = (fill, which) if fill is not None else None
-
     def _force(self) -> None:
         f = self._fill
         if f is not None:
@@ -482,28 +482,64 @@ class _LazyTable(dict):
         return copy.deepcopy(dict(dict.items(self)), memo)
 
 
+def _lazy(fill: Callable[[], tuple[dict, dict]], which: int) -> _LazyTable:
+    t = _LazyTable()
+    t._fill = (fill, which)
+    return t
+
+
 _NOKEY = object()  # no key read yet in the current mapping
 _SKIP = object()  # the key was rejected: drop its value
 
 
 class _Replay:
-    """Computes positions and string styles of one YAML document from its kept events."""
+    """Computes positions and string styles of one YAML document, when first asked for.
 
-    def __init__(self, b: _Backend, evs: list, data: Any, text: str, lo: int, io: int) -> None:
+    The main pass keeps no events (keeping them costs time and memory for every
+    document); this re-parses the document's own slice of the text instead,
+    which only documents whose positions are read pay for.
+    """
+
+    __slots__ = ("b", "data", "text", "start", "line", "column", "end", "lo", "io", "result", "items", "_first")
+
+    def __init__(self, b: _Backend, data: Any, text: str, start: int, line: int, column: int, end: int) -> None:
+        # Built for every document: keep this cheap, the rest is set up in __call__.
         self.b = b
-        self.evs = evs
         self.data = data
         self.text = text
-        self.lo = lo  # line offset of the parsed chunk in the file
-        self.io = io  # character offset of the parsed chunk in the file
+        self.start = start  # character index in the text where the document's slice starts
+        self.line = line  # its 0-based line in the file
+        self.column = column  # and column
+        self.end = end
         self.result: tuple[dict, dict] | None = None
         self.items: dict[int, tuple[dict, dict]] | None = None
 
     def __call__(self) -> tuple[dict, dict]:
         if self.result is None:
-            self.result = self._run()
-            self.evs = []  # no longer needed
+            self.lo = self.line  # line offset of the re-parsed slice in the file
+            self.io = self.start - self.column  # character offset of the re-parsed slice in the file
+            self._first = {}
+            try:
+                self.result = self._run(self._events())
+            except Exception:  # noqa: BLE001 - never a traceback; positions fall back to the document start
+                self.result = ({(): Node(None, Span.point(self.line + 1, self.column + 1))}, {})
         return self.result
+
+    def first_lines(self) -> dict[tuple[int, int], int]:
+        """(line, column) of each repeated key -> line of the key's first occurrence in its mapping."""
+        self()
+        return self._first
+
+    def _events(self) -> Iterator[Any]:
+        # Spaces stand in for what precedes the slice on its first line, so columns stay right.
+        sub = " " * self.column + self.text[self.start:self.end]
+        get = self.b.make_parser(sub).get_event
+        DocEnd, StreamEnd = self.b.DocEnd, self.b.StreamEnd
+        while True:
+            ev = get()
+            if ev.__class__ is DocEnd or ev.__class__ is StreamEnd:
+                return
+            yield ev
 
     def item(self, i: int) -> Callable[[], tuple[dict, dict]]:
         def fill() -> tuple[dict, dict]:
@@ -516,6 +552,10 @@ class _Replay:
                 for path, st in styles.items():
                     if len(path) >= 2 and path[0] == "items" and type(path[1]) is int:
                         items.setdefault(path[1], ({}, {}))[1][path[2:]] = st
+                for n, (ipos, _st) in items.items():
+                    node = pos.get(("items", n))
+                    if node is not None:
+                        ipos[()] = Node(None, node.value)
                 self.items = items
             return self.items.get(i, ({}, {}))
 
@@ -542,7 +582,7 @@ class _Replay:
             k -= 1
         return line, j - k + 1
 
-    def _run(self) -> tuple[dict, dict]:
+    def _run(self, events: Iterator[Any]) -> tuple[dict, dict]:
         b = self.b
         Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd = b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd
         lo = self.lo
@@ -560,7 +600,9 @@ class _Replay:
         last_end: tuple[int, int] = (1, 1)
         merges: list | None = None
         skip = 0
-        for ev in self.evs:
+        first = self._first
+        seen: dict | None = None  # keys of the current mapping -> line
+        for ev in events:
             cls = ev.__class__
             if skip:
                 if cls is MapStart or cls is SeqStart:
@@ -571,7 +613,7 @@ class _Replay:
                         last_end = (ev.end_mark.line + 1 + lo, ev.end_mark.column + 1)
                 continue
             if cls is MapEnd or cls is SeqEnd:
-                sev = stack[-1][8]
+                sev = stack[-1][9]
                 sm = sev.start_mark
                 if sev.flow_style or not had_child:
                     em = ev.end_mark
@@ -581,7 +623,7 @@ class _Replay:
                 if merges:
                     self._apply_merges(pos, path, merges)
                 npath = path
-                path, is_map, key, key_span, idx, in_root, merges, nkey_span, _sev = stack.pop()
+                path, is_map, key, key_span, idx, in_root, merges, nkey_span, seen, _sev = stack.pop()
                 pos[npath] = Node(nkey_span, Span(sm.line + 1 + lo, sm.column + 1, end[0], end[1]))
                 had_child = True
                 last_end = end
@@ -609,7 +651,13 @@ class _Replay:
                         k = _SKIP
                 key = k
                 key_span = _mark_span(sm, em, lo)
-                last_end = (key_span.end_line, key_span.end_column)
+                if cls is not Scalar or ev.value or ev.style:  # an empty key has no reliable place
+                    last_end = (key_span.end_line, key_span.end_column)
+                if type(k) is str and seen is not None:
+                    if k in seen:
+                        first[(key_span.line, key_span.column)] = seen[k]
+                    else:
+                        seen[k] = key_span.line
                 continue
             if is_map:
                 if key is _SKIP or key is _MERGE:
@@ -621,7 +669,7 @@ class _Replay:
                     key = _NOKEY
                     if cls is MapStart or cls is SeqStart:
                         skip = 1
-                    else:
+                    elif cls is not Scalar or ev.value or ev.style:
                         last_end = (em.line + 1 + lo, em.column + 1)
                     continue
                 npath = path + (key,)
@@ -639,11 +687,19 @@ class _Replay:
             if cls is Scalar:
                 style = ev.style
                 if ev.ctag is None and not style:
-                    pos[npath] = Node(nkey_span, _mark_span(sm, em, lo))
-                    last_end = (em.line + 1 + lo, em.column + 1)
                     v = ev.value
-                    if v and type(resolve_plain(v)) is str:
-                        styles[npath] = None
+                    if v:
+                        pos[npath] = Node(nkey_span, _mark_span(sm, em, lo))
+                        last_end = (em.line + 1 + lo, em.column + 1)
+                        if type(resolve_plain(v)) is str:
+                            styles[npath] = None
+                    elif nkey_span is not None:
+                        # `key:` with no value: the parsers disagree on where the nothing is; use the
+                        # character after the key (normally the colon)
+                        pos[npath] = Node(nkey_span, Span(nkey_span.end_line, nkey_span.end_column,
+                                                          nkey_span.end_line, nkey_span.end_column + 1))
+                    else:
+                        pos[npath] = Node(None, Span.point(sm.line + 1 + lo, sm.column + 1))
                 else:
                     if style == "|" or style == ">":
                         end = self._block_end(em)
@@ -660,9 +716,10 @@ class _Replay:
                 self._walk_alias(pos, npath, self._data_at(npath), aspan)
                 last_end = (aspan.end_line, aspan.end_column)
             else:  # collection start
-                stack.append((path, is_map, key, key_span, idx, in_root, merges, nkey_span, ev))
+                stack.append((path, is_map, key, key_span, idx, in_root, merges, nkey_span, seen, ev))
                 path = npath
                 is_map = cls is MapStart
+                seen = {} if is_map else None
                 key = _NOKEY
                 key_span = None
                 idx = 0
@@ -729,35 +786,6 @@ class _Ctx:
         self.b = b
 
 
-def _first_key_line(b: _Backend, evs: list, start: int, end: int, key: Any, lo: int) -> int:
-    """Line of the first occurrence of `key` in the mapping whose content events are evs[start:end]."""
-    depth = 0
-    n = 0  # nodes seen at the mapping's own level: even = key, odd = value
-    anchors: dict = {}
-    for ev in evs[start:end]:
-        cls = ev.__class__
-        if cls is b.MapStart or cls is b.SeqStart:
-            if depth == 0:
-                n += 1
-            depth += 1
-            continue
-        if cls is b.MapEnd or cls is b.SeqEnd:
-            depth -= 1
-            continue
-        if cls is b.Scalar and ev.anchor is not None:
-            anchors[ev.anchor] = _scalar_value(ev)[0]
-        if depth:
-            continue
-        if n % 2 == 0:
-            k = _scalar_value(ev)[0] if cls is b.Scalar else anchors.get(ev.anchor)
-            if type(k) is not str:
-                k = _key_string(k)
-            if k == key:
-                return ev.start_mark.line + 1 + lo
-        n += 1
-    return 0
-
-
 def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tuple[int, int | None]:
     """Parse `chunk` (the text from character `io`, line `lo` of the file) and record its documents.
 
@@ -772,6 +800,7 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
     NUMS = _NUM_START
     resolve_number = _resolve_number
     doc_start_index = 0
+    prev_end: Any = None  # mark where the previous document ended (None: the chunk's start)
     in_doc = False
     try:
         get = b.make_parser(chunk).get_event
@@ -785,8 +814,7 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
             in_doc = True
             doc_start_index = ev.start_mark.index
             # ---- one document: events -> plain data, in one loop ------------------
-            evs: list = []
-            push = evs.append
+            dups: list = []
             stack: list = []
             cur: Any = None
             cur_map = False
@@ -804,7 +832,6 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
                     ev = get()
                     cls = ev.__class__
                     if cls is Scalar:
-                        push(ev)
                         nodes += 1
                         tag = ev.ctag
                         if tag is None:
@@ -838,7 +865,7 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
                                 key = _NOKEY
                                 continue
                             if key in cur:
-                                _dup(ctx, evs, stack, key, kev, lo, doc_index)
+                                dups.append((key, kev))
                             cur[key] = v
                             key = _NOKEY
                         elif cur is not None:
@@ -848,7 +875,6 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
                             root_ev = ev
                         continue
                     if cls is MapStart or cls is SeqStart:
-                        push(ev)
                         nodes += 1
                         depth += 1
                         if depth > maxdepth:
@@ -864,7 +890,7 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
                             maxdepth = depth
                         else:
                             astate = None
-                        stack.append((cur, cur_map, key, kev, len(evs) - 1, astate))
+                        stack.append((cur, cur_map, key, kev, ev, astate))
                         if cls is MapStart:
                             cur = {}
                             cur_map = True
@@ -874,19 +900,16 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
                         key = _NOKEY
                         continue
                     if cls is MapEnd or cls is SeqEnd:
-                        push(ev)
                         v = cur
                         if merges is not None and id(cur) in merges:
                             _apply_merges(cur, merges.pop(id(cur)))
-                        cur, cur_map, key, kev, sidx, astate = stack.pop()
-                        ev = evs[sidx]
+                        cur, cur_map, key, kev, ev, astate = stack.pop()
                         depth -= 1
                         if astate is not None:
                             anchors[ev.anchor] = (v, nodes - astate[1], maxdepth - depth)
                             if astate[0] > maxdepth:
                                 maxdepth = astate[0]
                     elif cls is Alias:
-                        push(ev)
                         a = anchors.get(ev.anchor)
                         if a is None:
                             problems.append(_problem("DRA001", f"found undefined alias *{ev.anchor}", source,
@@ -909,6 +932,7 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
                                     source, doc_index, _mark_span(ev.start_mark, ev.end_mark, lo)))
                                 raise _Abort
                     elif cls is DocEnd:
+                        doc_end = ev.end_mark
                         break
                     else:
                         continue
@@ -926,7 +950,7 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
                             key = _NOKEY
                             continue
                         if key in cur:
-                            _dup(ctx, evs, stack, key, kev, lo, doc_index)
+                            dups.append((key, kev))
                         cur[key] = v
                         key = _NOKEY
                     elif cur is not None:
@@ -935,11 +959,13 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
                         root = v
                         root_ev = ev
             except _Abort:
-                # the problem is recorded; skip the rest of the document and go on with the stream
-                while get().__class__ is not DocEnd:
-                    pass
+                # The problem is recorded. Do not make the parser read the rest of this document (a
+                # deeply nested one costs the pure-Python scanner quadratic time): go on at the next
+                # document marker, as after a syntax error.
+                return doc_index + 1, _next_marker(chunk, max(ev.start_mark.index, doc_start_index) + 1)
             else:
-                _finish(ctx, root, root_ev, evs, lo, io, doc_index)
+                _finish(ctx, root, root_ev, dups, (prev_end, doc_end), lo, io, doc_index)
+                prev_end = doc_end
             in_doc = False
             doc_index += 1
     except ctx.b.YAMLError as e:
@@ -948,6 +974,16 @@ def _parse_chunk(ctx: _Ctx, chunk: str, lo: int, io: int, doc_index: int) -> tup
         problems.append(_problem("DRA005", "the YAML parser ran out of stack (nesting too deep); "
                                  "the rest of the file was not checked", source, doc_index, Span.point(lo + 1, 1)))
         return doc_index + 1, None
+    except Exception as e:  # noqa: BLE001 - a parser bug must still end as a problem, not a traceback
+        line = lo + chunk.count("\n", 0, doc_start_index) + 1
+        problems.append(_problem("DRA001", f"the YAML parser failed ({type(e).__name__}: {e}); "
+                                 "this document was not checked", source, doc_index, Span.point(line, 1)))
+        return doc_index + 1, _next_marker(chunk, doc_start_index + 1)
+
+
+def _next_marker(chunk: str, start: int) -> int | None:
+    m = _DOC_MARKER.search(chunk, start)
+    return m.start() if m is not None and m.start() > 0 else None
 
 
 def _parse_yaml(ctx: _Ctx) -> None:
@@ -982,14 +1018,6 @@ def _bad_key(ctx: _Ctx, v: Any, ev: Any, lo: int, doc_index: int) -> Any:
     return _SKIP
 
 
-def _dup(ctx: _Ctx, evs: list, stack: list, key: str, kev: Any, lo: int, doc_index: int) -> None:
-    start = stack[-1][4] + 1
-    first = _first_key_line(ctx.b, evs, start, len(evs), key, lo)
-    where = f" (first defined at line {first})" if first else ""
-    ctx.result.problems.append(_problem("DRA002", f"duplicate key {key!r}{where}", ctx.source, doc_index,
-                                        _mark_span(kev.start_mark, kev.end_mark, lo)))
-
-
 def _add_merge(ctx: _Ctx, merges: dict | None, cur: dict, v: Any, kev: Any, lo: int, doc_index: int) -> dict:
     if merges is None:
         merges = {}
@@ -1010,13 +1038,27 @@ def _apply_merges(target: dict, sources: list) -> None:
                 target[k] = val
 
 
-def _finish(ctx: _Ctx, root: Any, root_ev: Any, evs: list, lo: int, io: int, doc_index: int) -> None:
+def _finish(ctx: _Ctx, root: Any, root_ev: Any, dups: list, where: tuple[Any, Any], lo: int, io: int,
+            doc_index: int) -> None:
     result = ctx.result
     b = ctx.b
     if root is None and root_ev is not None and root_ev.__class__ is b.Scalar and root_ev.value == "" \
             and not root_ev.style and root_ev.ctag is None and root_ev.anchor is None:
         result.empty += 1
         return
+    start, end = where
+    if start is None:
+        replay = _Replay(b, root, ctx.text, io, lo, 0, io + end.index)
+    else:
+        replay = _Replay(b, root, ctx.text, io + start.index, lo + start.line, start.column, io + end.index)
+    if dups:
+        first = replay.first_lines()
+        for key, kev in dups:
+            span = _mark_span(kev.start_mark, kev.end_mark, lo)
+            line = first.get((span.line, span.column))
+            where_text = f" (first defined at line {line})" if line else ""
+            result.problems.append(_problem("DRA002", f"duplicate key {key!r}{where_text}", ctx.source, doc_index,
+                                            span))
     if not isinstance(root, dict):
         sm = root_ev.start_mark
         em = root_ev.end_mark
@@ -1027,7 +1069,6 @@ def _finish(ctx: _Ctx, root: Any, root_ev: Any, evs: list, lo: int, io: int, doc
             Span.point(sm.line + 1 + lo, sm.column + 1) if isinstance(root, list)
             else _mark_span(sm, em, lo)))
         return
-    replay = _Replay(b, evs, root, ctx.text, lo, io)
     _emit(ctx, root, replay, replay, doc_index)
 
 
@@ -1045,12 +1086,12 @@ def _emit(ctx: _Ctx, root: dict, fill: Callable, replay: Any, doc_index: int) ->
                     doc_index, span, ("items", i)))
                 continue
             result.documents.append(Document(
-                source=ctx.source, index=doc_index, data=item, positions=_LazyTable(item_fill, 0),
-                text=ctx.text, scalar_styles=_LazyTable(item_fill, 1), list_item=i))
+                source=ctx.source, index=doc_index, data=item, positions=_lazy(item_fill, 0),
+                text=ctx.text, scalar_styles=_lazy(item_fill, 1), list_item=i))
         return
     result.documents.append(Document(
-        source=ctx.source, index=doc_index, data=root, positions=_LazyTable(fill, 0), text=ctx.text,
-        scalar_styles=_LazyTable(fill, 1)))
+        source=ctx.source, index=doc_index, data=root, positions=_lazy(fill, 0), text=ctx.text,
+        scalar_styles=_lazy(fill, 1)))
 
 
 def _locate_item(fill: Callable, i: int) -> Span:
@@ -1070,6 +1111,8 @@ def _syntax_error(ctx: _Ctx, e: Any, chunk: str, lo: int, io: int, doc_index: in
     problem = " ".join((getattr(e, "problem", None) or str(e).split("\n")[0]).split())
     # ruamel's pure scanner names the character ("found character '\\t' that cannot ..."), libyaml does not.
     problem = re.sub(r"found character '.*?' that", "found character that", problem)
+    if problem == "mapping values are not allowed here":  # ruamel's wording of libyaml's message
+        problem = "mapping values are not allowed in this context"
     context = " ".join((getattr(e, "context", None) or "").split())
     cm = getattr(e, "context_mark", None)
     msg = problem
@@ -1279,6 +1322,7 @@ class _Limit(Exception):
 def _parse_json(ctx: _Ctx) -> bool:
     """Parse the text as a stream of JSON values; False (and nothing recorded) when it is not JSON."""
     text = ctx.text
+    forced = ctx.source.lower().endswith(".json")
     docs: list = []
     problems_before = len(ctx.result.problems)
     i = _JSON_WS.match(text, 0).end()
@@ -1298,7 +1342,7 @@ def _parse_json(ctx: _Ctx) -> bool:
             doc_index += 1
             i = j.ws(i)
     except _JSONError as e:
-        if not docs and len(ctx.result.problems) == problems_before:
+        if not forced and not docs and len(ctx.result.problems) == problems_before:
             return False
         ln, col = _JSON(ctx, text, 0).lc(e.index)
         pending.append(_problem("DRA001", f"invalid JSON: {e}; the rest of the file was not checked",
@@ -1417,8 +1461,8 @@ def _load(source: str, data: bytes, pure_python: bool | None) -> LoadResult:
         return result
     b = _backend(_want_pure(pure_python))
     ctx = _Ctx(source, text, result, b)
-    stripped = text.lstrip(" \t\r\n")
-    if source.lower().endswith(".json") or stripped[:1] in ("{", "["):
+    first = _JSON_WS.match(text, 0).end()
+    if source.lower().endswith(".json") or text[first:first + 1] in ("{", "["):
         if _parse_json(ctx):
             result.problems.sort(key=lambda p: (p.document, p.span.line, p.span.column))
             return result

@@ -1,0 +1,475 @@
+"""Shared helpers for the claim, template and class rules.
+
+What the API server does before validation matters for what it reports
+(dra-api-rules.md §3, §9), so this module models it once:
+
+* the claim spec prefix: `spec` for a ResourceClaim, `spec.spec` for a template;
+* request shapes: flat (v1alpha3/v1beta1) vs nested (`exactly`, v1beta2/v1),
+  and from 1.33 the internal nested type that makes the server report
+  flat-shape problems under `requests[i].exactly.<field>` (`Exact.api`)
+  while the YAML has them at `requests[i].<field>` (`Exact.src`);
+* defaulting of `allocationMode`/`count`;
+* fields dropped because their feature gate is off by default
+  (overridable with `rule-options: {feature-gates: {Gate: true}}`);
+* release differences: TooLong (1.31) vs TooMany (1.32+), duplicate paths
+  (`…[n].name` up to 1.34, `…[n]` in 1.35) and the 1.35 short-circuit of
+  over-long lists (only the size error, the items are not validated).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from ._k8s import dns1123_label
+
+GROUP = "resource.k8s.io"
+CLASSIC_VERSIONS = ("v1alpha1", "v1alpha2")
+FLAT_VERSIONS = ("v1alpha3", "v1beta1")
+NESTED_VERSIONS = ("v1beta2", "v1")
+STRUCTURED_VERSIONS = FLAT_VERSIONS + NESTED_VERSIONS
+ALL_VERSIONS = CLASSIC_VERSIONS + STRUCTURED_VERSIONS
+CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
+
+
+def api_versions(*versions: str) -> list[str]:
+    return [f"{GROUP}/{v}" for v in versions]
+
+
+STRUCTURED = api_versions(*STRUCTURED_VERSIONS)
+CLASSIC = api_versions(*CLASSIC_VERSIONS)
+EVERY_VERSION = api_versions(*ALL_VERSIONS)
+
+# Limits (dra-api-rules.md §4).
+DEVICE_REQUESTS_MAX = 32
+DEVICE_CONSTRAINTS_MAX = 32
+DEVICE_CONFIG_MAX = 32
+DEVICE_SELECTORS_MAX = 32
+FIRST_AVAILABLE_MAX = 8
+TOLERATIONS_DOCUMENTED_MAX = 16
+POD_SCHEDULING_NODE_LIST_MAX = 128
+
+EXACT_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")
+ALLOCATION_MODES = ("ExactCount", "All")
+
+Path = tuple
+
+
+# --- release behaviour -------------------------------------------------------
+
+
+def too_many_type(doc: Any) -> str:
+    """List-size error type: TooLong up to 1.31, TooMany from 1.32."""
+    return "TooLong" if doc.release_tuple < (1, 32) else "TooMany"
+
+
+def short_circuits(doc: Any) -> bool:
+    """From 1.35 a list over its maximum size gets only the size error."""
+    return doc.release_tuple >= (1, 35)
+
+
+def items_validated(doc: Any, seq: Any, limit: int) -> bool:
+    """Whether the API server validates the entries of `seq` (see `short_circuits`)."""
+    return not (short_circuits(doc) and isinstance(seq, list) and len(seq) > limit)
+
+
+def duplicate_path(doc: Any, item_path: Path, key: str) -> Path:
+    """Where a duplicate list-map entry is reported: `item.key` up to 1.34, `item` in 1.35."""
+    return item_path + (key,) if doc.release_tuple <= (1, 34) else item_path
+
+
+def report_too_many(doc: Any, report: Any, path: Path, count: int, limit: int, what: str) -> None:
+    etype = too_many_type(doc)
+    report(path, f"{what} has {count} entries; at most {limit} are allowed ({etype})", error_type=etype, at_key=True)
+
+
+# --- feature gates (§9) ------------------------------------------------------
+
+# gate -> (first release, last release, default) ranges; outside any range the gate does not
+# exist and the field is either unknown (schema) or always kept.
+_GATE_DEFAULTS: dict[str, list[tuple[tuple[int, int], tuple[int, int], bool]]] = {
+    "DRAAdminAccess": [((1, 32), (1, 33), False), ((1, 34), (1, 99), True)],
+    "DRAPrioritizedList": [((1, 33), (1, 33), False), ((1, 34), (1, 99), True)],
+    "DRADeviceTaints": [((1, 33), (1, 35), False)],
+    "DRAConsumableCapacity": [((1, 34), (1, 35), False)],
+    "DRAExtendedResource": [((1, 34), (1, 35), False)],
+    "DRAResourceClaimDeviceStatus": [((1, 32), (1, 32), False), ((1, 33), (1, 99), True)],
+    "DRADeviceBindingConditions": [((1, 34), (1, 35), False)],
+}
+
+
+def gate_default(release: tuple[int, int], gate: str) -> bool:
+    for low, high, value in _GATE_DEFAULTS.get(gate, []):
+        if low <= release <= high:
+            return value
+    return True
+
+
+# Fields whose presence shows that the manifest relies on a gate.
+_GATE_FIELDS: dict[str, tuple[str, ...]] = {
+    "DRAAdminAccess": ("adminAccess",),
+    "DRAPrioritizedList": ("firstAvailable",),
+    "DRADeviceTaints": ("tolerations",),
+    "DRAConsumableCapacity": ("capacity", "distinctAttribute"),
+    "DRAExtendedResource": ("extendedResourceName",),
+}
+
+
+def _gate_override(doc: Any, gate: str) -> bool | None:
+    options = getattr(doc, "options", None)
+    overrides = options.get("feature-gates") if isinstance(options, dict) else None
+    if isinstance(overrides, dict) and isinstance(overrides.get(gate), bool):
+        return overrides[gate]
+    return None
+
+
+def _uses(node: Any, keys: tuple[str, ...], depth: int = 0) -> bool:
+    if depth > 12:
+        return False
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in keys and value is not None:
+                return True
+            if _uses(value, keys, depth + 1):
+                return True
+    elif isinstance(node, list):
+        return any(_uses(item, keys, depth + 1) for item in node)
+    return False
+
+
+def gate_on_by_default(doc: Any, gate: str) -> bool:
+    """The gate as a default cluster has it (or as `rule-options: feature-gates` says)."""
+    override = _gate_override(doc, gate)
+    return override if override is not None else gate_default(doc.release_tuple, gate)
+
+
+def gate_enabled(doc: Any, gate: str) -> bool:
+    """Whether to validate as if the gate were on.
+
+    An explicit `rule-options: {feature-gates: {Gate: bool}}` wins. Otherwise
+    a gate that is on by default is on, and a gate that is off by default is
+    assumed on when the manifest uses its fields (whoever writes them runs a
+    cluster that enables it); DRA801 warns that a default cluster drops them.
+    """
+    override = _gate_override(doc, gate)
+    if override is not None:
+        return override
+    if gate_default(doc.release_tuple, gate):
+        return True
+    keys = _GATE_FIELDS.get(gate)
+    return bool(keys) and _uses(doc.get("spec"), keys)
+
+
+# --- shapes ------------------------------------------------------------------
+
+
+def is_template(doc: Any) -> bool:
+    return doc.kind == "ResourceClaimTemplate"
+
+
+def spec_path(doc: Any) -> Path:
+    """Where the claim spec lives: `spec`, or `spec.spec` in a template."""
+    return ("spec", "spec") if is_template(doc) else ("spec",)
+
+
+def devices_path(doc: Any) -> Path:
+    return spec_path(doc) + ("devices",)
+
+
+def is_flat(doc: Any) -> bool:
+    return doc.version in FLAT_VERSIONS
+
+
+def is_nested(doc: Any) -> bool:
+    return doc.version in NESTED_VERSIONS
+
+
+def internal_nested(doc: Any) -> bool:
+    """From 1.33 the server validates the nested internal type (`exactly` / `firstAvailable`)."""
+    return doc.release_tuple >= (1, 33)
+
+
+def _is_set(value: Any) -> bool:
+    """Go zero-value test for the flat request fields the conversion looks at."""
+    if value is None:
+        return False
+    if isinstance(value, str) and value == "":
+        return False
+    if isinstance(value, bool):
+        return True  # adminAccess: false is a non-nil pointer
+    if isinstance(value, int) and value == 0:
+        return False
+    return True
+
+
+def str_value(data: Any, key: str) -> str | None:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
+@dataclass
+class Exact:
+    """The exact-count part of a request: the flat request itself or its `exactly` object."""
+
+    api: Path  # path the API server reports, e.g. spec.devices.requests[0].exactly
+    src: Path  # path of the same object in the source (flat shape: the request)
+    data: dict
+    defaulted: bool  # whether allocationMode/count defaulting applied
+
+    def at(self, *fields: Any) -> tuple[Path, Path]:
+        """(API path, source path) of a field of the exact request."""
+        return self.api + fields, self.src + fields
+
+
+@dataclass
+class SubRequest:
+    index: int
+    path: Path
+    data: dict
+
+    def at(self, *fields: Any) -> tuple[Path, Path]:
+        return self.path + fields, self.path + fields
+
+
+@dataclass
+class Request:
+    index: int
+    path: Path
+    data: dict
+    exact: Exact | None
+    first_available: list[SubRequest] = field(default_factory=list)
+    # What the server validates: "exact", "first", "neither" or "both" (1.33+); always "exact" before.
+    state: str = "exact"
+    # firstAvailable as written, before the DRAPrioritizedList drop.
+    first_available_raw: Any = None
+
+
+def allocation(data: dict, defaulted: bool) -> tuple[Any, Any]:
+    """(allocationMode, count) after defaulting, as the validation sees them."""
+    mode = data.get("allocationMode")
+    if mode is None:
+        mode = ""
+    count = data.get("count")
+    if count is None or isinstance(count, bool) or not isinstance(count, (int, float)):
+        count = 0
+    if defaulted:
+        if mode == "":
+            mode = "ExactCount"
+        if mode == "ExactCount" and count == 0:
+            count = 1
+    return mode, count
+
+
+def raw_requests(doc: Any) -> list:
+    seq = doc.get(*devices_path(doc), "requests", type=list, default=[])
+    return seq
+
+
+def requests(doc: Any, *, all_entries: bool = False) -> list[Request]:
+    """The requests the API server validates, modelled as described in the module docstring.
+
+    Without `all_entries`, an over-long list gives [] from 1.35 (short-circuit).
+    """
+    base = devices_path(doc) + ("requests",)
+    seq = raw_requests(doc)
+    if not all_entries and not items_validated(doc, seq, DEVICE_REQUESTS_MAX):
+        return []
+    prioritized = gate_enabled(doc, "DRAPrioritizedList")
+    out: list[Request] = []
+    for i, req in enumerate(seq):
+        if not isinstance(req, dict):
+            continue
+        path = base + (i,)
+        fa_raw = req.get("firstAvailable")
+        subs: list[SubRequest] = []
+        if isinstance(fa_raw, list) and prioritized:
+            subs = [SubRequest(j, path + ("firstAvailable", j), s) for j, s in enumerate(fa_raw) if isinstance(s, dict)]
+        has_first = isinstance(fa_raw, list) and len(fa_raw) > 0 and prioritized
+        if is_nested(doc):
+            ex = req.get("exactly")
+            exact = Exact(path + ("exactly",), path + ("exactly",), ex, True) if isinstance(ex, dict) else None
+            has_exact = exact is not None
+        elif internal_nested(doc):
+            has_exact = any(_is_set(req.get(f)) for f in EXACT_FIELDS)
+            defaulted = bool(str_value(req, "deviceClassName"))
+            exact = Exact(path + ("exactly",), path, req, defaulted) if has_exact else None
+        else:
+            has_exact = True
+            exact = Exact(path, path, req, True)
+        if not internal_nested(doc):
+            state = "exact"
+        elif has_exact and has_first:
+            state = "both"
+        elif has_exact:
+            state = "exact"
+        elif has_first:
+            state = "first"
+        else:
+            state = "neither"
+        out.append(Request(i, path, req, exact, subs, state, fa_raw))
+    return out
+
+
+def validated_exacts(doc: Any) -> Iterator[tuple[Request, Exact]]:
+    for req in requests(doc):
+        if req.state == "exact" and req.exact is not None:
+            yield req, req.exact
+
+
+def validated_subrequests(doc: Any) -> Iterator[tuple[Request, SubRequest]]:
+    for req in requests(doc):
+        if req.state != "first":
+            continue
+        fa = req.first_available_raw
+        if not items_validated(doc, fa, FIRST_AVAILABLE_MAX):
+            continue
+        for sub in req.first_available:
+            yield req, sub
+
+
+def device_selector_targets(doc: Any) -> Iterator[tuple[Path, Path, dict]]:
+    """(API path, source path, object) of everything that has `selectors`, `deviceClassName`,
+    `allocationMode`/`count` and `tolerations` and that the server validates: exact requests
+    and subrequests of claims/templates."""
+    for _req, exact in validated_exacts(doc):
+        yield exact.api, exact.src, exact.data
+    for _req, sub in validated_subrequests(doc):
+        yield sub.path, sub.path, sub.data
+
+
+def selector_lists(doc: Any) -> Iterator[tuple[Path, Path, list]]:
+    """(API path, source path, list) of every `selectors` list the server validates, claims and classes.
+
+    Handy for CEL rules too: report at `api + (k, "cel", "expression")`, locate at `src + (…)`.
+    """
+    if doc.kind == "DeviceClass":
+        seq = doc.get("spec", "selectors", type=list)
+        if seq is not None:
+            yield ("spec", "selectors"), ("spec", "selectors"), seq
+        return
+    if doc.kind not in CLAIM_KINDS or doc.version not in STRUCTURED_VERSIONS:
+        return
+    for api, src, data in device_selector_targets(doc):
+        seq = data.get("selectors")
+        if isinstance(seq, list):
+            yield api + ("selectors",), src + ("selectors",), seq
+
+
+# --- request references (constraints, config, allocation results) -----------
+
+
+class RequestNames:
+    """gatherRequestNames: request name -> subrequest names (None when it has no firstAvailable)."""
+
+    def __init__(self, doc: Any):
+        self.nested = internal_nested(doc)
+        self.names: dict[str, set[str] | None] = {}
+        prioritized = gate_enabled(doc, "DRAPrioritizedList")
+        for req in raw_requests(doc):
+            if not isinstance(req, dict):
+                continue
+            name = req.get("name")
+            if not isinstance(name, str):
+                name = ""
+            fa = req.get("firstAvailable") if prioritized else None
+            if self.nested and isinstance(fa, list) and fa:
+                self.names[name] = {s.get("name") for s in fa if isinstance(s, dict) and isinstance(s.get("name"), str)}
+            else:
+                self.names[name] = None
+
+    def has(self, ref: str) -> bool:
+        if not self.nested:
+            return ref in self.names
+        segs = ref.split("/")
+        if len(segs) > 2 or segs[0] not in self.names:
+            return False
+        if len(segs) == 1:
+            return True
+        subs = self.names[segs[0]]
+        return subs is not None and segs[1] in subs
+
+
+def check_request_ref(doc: Any, ref: str, names: RequestNames) -> list[tuple[str, str]]:
+    """validateRequestNameRef: ("format" | "unknown", detail) for each problem of one reference."""
+    problems: list[tuple[str, str]] = []
+    known = ", ".join(sorted(n for n in names.names if n)) or "none"
+    if names.nested:
+        segs = ref.split("/")
+        if len(segs) > 2:
+            return [("unknown", f"'{ref}' must be a request name or '<request>/<subrequest>' (at most one '/')")]
+        for seg in segs:
+            errs = dns1123_label(seg)
+            if errs:
+                problems.append(("format", f"'{seg}' is not a valid request name: {errs[-1]}"))
+        if not names.has(ref):
+            what = "a request or '<request>/<subrequest>'" if "/" in ref else "a request"
+            problems.append(("unknown", f"'{ref}' does not name {what} of this claim (requests: {known})"))
+    else:
+        errs = dns1123_label(ref)
+        if errs:
+            problems.append(("format", f"'{ref}' is not a valid request name: {errs[-1]}"))
+        if not names.has(ref):
+            problems.append(("unknown", f"'{ref}' does not name a request of this claim (requests: {known})"))
+    return problems
+
+
+# --- node selectors (ResourceClass/DeviceClass suitableNodes, status) --------
+
+
+def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tuple[Path, Path, str, str]]:
+    """core ValidateNodeSelector: (API path, source path, error type, message)."""
+    from ._k8s import qualified_name
+
+    if not isinstance(selector, dict):
+        return
+    terms = selector.get("nodeSelectorTerms")
+    if not isinstance(terms, list):
+        return  # missing: the schema check reports the required field
+    if not terms:
+        yield api + ("nodeSelectorTerms",), src + ("nodeSelectorTerms",), "Required", "a node selector needs at least one entry in nodeSelectorTerms"
+        return
+    for t, term in enumerate(terms):
+        if not isinstance(term, dict):
+            continue
+        tp = ("nodeSelectorTerms", t)
+        for x, req in enumerate(term.get("matchExpressions") or []):
+            if not isinstance(req, dict):
+                continue
+            p = tp + ("matchExpressions", x)
+            op = req.get("operator")
+            values = req.get("values") if isinstance(req.get("values"), list) else []
+            if op in ("In", "NotIn"):
+                if not values:
+                    yield api + p + ("values",), src + p + ("values",), "Required", f"operator {op} needs at least one value"
+            elif op in ("Exists", "DoesNotExist"):
+                if values:
+                    yield api + p + ("values",), src + p + ("values",), "Forbidden", f"operator {op} must not have values"
+            elif op in ("Gt", "Lt"):
+                if len(values) != 1:
+                    yield api + p + ("values",), src + p + ("values",), "Required", f"operator {op} needs exactly one value"
+            elif isinstance(op, str):
+                yield api + p + ("operator",), src + p + ("operator",), "Invalid", f"operator '{op}' is not one of In, NotIn, Exists, DoesNotExist, Gt, Lt"
+            key = req.get("key")
+            if isinstance(key, str):
+                errs = qualified_name(key)
+                if errs:
+                    yield api + p + ("key",), src + p + ("key",), "Invalid", f"key '{key}' is not a valid label key: {errs[0]}"
+        for x, req in enumerate(term.get("matchFields") or []):
+            if not isinstance(req, dict):
+                continue
+            p = tp + ("matchFields", x)
+            op = req.get("operator")
+            values = req.get("values") if isinstance(req.get("values"), list) else []
+            if isinstance(op, str) and op not in ("In", "NotIn"):
+                yield api + p + ("operator",), src + p + ("operator",), "Invalid", f"operator '{op}' is not supported for matchFields; use In or NotIn"
+            elif len(values) != 1:
+                yield api + p + ("values",), src + p + ("values",), "Required", "matchFields needs exactly one value"
+            key = req.get("key")
+            if isinstance(key, str) and key != "metadata.name":
+                yield api + p + ("key",), src + p + ("key",), "Invalid", f"matchFields key '{key}' is not supported; only metadata.name is"
+            elif key == "metadata.name":
+                from ._k8s import dns1123_subdomain
+
+                for v, value in enumerate(values):
+                    if isinstance(value, str) and dns1123_subdomain(value):
+                        yield api + p + ("values", v), src + p + ("values", v), "Invalid", f"'{value}' is not a valid node name"

@@ -1,0 +1,155 @@
+"""CEL device selectors (dra-api-rules.md §7): every `selectors[k].cel.expression` is
+compiled the way the API server of the target release compiles a new expression.
+
+Where: ResourceClaim `spec.devices.requests[i]` and ResourceClaimTemplate
+`spec.spec.devices.requests[i]` — flat shape (v1alpha3/v1beta1: `selectors`
+on the request), nested shape (v1beta2/v1: `exactly.selectors`) and
+`firstAvailable[j].selectors` — and DeviceClass `spec.selectors`.
+
+Paths follow the API server: from 1.33 a flat-shape request's selectors are
+reported under `requests[i].exactly.selectors…` (validation runs on the
+internal nested type) but located at the real `requests[i].selectors…`.
+Every problem points at the offending character inside the expression.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from dralint.api import rule
+from dralint.cel import compile_selector
+
+_STRUCTURED = {
+    "resource.k8s.io/v1alpha3",
+    "resource.k8s.io/v1beta1",
+    "resource.k8s.io/v1beta2",
+    "resource.k8s.io/v1",
+}
+_FLAT = {"v1alpha3", "v1beta1"}
+_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass"}
+_ERROR_TYPE = {
+    "syntax": "Invalid",
+    "undeclared": "Invalid",
+    "type": "Invalid",
+    "result-type": "Invalid",
+    "too-long": "TooLong",
+    "cost": "Forbidden",
+}
+
+
+def _selectors(doc, base: tuple, located: tuple) -> Iterator[tuple[tuple, tuple, str]]:
+    """(reported path, source path, expression) of each selector in the list at `located`."""
+    for k, sel in doc.items(*located):
+        cel = sel.get("cel")
+        if not isinstance(cel, dict):
+            continue
+        expression = cel.get("expression")
+        if isinstance(expression, str):
+            yield base + (k, "cel", "expression"), located + (k, "cel", "expression"), expression
+
+
+def selector_expressions(doc) -> Iterator[tuple[tuple, tuple, str]]:
+    """Every CEL selector of a claim, claim template or device class: (path, locate, expression)."""
+    if doc.kind == "DeviceClass":
+        yield from _selectors(doc, ("spec", "selectors"), ("spec", "selectors"))
+        return
+    spec: tuple = ("spec",) if doc.kind == "ResourceClaim" else ("spec", "spec")
+    requests = spec + ("devices", "requests")
+    flat = doc.version in _FLAT
+    for i, req in doc.items(*requests):
+        r = requests + (i,)
+        if flat:
+            reported = r + ("exactly", "selectors") if doc.at_least("1.33") else r + ("selectors",)
+            yield from _selectors(doc, reported, r + ("selectors",))
+        else:
+            yield from _selectors(doc, r + ("exactly", "selectors"), r + ("exactly", "selectors"))
+            # Selectors left on the request itself (a flat-shape habit) are an unknown field the
+            # schema check reports; their expressions are checked too, so that fixing the nesting
+            # does not reveal a second round of errors.
+            yield from _selectors(doc, r + ("selectors",), r + ("selectors",))
+        for j, _sub in doc.items(*r, "firstAvailable"):
+            s = r + ("firstAvailable", j, "selectors")
+            yield from _selectors(doc, s, s)
+
+
+def _check(doc, report, kinds: set[str]) -> None:
+    gates = doc.options.get("feature_gates") or ()
+    for path, locate, expression in selector_expressions(doc):
+        for issue in compile_selector(expression, doc.release, feature_gates=gates):
+            if issue.kind not in kinds:
+                continue
+            string_range = None
+            if issue.offset is not None:
+                string_range = (issue.offset, issue.offset + max(issue.length, 0))
+            report(
+                path,
+                issue.message,
+                error_type=_ERROR_TYPE.get(issue.kind),
+                locate=locate if locate != path else None,
+                string_range=string_range,
+            )
+
+
+_COMMON: dict[str, Any] = dict(kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.31", None))
+
+
+@rule("DRA401", "cel-syntax", **_COMMON)
+def cel_syntax(doc, report):
+    """A CEL selector expression does not parse.
+
+    The API server rejects the object (Invalid, "compilation failed"). The
+    problem points at the offending character; an expression that ends too
+    early (a dangling `||` or `&&`) points at the dangling operator.
+    """
+    _check(doc, report, {"syntax"})
+
+
+@rule("DRA402", "cel-undeclared-reference", **_COMMON)
+def cel_undeclared(doc, report):
+    """A CEL selector refers to a variable, field or function that does not exist in the target release.
+
+    The only variable is `device`, with the fields `driver`, `attributes` and
+    `capacity` (`allowMultipleAllocations` only from 1.34 with the alpha gate
+    DRAConsumableCapacity). Library functions count from the release whose
+    CEL environment offers them to new expressions (e.g. `format.*` from 1.32,
+    two-variable comprehensions from 1.33). Invalid at the expression.
+    """
+    _check(doc, report, {"undeclared"})
+
+
+@rule("DRA403", "cel-type", **_COMMON)
+def cel_type(doc, report):
+    """A CEL selector does not type-check (no matching overload), e.g. comparing a quantity with an int.
+
+    Attribute values are dynamically typed, so only mistakes the checker can
+    see statically are reported. Invalid at the expression.
+    """
+    _check(doc, report, {"type"})
+
+
+@rule("DRA404", "cel-result-not-bool", **_COMMON)
+def cel_result(doc, report):
+    """A CEL selector evaluates to something other than bool (or an attribute of unknown type).
+
+    E.g. `device.driver` alone is a string; write `device.driver == "example.com"`.
+    Invalid at the expression.
+    """
+    _check(doc, report, {"result-type"})
+
+
+@rule("DRA405", "cel-expression-too-long", kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.32", None))
+def cel_too_long(doc, report):
+    """A CEL selector is longer than 10240 bytes (1.32+); TooLong, and the server checks nothing else."""
+    _check(doc, report, {"too-long"})
+
+
+@rule("DRA406", "cel-cost-exceeded", kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.32", None))
+def cel_cost(doc, report):
+    """The estimated worst-case cost of a CEL selector exceeds 1,000,000 units (1.32+); Forbidden.
+
+    The estimate assumes what the API server assumes: up to 32 attribute and
+    capacity domains with 32 entries each and strings of bounded length, so
+    comprehensions nested four deep over `device.attributes` are rejected even
+    though real devices are small. The estimate is best effort (docs/cel.md).
+    """
+    _check(doc, report, {"cost"})

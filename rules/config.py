@@ -1,0 +1,181 @@
+"""Opaque device configuration of claims, templates and DeviceClasses (dra-api-rules.md §5.6, §6).
+
+`G` = `spec.devices.config[k]` in a claim (`spec.spec.…` in a template) and
+`spec.config[k]` in a DeviceClass.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from dralint.api import rule
+
+from ._claims import (
+    CLAIM_KINDS,
+    DEVICE_CONFIG_MAX,
+    DEVICE_REQUESTS_MAX,
+    STRUCTURED,
+    RequestNames,
+    check_request_ref,
+    devices_path,
+    items_validated,
+    report_too_many,
+)
+from ._k8s import OPAQUE_PARAMETERS_MAX, driver_name_errors, go_json_size
+
+KINDS = [*CLAIM_KINDS, "DeviceClass"]
+
+
+def _config_base(doc: Any) -> tuple:
+    return ("spec", "config") if doc.kind == "DeviceClass" else devices_path(doc) + ("config",)
+
+
+def _configs(doc: Any) -> Iterator[tuple[tuple, dict]]:
+    base = _config_base(doc)
+    seq = doc.get(*base, type=list, default=[])
+    if not items_validated(doc, seq, DEVICE_CONFIG_MAX):
+        return
+    for k, item in enumerate(seq):
+        if isinstance(item, dict):
+            yield base + (k,), item
+
+
+def _refs(doc: Any) -> Iterator[tuple[tuple, str, int, list]]:
+    if doc.kind == "DeviceClass":
+        return
+    for path, g in _configs(doc):
+        seq = g.get("requests")
+        if not isinstance(seq, list) or not items_validated(doc, seq, DEVICE_REQUESTS_MAX):
+            continue
+        for m, ref in enumerate(seq):
+            if isinstance(ref, str):
+                yield path + ("requests", m), ref, m, seq
+
+
+@rule("DRA521", "too-many-config", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def too_many_config(doc, report):
+    """A claim or DeviceClass may have at most 32 config entries (TooLong in 1.31, TooMany from 1.32)."""
+    base = _config_base(doc)
+    seq = doc.get(*base, type=list, default=[])
+    if len(seq) > DEVICE_CONFIG_MAX:
+        report_too_many(doc, report, base, len(seq), DEVICE_CONFIG_MAX, ".".join(base))
+
+
+@rule("DRA522", "config-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def config_requests_too_many(doc, report):
+    """A config entry may name at most 32 requests (TooLong in 1.31, TooMany from 1.32)."""
+    for path, g in _configs(doc):
+        seq = g.get("requests")
+        if isinstance(seq, list) and len(seq) > DEVICE_REQUESTS_MAX:
+            report_too_many(doc, report, path + ("requests",), len(seq), DEVICE_REQUESTS_MAX, "config requests")
+
+
+@rule("DRA523", "config-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def config_request_duplicate(doc, report):
+    """A config entry must not name the same request twice.
+
+    Invalid: `requests: [gpu, gpu]`. Valid: `requests: [gpu]`.
+    """
+    for path, ref, m, seq in _refs(doc):
+        if ref in seq[:m]:
+            report(path, f"request '{ref}' is listed twice in this config entry (Duplicate)", error_type="Duplicate")
+
+
+@rule("DRA524", "config-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def config_request_format(doc, report):
+    """Config request references must be DNS-1123 labels (`<request>` or `<request>/<subrequest>` from 1.33).
+
+    Invalid: `requests: [My_GPU]`. Valid: `requests: [gpu]`.
+    """
+    names = RequestNames(doc)
+    for path, ref, _m, _seq in _refs(doc):
+        for kind, msg in check_request_ref(doc, ref, names):
+            if kind == "format":
+                report(path, f"{msg} (Invalid)", error_type="Invalid")
+
+
+@rule("DRA525", "config-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def config_request_unknown(doc, report):
+    """Config request references must name a request (or `<request>/<subrequest>`) of the claim.
+
+    Invalid: `requests: [nic]` when the claim only has `gpu`. Valid: `requests: [gpu]`.
+    """
+    names = RequestNames(doc)
+    for path, ref, _m, _seq in _refs(doc):
+        for kind, msg in check_request_ref(doc, ref, names):
+            if kind == "unknown":
+                report(path, f"{msg} (Invalid)", error_type="Invalid")
+
+
+@rule("DRA526", "config-opaque-required", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def config_opaque_required(doc, report):
+    """Every config entry needs `opaque` (the only configuration type).
+
+    Invalid:
+
+        config:
+        - requests: [gpu]
+
+    Valid:
+
+        config:
+        - requests: [gpu]
+          opaque: {driver: gpu.example.com, parameters: {mode: shared}}
+    """
+    for path, g in _configs(doc):
+        if g.get("opaque") is None:
+            report(path + ("opaque",), "config entry has no 'opaque' configuration: add opaque.driver and opaque.parameters (Required)", error_type="Required")
+
+
+@rule("DRA527", "opaque-driver-name", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def opaque_driver_name(doc, report):
+    """`opaque.driver` must be a driver name: non-empty, at most 63 characters, a DNS subdomain when lower-cased.
+
+    Invalid: `driver: "gpu example"`. Valid: `driver: gpu.example.com`.
+    """
+    for path, g in _configs(doc):
+        driver = g.get("opaque", {}).get("driver") if isinstance(g.get("opaque"), dict) else None
+        if not isinstance(driver, str):
+            continue
+        errs = driver_name_errors(driver)
+        if not errs:
+            continue
+        etype, msg = errs[0]
+        if etype == "Required":
+            text = "opaque.driver must not be empty: name the DRA driver the parameters are for (Required)"
+        else:
+            text = f"opaque.driver '{driver}' is not a valid driver name: {msg} ({etype})"
+        report(path + ("opaque", "driver"), text, error_type=etype)
+        for extra_type, extra_msg in errs[1:]:
+            if extra_type != etype and etype != "Required":
+                report(path + ("opaque", "driver"), f"opaque.driver '{driver}' is not a valid driver name: {extra_msg} ({extra_type})", error_type=extra_type)
+
+
+@rule("DRA528", "opaque-parameters", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def opaque_parameters(doc, report):
+    """`opaque.parameters` must be a JSON object of at most 10240 bytes (the size limit applies from 1.32).
+
+    The size is measured on the compact JSON kubectl sends; values within 1%
+    of the limit are reported as approximate. `null`, strings, numbers and
+    lists are rejected.
+
+    Invalid: `parameters: [a, b]` or `parameters: "mode=shared"`.
+    Valid: `parameters: {apiVersion: gpu.example.com/v1, kind: GpuConfig}`.
+    """
+    for path, g in _configs(doc):
+        opaque = g.get("opaque")
+        if not isinstance(opaque, dict) or "parameters" not in opaque:
+            continue  # missing: the schema check reports the required field
+        params = opaque["parameters"]
+        where = path + ("opaque", "parameters")
+        if params is None:
+            continue  # `parameters: null` is the same as missing (schema check)
+        if doc.release_tuple >= (1, 32):
+            size = go_json_size(params)
+            if size > OPAQUE_PARAMETERS_MAX:
+                approx = " (about, measured as compact JSON)" if size <= OPAQUE_PARAMETERS_MAX * 1.01 else ""
+                report(where, f"opaque.parameters is {size} bytes{approx}; at most {OPAQUE_PARAMETERS_MAX} are allowed (TooLong)", error_type="TooLong", at_key=True)
+                continue
+        if not isinstance(params, dict):
+            kind = "a list" if isinstance(params, list) else f"a {type(params).__name__.replace('str', 'string').replace('bool', 'boolean').replace('int', 'number').replace('float', 'number')}"
+            report(where, f"opaque.parameters must be a JSON object, not {kind} (Invalid)", error_type="Invalid")

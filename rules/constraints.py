@@ -1,0 +1,152 @@
+"""Device constraints of structured claims and templates (dra-api-rules.md §5.5).
+
+`C` = `spec.devices.constraints[k]` (`spec.spec.…` in a template).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from dralint.api import rule
+
+from ._claims import (
+    CLAIM_KINDS,
+    DEVICE_CONSTRAINTS_MAX,
+    DEVICE_REQUESTS_MAX,
+    STRUCTURED,
+    RequestNames,
+    check_request_ref,
+    devices_path,
+    gate_enabled,
+    items_validated,
+    report_too_many,
+)
+from ._k8s import fully_qualified_name
+
+
+def _constraints(doc: Any) -> Iterator[tuple[tuple, dict]]:
+    base = devices_path(doc) + ("constraints",)
+    seq = doc.get(*base, type=list, default=[])
+    if not items_validated(doc, seq, DEVICE_CONSTRAINTS_MAX):
+        return
+    for k, item in enumerate(seq):
+        if isinstance(item, dict):
+            yield base + (k,), item
+
+
+def _refs(doc: Any) -> Iterator[tuple[tuple, str, int, list]]:
+    """(path, value, index, list) of every validated constraint request reference."""
+    for path, c in _constraints(doc):
+        seq = c.get("requests")
+        if not isinstance(seq, list) or not items_validated(doc, seq, DEVICE_REQUESTS_MAX):
+            continue
+        for m, ref in enumerate(seq):
+            if isinstance(ref, str):
+                yield path + ("requests", m), ref, m, seq
+
+
+@rule("DRA501", "too-many-constraints", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def too_many_constraints(doc, report):
+    """A claim may have at most 32 constraints (TooLong in 1.31, TooMany from 1.32)."""
+    seq = doc.get(*devices_path(doc), "constraints", type=list, default=[])
+    if len(seq) > DEVICE_CONSTRAINTS_MAX:
+        report_too_many(doc, report, devices_path(doc) + ("constraints",), len(seq), DEVICE_CONSTRAINTS_MAX, "spec.devices.constraints")
+
+
+@rule("DRA502", "constraint-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def constraint_requests_too_many(doc, report):
+    """A constraint may name at most 32 requests (TooLong in 1.31, TooMany from 1.32)."""
+    for path, c in _constraints(doc):
+        seq = c.get("requests")
+        if isinstance(seq, list) and len(seq) > DEVICE_REQUESTS_MAX:
+            report_too_many(doc, report, path + ("requests",), len(seq), DEVICE_REQUESTS_MAX, "constraint requests")
+
+
+@rule("DRA503", "constraint-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def constraint_request_duplicate(doc, report):
+    """A constraint must not name the same request twice.
+
+    Invalid: `requests: [gpu, gpu]`. Valid: `requests: [gpu, nic]`.
+    """
+    for path, ref, m, seq in _refs(doc):
+        if ref in seq[:m]:
+            report(path, f"request '{ref}' is listed twice in this constraint (Duplicate)", error_type="Duplicate")
+
+
+@rule("DRA504", "constraint-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def constraint_request_format(doc, report):
+    """Constraint request references must be DNS-1123 labels (`<request>` or `<request>/<subrequest>` from 1.33).
+
+    Invalid: `requests: [GPU]`. Valid: `requests: [gpu]`.
+    """
+    names = RequestNames(doc)
+    for path, ref, _m, _seq in _refs(doc):
+        for kind, msg in check_request_ref(doc, ref, names):
+            if kind == "format":
+                report(path, f"{msg} (Invalid)", error_type="Invalid")
+
+
+@rule("DRA505", "constraint-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def constraint_request_unknown(doc, report):
+    """Constraint request references must name a request (or `<request>/<subrequest>`) of the claim.
+
+    Invalid: `requests: [gpu-1]` when the only request is `gpu-0`.
+    Valid: `requests: [gpu-0]`.
+    """
+    names = RequestNames(doc)
+    for path, ref, _m, _seq in _refs(doc):
+        for kind, msg in check_request_ref(doc, ref, names):
+            if kind == "unknown":
+                report(path, f"{msg} (Invalid)", error_type="Invalid")
+
+
+@rule("DRA506", "constraint-attribute-required", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def constraint_attribute_required(doc, report):
+    """A constraint needs `matchAttribute` (or, with DRAConsumableCapacity on, `distinctAttribute`).
+
+    `distinctAttribute` (1.34+) is dropped while the DRAConsumableCapacity
+    gate is off (the default in 1.34-1.35), leaving `matchAttribute` missing.
+
+    Invalid:
+
+        constraints:
+        - requests: [a, b]
+
+    Valid:
+
+        constraints:
+        - requests: [a, b]
+          matchAttribute: gpu.example.com/numa
+    """
+    consumable = doc.release_tuple >= (1, 34) and gate_enabled(doc, "DRAConsumableCapacity")
+    for path, c in _constraints(doc):
+        if c.get("matchAttribute") is not None:
+            continue
+        if consumable and c.get("distinctAttribute") is not None:
+            continue
+        if consumable:
+            report(path, "constraint needs matchAttribute or distinctAttribute (Required)", error_type="Required")
+        else:
+            extra = " (distinctAttribute is dropped while the DRAConsumableCapacity feature gate is off)" if c.get("distinctAttribute") is not None else ""
+            report(path + ("matchAttribute",), f"constraint needs matchAttribute, e.g. 'gpu.example.com/numa'{extra} (Required)", error_type="Required")
+
+
+@rule("DRA507", "constraint-attribute-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+def constraint_attribute_format(doc, report):
+    """`matchAttribute`/`distinctAttribute` must be a fully qualified attribute name `<domain>/<identifier>`.
+
+    The domain follows the driver-name rule (DNS subdomain, at most 63
+    characters), the identifier is a C identifier of at most 32 characters.
+
+    Invalid: `matchAttribute: parentDeviceID`. Valid: `matchAttribute: gpu.example.com/parentDeviceID`.
+    """
+    consumable = doc.release_tuple >= (1, 34) and gate_enabled(doc, "DRAConsumableCapacity")
+    for path, c in _constraints(doc):
+        field = "matchAttribute"
+        value = c.get("matchAttribute")
+        if value is None and consumable:
+            field, value = "distinctAttribute", c.get("distinctAttribute")
+        if not isinstance(value, str):
+            continue
+        for suffix, etype, msg in fully_qualified_name(value, doc.release_tuple):
+            report(path + (field,) + suffix, f"{field} '{value}' is invalid: {msg} ({etype})", error_type=etype, locate=path + (field,))

@@ -1,0 +1,293 @@
+"""ResourceClaim status (dra-api-rules.md §8).
+
+The API server discards `status` when a claim is created (and on normal
+updates); only writes to the `/status` subresource are validated. So a
+status in a manifest is reported as a warning that it is ignored (DRA600),
+and the problems the `/status` endpoint would reject are reported as
+warnings with the server's path and error type (DRA601-DRA603), modelled as
+a status write right after creation (no previous status).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dralint.api import rule
+
+from ._claims import (
+    CLASSIC,
+    STRUCTURED,
+    RequestNames,
+    check_request_ref,
+    duplicate_path,
+    gate_enabled,
+    node_selector_problems,
+    too_many_type,
+)
+from ._k8s import dns1123_label, dns1123_subdomain, driver_name_errors, go_json_size
+
+ALL = [*CLASSIC, *STRUCTURED]
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _status(doc: Any) -> dict | None:
+    status = doc.get("status", type=dict)
+    return status or None
+
+
+def _driver(report: Any, path: tuple, value: Any) -> None:
+    if not isinstance(value, str):
+        return
+    errs = driver_name_errors(value)
+    if errs:
+        etype, msg = errs[0]
+        report(path, f"'{value}' is not a valid driver name: {msg} ({etype})", error_type=etype)
+
+
+def _pool(report: Any, path: tuple, value: Any) -> None:
+    if not isinstance(value, str):
+        return
+    if value == "":
+        report(path, "pool name must not be empty (Required)", error_type="Required")
+        return
+    if len(value) > 253:
+        report(path, "pool name must be no more than 253 characters (TooLong)", error_type="TooLong")
+    for part in value.split("/"):
+        errs = dns1123_subdomain(part)
+        if errs:
+            report(path, f"pool name part '{part}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+            break
+
+
+def _device(report: Any, path: tuple, value: Any) -> None:
+    if isinstance(value, str):
+        errs = dns1123_label(value)
+        if errs:
+            report(path, f"device name '{value}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+
+
+@rule("DRA600", "status-ignored-on-create", severity="warning", kinds=["ResourceClaim"], api_versions=ALL)
+def status_ignored(doc, report):
+    """A ResourceClaim's `status` is discarded when the claim is created.
+
+    Only drivers and the scheduler write status, through the `/status`
+    subresource. Remove it from manifests (it usually comes from
+    `kubectl get -o yaml`).
+    """
+    if _status(doc) is not None:
+        report(("status",), "status is ignored when the claim is created; remove it from the manifest", at_key=True)
+
+
+@rule("DRA601", "status-reserved-for", severity="warning", kinds=["ResourceClaim"], api_versions=ALL)
+def reserved_for(doc, report):
+    """`status.reservedFor` as the `/status` endpoint validates it.
+
+    At most 32 entries (256 from 1.32), unique `uid`, each with `resource`,
+    `name` and `uid`; not allowed without `status.allocation`; in classic
+    DRA more than one entry needs `allocation.shareable: true`.
+    """
+    status = _status(doc)
+    if status is None:
+        return
+    seq = status.get("reservedFor")
+    if not isinstance(seq, list) or not seq:
+        return
+    base = ("status", "reservedFor")
+    limit = 256 if doc.release_tuple >= (1, 32) else 32
+    if len(seq) > limit:
+        etype = too_many_type(doc)
+        report(base, f"{len(seq)} reservations; at most {limit} are allowed ({etype})", error_type=etype, at_key=True)
+        if doc.release_tuple >= (1, 35):
+            return
+    seen: set[str] = set()
+    for n, ref in enumerate(seq):
+        if not isinstance(ref, dict):
+            continue
+        for key in ("resource", "name", "uid"):
+            if ref.get(key) == "":
+                report(base + (n, key), f"reservedFor entry needs a non-empty {key} (Required)", error_type="Required")
+        uid = ref.get("uid")
+        if isinstance(uid, str):
+            if uid in seen:
+                path = base + (n,) if doc.version in ("v1alpha1", "v1alpha2") else duplicate_path(doc, base + (n,), "uid")
+                report(path, f"uid '{uid}' is reserved twice (Duplicate)", error_type="Duplicate", locate=base + (n, "uid"))
+            seen.add(uid)
+    allocation = status.get("allocation")
+    if allocation is None:
+        report(base, "reservedFor may not be set while status.allocation is not set (Forbidden)", error_type="Forbidden", at_key=True)
+    elif doc.version in ("v1alpha1", "v1alpha2") and isinstance(allocation, dict) and not allocation.get("shareable") and len(seq) > 1:
+        report(base, "a claim without allocation.shareable may not be reserved more than once (Forbidden)", error_type="Forbidden", at_key=True)
+
+
+@rule("DRA602", "status-allocation", severity="warning", kinds=["ResourceClaim"], api_versions=ALL)
+def allocation(doc, report):
+    """`status.allocation` as the `/status` endpoint validates a new allocation.
+
+    Structured (1.31+): at most 32 results, each naming a request of the
+    spec, a valid driver, pool and device name; at most 64 config entries
+    with `source` FromClass/FromClaim and valid opaque config; a valid node
+    selector. Classic: `driverName` required, at most 32 resource handles of
+    at most 16 KiB each, `availableOnNodes` a valid node selector;
+    `deallocationRequested` needs an allocation and no reservations.
+    """
+    status = _status(doc)
+    if status is None:
+        return
+    alloc = status.get("allocation")
+    if doc.version in ("v1alpha1", "v1alpha2"):
+        _classic_allocation(doc, report, status, alloc)
+        return
+    if not isinstance(alloc, dict):
+        return
+    base = ("status", "allocation")
+    names = RequestNames(doc)
+    devices = alloc.get("devices") if isinstance(alloc.get("devices"), dict) else {}
+    results = devices.get("results") if isinstance(devices.get("results"), list) else []
+    rbase = base + ("devices", "results")
+    if len(results) > 32:
+        etype = too_many_type(doc)
+        report(rbase, f"{len(results)} results; at most 32 are allowed ({etype})", error_type=etype, at_key=True)
+    if not (doc.release_tuple >= (1, 35) and len(results) > 32):
+        for r, res in enumerate(results):
+            if not isinstance(res, dict):
+                continue
+            p = rbase + (r,)
+            req = res.get("request")
+            if isinstance(req, str):
+                for _kind, msg in check_request_ref(doc, req, names):
+                    report(p + ("request",), f"{msg} (Invalid)", error_type="Invalid")
+            _driver(report, p + ("driver",), res.get("driver"))
+            _pool(report, p + ("pool",), res.get("pool"))
+            _device(report, p + ("device",), res.get("device"))
+            share = res.get("shareID")
+            if doc.release_tuple >= (1, 34) and isinstance(share, str) and not _UUID.fullmatch(share):
+                report(p + ("shareID",), f"shareID '{share}' must be a lower-case UUID (Invalid)", error_type="Invalid")
+    configs = devices.get("config") if isinstance(devices.get("config"), list) else []
+    cbase = base + ("devices", "config")
+    if len(configs) > 64:
+        etype = too_many_type(doc)
+        report(cbase, f"{len(configs)} config entries; at most 64 are allowed ({etype})", error_type=etype, at_key=True)
+    for c, cfg in enumerate(configs):
+        if not isinstance(cfg, dict):
+            continue
+        p = cbase + (c,)
+        source = cfg.get("source")
+        if source == "":
+            report(p + ("source",), "source must be FromClass or FromClaim (Required)", error_type="Required")
+        elif isinstance(source, str) and source not in ("FromClass", "FromClaim"):
+            report(p + ("source",), f"source '{source}' is not supported: use FromClass or FromClaim (NotSupported)", error_type="NotSupported")
+        for m, ref in enumerate(cfg.get("requests") or []):
+            if isinstance(ref, str):
+                for _kind, msg in check_request_ref(doc, ref, names):
+                    report(p + ("requests", m), f"{msg} (Invalid)", error_type="Invalid")
+        opaque = cfg.get("opaque")
+        if opaque is None:
+            report(p + ("opaque",), "config entry needs opaque (Required)", error_type="Required")
+        elif isinstance(opaque, dict):
+            _driver(report, p + ("opaque", "driver"), opaque.get("driver"))
+            params = opaque.get("parameters")
+            if params is not None and not isinstance(params, dict):
+                report(p + ("opaque", "parameters"), "opaque.parameters must be a JSON object (Invalid)", error_type="Invalid")
+    selector = alloc.get("nodeSelector")
+    if isinstance(selector, dict):
+        for api, src, etype, msg in node_selector_problems(selector, base + ("nodeSelector",), base + ("nodeSelector",)):
+            report(api, f"{msg} ({etype})", error_type=etype, locate=src)
+
+
+def _classic_allocation(doc: Any, report: Any, status: dict, alloc: Any) -> None:
+    base = ("status",)
+    driver = status.get("driverName")
+    if isinstance(alloc, dict) and not driver:
+        report(base + ("driverName",), "status.driverName must be set when allocation is set (Required)", error_type="Required")
+    if isinstance(driver, str) and driver:
+        _driver(report, base + ("driverName",), driver)
+    if status.get("deallocationRequested") is True:
+        if alloc is None:
+            report(base + ("deallocationRequested",), "deallocationRequested may not be set without an allocation (Forbidden)", error_type="Forbidden")
+        elif status.get("reservedFor"):
+            report(base + ("deallocationRequested",), "deallocation cannot be requested while reservedFor is set (Forbidden)", error_type="Forbidden")
+    if not isinstance(alloc, dict):
+        return
+    abase = base + ("allocation",)
+    handle = alloc.get("resourceHandle")
+    if isinstance(handle, str) and len(handle.encode()) > 16384:
+        report(abase + ("resourceHandle",), "resourceHandle may be at most 16384 bytes (TooLong)", error_type="TooLong", at_key=True)
+    handles = alloc.get("resourceHandles")
+    if isinstance(handles, list):
+        if len(handles) > 32:
+            report(abase + ("resourceHandles",), f"{len(handles)} resource handles; at most 32 are allowed (TooLong)", error_type="TooLong", at_key=True)
+        for h, item in enumerate(handles):
+            if not isinstance(item, dict):
+                continue
+            data = item.get("data")
+            if isinstance(data, str) and len(data.encode()) > 16384:
+                report(abase + ("resourceHandles", h, "data"), "resource handle data may be at most 16384 bytes (TooLong)", error_type="TooLong", at_key=True)
+            if item.get("driverName"):
+                _driver(report, abase + ("resourceHandles", h, "driverName"), item.get("driverName"))
+            if item.get("data") and item.get("structuredData") is not None:
+                report(abase + ("resourceHandles", h), "data and structuredData are mutually exclusive (Invalid)", error_type="Invalid")
+    selector = alloc.get("availableOnNodes")
+    if isinstance(selector, dict):
+        for api, src, etype, msg in node_selector_problems(selector, abase + ("availableOnNodes",), abase + ("availableOnNodes",)):
+            report(api, f"{msg} ({etype})", error_type=etype, locate=src)
+
+
+@rule("DRA603", "status-devices", severity="warning", kinds=["ResourceClaim"], api_versions=STRUCTURED, releases=("1.32", None))
+def device_status(doc, report):
+    """`status.devices` (device health and network data) as the `/status` endpoint validates it.
+
+    Unique driver/pool/device(/shareID), each naming an allocated device;
+    at most 8 conditions; `data` a JSON object of at most 10 KiB;
+    `networkData.interfaceName` at most 256 and `hardwareAddress` at most 128
+    characters, at most 16 unique IPs. Dropped while
+    DRAResourceClaimDeviceStatus is off (1.32).
+    """
+    status = _status(doc)
+    if status is None or not gate_enabled(doc, "DRAResourceClaimDeviceStatus"):
+        return
+    seq = status.get("devices")
+    if not isinstance(seq, list):
+        return
+    results = status.get("allocation", {}).get("devices", {}).get("results", []) if isinstance(status.get("allocation"), dict) else []
+    allocated = set()
+    for res in results if isinstance(results, list) else []:
+        if isinstance(res, dict):
+            allocated.add((res.get("driver"), res.get("pool"), res.get("device"), res.get("shareID")))
+    base = ("status", "devices")
+    seen = set()
+    for d, dev in enumerate(seq):
+        if not isinstance(dev, dict):
+            continue
+        p = base + (d,)
+        key = (dev.get("driver"), dev.get("pool"), dev.get("device"), dev.get("shareID"))
+        _driver(report, p + ("driver",), dev.get("driver"))
+        _pool(report, p + ("pool",), dev.get("pool"))
+        _device(report, p + ("device",), dev.get("device"))
+        if key not in allocated:
+            report(p, f"device {key[0]}/{key[1]}/{key[2]} is not an allocated device of this claim (Invalid)", error_type="Invalid")
+        if key in seen:
+            report(p, f"device {key[0]}/{key[1]}/{key[2]} is listed twice (Duplicate)", error_type="Duplicate")
+        seen.add(key)
+        conditions = dev.get("conditions")
+        if isinstance(conditions, list) and len(conditions) > 8:
+            report(p + ("conditions",), f"{len(conditions)} conditions; at most 8 are allowed (TooMany)", error_type="TooMany", at_key=True)
+        data = dev.get("data")
+        if data is not None:
+            if go_json_size(data) > 10 * 1024:
+                report(p + ("data",), "data may be at most 10240 bytes of JSON (TooLong)", error_type="TooLong", at_key=True)
+            elif not isinstance(data, dict):
+                report(p + ("data",), "data must be a JSON object (Invalid)", error_type="Invalid")
+        net = dev.get("networkData")
+        if isinstance(net, dict):
+            if isinstance(net.get("interfaceName"), str) and len(net["interfaceName"]) > 256:
+                report(p + ("networkData", "interfaceName"), "interfaceName may be at most 256 characters (TooLong)", error_type="TooLong")
+            if isinstance(net.get("hardwareAddress"), str) and len(net["hardwareAddress"]) > 128:
+                report(p + ("networkData", "hardwareAddress"), "hardwareAddress may be at most 128 characters (TooLong)", error_type="TooLong")
+            ips = net.get("ips")
+            if isinstance(ips, list):
+                if len(ips) > 16:
+                    report(p + ("networkData", "ips"), f"{len(ips)} IPs; at most 16 are allowed (TooMany)", error_type="TooMany", at_key=True)
+                for n, ip in enumerate(ips):
+                    if ip in ips[:n]:
+                        report(p + ("networkData", "ips", n), f"IP '{ip}' is listed twice (Duplicate)", error_type="Duplicate")

@@ -1,0 +1,330 @@
+"""CEL for dralint: DRA device selectors as the API server checks them, and CEL policy files.
+
+Backed by cel-expr-python (CEL's C++ implementation, with its type checker);
+see docs/cel.md for why and for what is and is not modelled.
+
+Selectors
+---------
+`compile_selector(expression, release, *, feature_gates=()) -> list[CelIssue]`
+    Checks one `selectors[k].cel.expression` the way the API server of
+    Kubernetes `release` ("1.31" … "1.35") checks a *new* expression: length
+    (1.32+, then nothing else), parse, type-check in that release's
+    environment (variable `device`; the Kubernetes CEL libraries of the
+    previous minor release), result type bool or dyn, and (1.32+) estimated
+    cost. An empty list means the API server accepts it. Results are cached
+    per (expression, release, gates), so each distinct expression is
+    compiled once per run. `feature_gates` may contain "DRAConsumableCapacity"
+    to declare `device.allowMultipleAllocations` (1.34+); without it that
+    field is an undeclared reference, as with the default gates.
+
+`CelIssue(kind, message, offset, length)`
+    `kind`: "syntax", "undeclared", "type", "result-type", "too-long", "cost"
+    (or "internal" when the CEL library is missing); `offset`/`length`:
+    0-based character (code point) range inside the expression, or None.
+
+Policy files
+------------
+`compile_policy(expression) -> Policy | list[CelIssue]`
+    Compiles a boolean-or-any expression over the variable `object` (dyn:
+    the whole manifest as plain data). Environment: standard CEL, optional
+    types, `cel.bind`, two-variable comprehensions, extended strings, sets,
+    the lists extension, and from the Kubernetes libraries `find`,
+    `findAll`, `isSorted`, `sum`, `min`, `max` (quantity, semver, URL,
+    IP/CIDR and format functions are not available in policies).
+`evaluate(policy, activation) -> value`
+    Runs it on `{"object": data}`; returns the plain Python value. Raises
+    `CelEvalError` for a runtime error (missing key, bad type, ...).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+__all__ = [
+    "CelIssue",
+    "CelEvalError",
+    "Policy",
+    "compile_selector",
+    "compile_policy",
+    "evaluate",
+    "MAX_EXPRESSION_LENGTH",
+    "MAX_COST",
+    "available",
+]
+
+MAX_EXPRESSION_LENGTH = 10 * 1024
+MAX_COST = 1_000_000
+SUPPORTED = ((1, 31), (1, 35))
+
+
+@dataclass(frozen=True)
+class CelIssue:
+    kind: str
+    message: str
+    offset: int | None = None
+    length: int = 1
+
+
+class CelEvalError(Exception):
+    """A CEL policy failed at run time."""
+
+
+def available() -> bool:
+    try:
+        import cel_expr_python  # noqa: F401
+        import google.protobuf  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _release(release: str) -> tuple[int, int]:
+    major, minor = release.split(".")[:2]
+    return int(major), int(minor)
+
+
+def compile_selector(expression: str, release: str, *, feature_gates: Iterable[str] = ()) -> list[CelIssue]:
+    multi = "DRAConsumableCapacity" in set(feature_gates)
+    return list(_compile_selector(expression, release, multi))
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile_selector(expression: str, release: str, multi_alloc: bool) -> tuple[CelIssue, ...]:
+    rel = _release(release)
+    if rel < SUPPORTED[0]:
+        return ()
+    rel = min(rel, SUPPORTED[1])
+    if rel >= (1, 32) and len(expression.encode("utf-8")) > MAX_EXPRESSION_LENGTH:
+        return (CelIssue("too-long", f"may not be longer than {MAX_EXPRESSION_LENGTH} bytes "
+                         f"(the expression has {len(expression.encode('utf-8'))})", None, 0),)
+    if not available():
+        return (CelIssue("internal", "CEL checks skipped: install cel-expr-python and protobuf", None, 0),)
+    from . import _env
+
+    compat = (rel[0], rel[1] - 1)
+    env = _env.selector_env(compat, multi_alloc and rel >= (1, 34))
+    compiled, issues = _compile(env, expression, rel)
+    if issues:
+        return tuple(issues)
+    result = compiled.return_type().name().lower()
+    if result not in ("bool", "dyn", "google.protobuf.any", "any"):
+        return (CelIssue("result-type", f"must evaluate to bool or the unknown type, not {_type_text(result)}",
+                         _first_token(expression), _token_length(expression, _first_token(expression))),)
+    if rel >= (1, 32):
+        from . import _ast, _cost
+
+        try:
+            est = _cost.estimate(_ast.checked(compiled.serialize()))
+        except Exception:  # noqa: BLE001 - an estimator bug must not hide the other checks
+            return ()
+        if est.cost > MAX_COST:
+            where = est.hot_offset if est.hot_offset is not None else 0
+            if expression[where:where + 1] == "(":  # a macro call: point at its name
+                m = re.search(r"[A-Za-z_][A-Za-z0-9_]*\s*$", expression[:where])
+                where = m.start() if m else where
+            elif expression[where:where + 1] == ".":
+                where += 1
+            return (CelIssue("cost", f"estimated worst-case cost {est.cost} exceeds the limit of {MAX_COST} "
+                             "(the API server rejects it; iterating the attribute or capacity maps in nested "
+                             "comprehensions is the usual cause)", where, _token_length(expression, where)),)
+    return ()
+
+
+def _type_text(name: str) -> str:
+    return {"string": "string", "int": "int", "uint": "uint", "double": "double"}.get(name, name)
+
+
+# --- compile and translate errors ---------------------------------------------------------------
+
+_ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): (.*)")
+
+
+def _compile(env: Any, expression: str, rel: tuple[int, int]) -> tuple[Any, list[CelIssue]]:
+    try:
+        return env.compile(expression), []
+    except Exception as exc:  # cel-expr-python raises RuntimeError with the checker's report
+        text = str(exc)
+    # `existsOne` (single variable) is an alias of `exists_one` since cel-go 0.22 (Kubernetes 1.32);
+    # the C++ parser only knows it as a two-variable macro.
+    if rel >= (1, 32) and "existsOne" in expression:
+        alt = expression.replace(".existsOne(", ".exists_one(")
+        try:
+            return env.compile(alt), []
+        except Exception:  # noqa: BLE001
+            pass
+    return None, _issues(text, expression, rel)
+
+
+def _issues(text: str, expression: str, rel: tuple[int, int]) -> list[CelIssue]:
+    line_starts = [0]
+    for i, ch in enumerate(expression):
+        if ch == "\n":
+            line_starts.append(i + 1)
+    found: list[CelIssue] = []
+    seen = set()
+    for m in _ERROR.finditer(text):
+        line, col, msg = int(m.group(1)), int(m.group(2)), m.group(3).strip()
+        msg = re.sub(r"\s*\[INVALID_ARGUMENT\]$", "", msg)
+        offset = (line_starts[line - 1] if 0 < line <= len(line_starts) else 0) + col - 1
+        issue = _classify(msg, expression, max(0, min(offset, len(expression))), rel)
+        if (issue.kind, issue.offset) not in seen:
+            seen.add((issue.kind, issue.offset))
+            found.append(issue)
+        if len(found) >= 5:
+            break
+    hinted = [i for i in found if "not available in DRA selectors" in i.message]
+    if hinted:  # one missing library cascades into several errors: report the cause only
+        found = hinted[:1]
+    if not found:
+        first = text.strip().splitlines()[0] if text.strip() else "unknown error"
+        found.append(CelIssue("syntax", f"compilation failed: {first}", 0, 0))
+    return found
+
+
+def _classify(msg: str, expression: str, offset: int, rel: tuple[int, int]) -> CelIssue:
+    if msg.startswith("Syntax error"):
+        off, length = _syntax_position(expression, offset)
+        return CelIssue("syntax", f"syntax error: {msg[len('Syntax error: '):]}", off, length)
+    m = re.match(r"undeclared reference to '([^']+)'", msg)
+    if m:
+        name = m.group(1)
+        off, length = _name_position(expression, offset, name)
+        return CelIssue("undeclared", _undeclared_message(name, rel), off, length)
+    m = re.match(r"undefined field '([^']+)'", msg)
+    if m:
+        field = m.group(1)
+        off, length = _field_position(expression, offset, field)
+        text = f"undefined field '{field}': `device` has only the fields driver, attributes and capacity"
+        if field == "allowMultipleAllocations":
+            text = ("undefined field 'allowMultipleAllocations': it exists only from Kubernetes 1.34 with the "
+                    "alpha feature gate DRAConsumableCapacity, which is off by default")
+        elif field in ("name", "pool", "basic"):
+            text += " (device and pool names cannot be selected in CEL)"
+        return CelIssue("undeclared", text, off, length)
+    m = re.match(r"found no matching overload for '([^']+)'", msg)
+    if m:
+        name = m.group(1)
+        off, length = _name_position(expression, offset, name)
+        hint = _later_hint(name, rel)
+        return CelIssue("type", msg + (f"; {hint}" if hint else ""), off, length)
+    return CelIssue("type", msg, offset, _token_length(expression, offset))
+
+
+def _undeclared_message(name: str, rel: tuple[int, int]) -> str:
+    first = name.split(".")[0]
+    if first in ("devic", "dev", "devices", "d") or (first != "device" and "." in name and name.split(".")[1] in ("driver", "attributes", "capacity")):
+        return f"undeclared reference to '{first}': the only variable is `device` (did you mean 'device'?)"
+    hint = _later_hint(name, rel)
+    base = f"undeclared reference to '{name}'"
+    if hint:
+        return f"{base}: {hint}"
+    return base + (": the only variable is `device`" if "." in name or name.isidentifier() else "")
+
+
+def _later_hint(name: str, rel: tuple[int, int]) -> str | None:
+    from . import _decls
+
+    fn = name.rsplit(".", 1)[-1] if not name.startswith(("format.", "sets.", "strings.", "ip.", "lists.")) else name
+    later = []
+    for since, sig in _decls._BASE:
+        d = _decls.parse_signature(sig)
+        if (d.name in (fn, name) or d.name.startswith(name + ".")) and since > (rel[0], rel[1] - 1):
+            later.append(since)
+    for since, ext, _ in _decls.EXTENSIONS:
+        if since > (rel[0], rel[1] - 1) and (
+            (ext.endswith("comprev2") and fn in ("transformList", "transformMap", "transformMapEntry", "all", "exists", "existsOne"))
+            or (ext.endswith("lists") and fn in ("slice", "flatten", "distinct", "reverse", "sort", "sortBy", "lists.range", "range"))
+            or (ext.endswith("sets") and name.startswith("sets."))
+        ):
+            later.append(since)
+    if not later:
+        return None
+    since = min(later)
+    usable = f"{since[0]}.{since[1] + 1}"
+    return (f"not available in DRA selectors of Kubernetes {rel[0]}.{rel[1]} "
+            f"(added to the CEL environment in {since[0]}.{since[1]}, usable in new selectors from {usable})")
+
+
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\|\||&&|==|!=|<=|>=|\S")
+
+
+def _token_length(expression: str, offset: int) -> int:
+    m = _TOKEN.match(expression, offset)
+    return len(m.group()) if m else 1
+
+
+def _first_token(expression: str) -> int:
+    m = re.search(r"\S", expression)
+    return m.start() if m else 0
+
+
+def _syntax_position(expression: str, offset: int) -> tuple[int, int]:
+    """Syntax errors at the end of the input point at the last token (the dangling operator)."""
+    if offset >= len(expression.rstrip()):
+        stripped = expression.rstrip()
+        m = re.search(r"(\|\||&&|==|!=|<=|>=|[A-Za-z_0-9]+|\S)$", stripped)
+        if m:
+            return m.start(), len(m.group())
+        return max(0, len(stripped) - 1), 1
+    return offset, _token_length(expression, offset)
+
+
+def _name_position(expression: str, offset: int, name: str) -> tuple[int, int]:
+    """The start of `name` around the checker's offset (which may be the '.' or '(' after it)."""
+    if name.startswith("_") and name.endswith("_"):  # an operator: the checker points at it
+        return offset, _token_length(expression, offset)
+    parts = name.split(".")
+    first, last = parts[0], parts[-1]
+    # a function: the checker points at the '(' after the name or the '.' before it
+    for candidate in (offset - len(last), offset + 1, offset):
+        if 0 <= candidate and expression[candidate:candidate + len(last)] == last and len(parts) == 1:
+            return candidate, len(last)
+    # a qualified identifier `a.b.c`: point at its first segment
+    start = expression.rfind(first, 0, offset + 1)
+    if start >= 0:
+        return start, len(first)
+    return offset, _token_length(expression, offset)
+
+
+def _field_position(expression: str, offset: int, field: str) -> tuple[int, int]:
+    for candidate in (offset + 1, offset, offset - len(field)):
+        if 0 <= candidate and expression[candidate:candidate + len(field)] == field:
+            return candidate, len(field)
+    return offset, _token_length(expression, offset)
+
+
+# --- policies ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Policy:
+    expression: str
+    program: Any
+
+
+def compile_policy(expression: str) -> Policy | list[CelIssue]:
+    if not available():
+        return [CelIssue("internal", "CEL policies need cel-expr-python and protobuf", None, 0)]
+    from . import _env
+
+    env = _env.policy_env()
+    try:
+        program = env.compile(expression)
+    except Exception as exc:  # noqa: BLE001
+        return _issues(str(exc), expression, SUPPORTED[1])
+    result = program.return_type().name().lower()
+    if result not in ("bool", "dyn"):
+        return [CelIssue("result-type", f"a policy must evaluate to bool, not {result}", 0, _token_length(expression, 0))]
+    return Policy(expression, program)
+
+
+def evaluate(policy: Policy, activation: dict[str, Any]) -> Any:
+    try:
+        value = policy.program.eval(data=activation)
+    except Exception as exc:  # noqa: BLE001
+        raise CelEvalError(str(exc)) from exc
+    if value.type().name() == "ERROR":
+        raise CelEvalError(str(value.value()))
+    return value.plain_value()

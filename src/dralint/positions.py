@@ -1,0 +1,337 @@
+"""Map a character range inside a parsed string value back to the file.
+
+A CEL error says "column 17 of the expression"; the expression is the parsed
+string, which went through YAML quoting, escapes, folding and indentation
+removal. `string_span` re-decodes the value's source text while remembering
+where each output character came from, checks that the result equals the parsed
+value, and only then trusts the mapping; otherwise it returns the value's span.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from .model import Document, Path, Span
+
+__all__ = ["string_span"]
+
+_BREAKS = "\r\n"
+
+
+@lru_cache(maxsize=16)
+def _line_starts(text: str) -> tuple[int, ...]:
+    starts = [0]
+    i = 0
+    n = len(text)
+    while True:
+        j = text.find("\n", i)
+        k = text.find("\r", i)
+        if j == -1 and k == -1:
+            break
+        if k != -1 and (j == -1 or k < j):
+            i = k + 2 if text.startswith("\r\n", k) else k + 1
+        else:
+            i = j + 1
+        starts.append(i)
+        if i >= n:
+            break
+    return tuple(starts)
+
+
+def _offset(text: str, line: int, column: int) -> int | None:
+    starts = _line_starts(text)
+    if not 1 <= line <= len(starts):
+        return None
+    return starts[line - 1] + column - 1
+
+
+def _pos(text: str, index: int) -> tuple[int, int]:
+    import bisect
+
+    starts = _line_starts(text)
+    ln = bisect.bisect_right(starts, index) - 1
+    return ln + 1, index - starts[ln] + 1
+
+
+# Each decoder returns (decoded string, list of (source start, source end) per output character).
+Mapping = list[tuple[int, int]]
+
+
+def _fold_lines(text: str, i: int, end: int, out: list[str], src: Mapping) -> int:
+    """At a line break inside a flow scalar (plain or quoted) at index i: fold it. Returns the new index."""
+    brk = i
+    breaks = 0
+    while i < end and text[i] in " \t\r\n":
+        if text[i] == "\n" or (text[i] == "\r" and not text.startswith("\r\n", i)):
+            breaks += 1
+        i += 1
+    if breaks <= 1:
+        out.append(" ")
+        src.append((brk, brk + 1))
+    else:
+        for _ in range(breaks - 1):
+            out.append("\n")
+            src.append((brk, brk + 1))
+    return i
+
+
+def _decode_plain(text: str, a: int, b: int) -> tuple[str, Mapping]:
+    out: list[str] = []
+    src: Mapping = []
+    i = a
+    while i < b:
+        c = text[i]
+        if c in _BREAKS:
+            # trailing spaces before the break are not content
+            while out and out[-1] in " \t" and src[-1][0] >= a:
+                out.pop()
+                src.pop()
+            i = _fold_lines(text, i, b, out, src)
+            continue
+        out.append(c)
+        src.append((i, i + 1))
+        i += 1
+    return "".join(out), src
+
+
+def _decode_single(text: str, a: int, b: int) -> tuple[str, Mapping]:
+    out: list[str] = []
+    src: Mapping = []
+    i = a + 1
+    end = b - 1
+    while i < end:
+        c = text[i]
+        if c == "'" and text[i + 1:i + 2] == "'":
+            out.append("'")
+            src.append((i, i + 2))
+            i += 2
+            continue
+        if c in _BREAKS:
+            while out and out[-1] in " \t":
+                out.pop()
+                src.pop()
+            i = _fold_lines(text, i, end, out, src)
+            continue
+        out.append(c)
+        src.append((i, i + 1))
+        i += 1
+    return "".join(out), src
+
+
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+            "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028",
+            "P": "\u2029"}
+_HEX = {"x": 2, "u": 4, "U": 8}
+
+
+def _decode_double(text: str, a: int, b: int) -> tuple[str, Mapping]:
+    out: list[str] = []
+    src: Mapping = []
+    i = a + 1
+    end = b - 1
+    while i < end:
+        c = text[i]
+        if c == "\\":
+            e = text[i + 1:i + 2]
+            if e in _ESCAPES:
+                out.append(_ESCAPES[e])
+                src.append((i, i + 2))
+                i += 2
+                continue
+            if e in _HEX:
+                n = _HEX[e]
+                h = text[i + 2:i + 2 + n]
+                try:
+                    out.append(chr(int(h, 16)))
+                except ValueError:
+                    raise _NoMap from None
+                src.append((i, i + 2 + n))
+                i += 2 + n
+                continue
+            if e in _BREAKS:  # escaped line break: joins lines without a space
+                i += 1
+                i += 2 if text.startswith("\r\n", i) else 1
+                while i < end and text[i] in " \t":
+                    i += 1
+                continue
+            raise _NoMap
+        if c in _BREAKS:
+            while out and out[-1] in " \t" and text[src[-1][0]] != "\\":
+                out.pop()
+                src.pop()
+            i = _fold_lines(text, i, end, out, src)
+            continue
+        out.append(c)
+        src.append((i, i + 1))
+        i += 1
+    return "".join(out), src
+
+
+def _block_lines(text: str, a: int, b: int) -> tuple[list[tuple[int, int]], int | None, str]:
+    """Content lines (start, end) of a block scalar whose indicator is at `a`; with the explicit indent and chomping."""
+    nl = text.find("\n", a)
+    header = text[a + 1:nl if nl != -1 else b].split("#", 1)[0].strip()
+    indent = None
+    chomp = ""
+    for ch in header:
+        if ch.isdigit():
+            indent = int(ch)
+        elif ch in "+-":
+            chomp = ch
+    lines = []
+    i = nl + 1 if nl != -1 else b
+    while i < b:
+        j = text.find("\n", i)
+        if j == -1 or j > b:
+            j = b
+        e = j - 1 if j > i and text[j - 1] == "\r" else j
+        lines.append((i, e))
+        i = j + 1
+    return lines, indent, chomp
+
+
+def _decode_block(text: str, a: int, b: int, folded: bool, parent_indent: int) -> tuple[str, Mapping]:
+    lines, explicit, _chomp = _block_lines(text, a, b)
+    if explicit is not None:
+        indent = parent_indent + explicit
+    else:
+        indent = None
+        for s, e in lines:
+            stripped = text[s:e].lstrip(" ")
+            if stripped:
+                indent = len(text[s:e]) - len(stripped)
+                break
+        if indent is None:
+            return "", []
+    out: list[str] = []
+    src: Mapping = []
+    prev_kind = None  # "normal", "more" (more indented or starting with a tab) or "empty"
+    pending_breaks: list[int] = []  # indices of line ends not yet emitted
+    for s, e in lines:
+        line = text[s:e]
+        if len(line) - len(line.lstrip(" ")) < indent and line.strip(" ") != "":
+            break  # end of the scalar (should not happen inside the value's span)
+        content_start = min(s + indent, e)
+        is_empty = text[content_start:e] == "" or (line.strip(" ") == "" and len(line) <= indent)
+        kind = "empty" if is_empty else ("more" if text[content_start:content_start + 1] in " \t" else "normal")
+        if kind != "empty" and out or (kind != "empty" and pending_breaks):
+            # emit the breaks between the previous content line and this one
+            if folded and prev_kind == "normal" and kind == "normal":
+                if len(pending_breaks) == 1:
+                    out.append(" ")
+                    src.append((pending_breaks[0], pending_breaks[0] + 1))
+                else:
+                    for p in pending_breaks[1:]:
+                        out.append("\n")
+                        src.append((p, p + 1))
+            else:
+                for p in pending_breaks:
+                    out.append("\n")
+                    src.append((p, p + 1))
+            pending_breaks = []
+        elif kind != "empty" and not out and pending_breaks:
+            pass
+        if kind != "empty":
+            for k in range(content_start, e):
+                out.append(text[k])
+                src.append((k, k + 1))
+            prev_kind = kind
+        pending_breaks.append(e)
+    # trailing breaks: clip/keep/strip do not matter for ranges inside the content
+    for p in pending_breaks:
+        out.append("\n")
+        src.append((p, p + 1))
+    return "".join(out), src
+
+
+class _NoMap(Exception):
+    pass
+
+
+def string_span(doc: Document, path: Path, start: int, end: int) -> Span:
+    """Where characters [start, end) of the string value at `path` stand in the file.
+
+    Offsets index the *parsed* string. Falls back to the value's span whenever the
+    mapping cannot be made exact (unknown style, value changed, no text ...).
+    """
+    node = doc.positions.get(path)
+    fallback = doc.locate(path)
+    if node is None or doc.text is None:
+        return fallback
+    value = _value_at(doc.data, path)
+    if not isinstance(value, str) or not (0 <= start <= end <= len(value)):
+        return fallback
+    text = doc.text
+    span = node.value
+    a = _offset(text, span.line, span.column)
+    b = _offset(text, span.end_line, span.end_column)
+    if a is None or b is None or not (0 <= a <= b <= len(text)):
+        return fallback
+    style = doc.scalar_styles.get(path, _Missing) if doc.scalar_styles is not None else _Missing
+    if style is _Missing:
+        # JSON or a value without a recorded style: guess from the source.
+        first = text[a:a + 1]
+        style = first if first in ("'", '"', "|", ">") else None
+    try:
+        if style is None:
+            decoded, src = _decode_plain(text, a, b)
+        elif style == "'":
+            decoded, src = _decode_single(text, a, b)
+        elif style == '"':
+            decoded, src = _decode_double(text, a, b)
+        elif style in ("|", ">"):
+            parent_indent = _parent_indent(doc, path, text)
+            decoded, src = _decode_block(text, a, b + 1 if b < len(text) else b, style == ">", parent_indent)
+        else:
+            return fallback
+    except (_NoMap, IndexError, ValueError):
+        return fallback
+    if style in ("|", ">"):
+        ok = decoded.rstrip("\n") == value.rstrip("\n") and len(src) >= len(value.rstrip("\n"))
+    else:
+        ok = decoded == value
+    if not ok:
+        return fallback
+    if start == end:
+        if start < len(src):
+            line, col = _pos(text, src[start][0])
+        elif src:
+            line, col = _pos(text, src[-1][1])
+        else:
+            return fallback
+        return Span(line, col, line, col)
+    if end > len(src):
+        return fallback
+    l1, c1 = _pos(text, src[start][0])
+    l2, c2 = _pos(text, src[end - 1][1])
+    return Span(l1, c1, l2, c2)
+
+
+class _MissingType:
+    pass
+
+
+_Missing: Any = _MissingType()
+
+
+def _value_at(data: Any, path: Path) -> Any:
+    try:
+        for p in path:
+            data = data[p]
+    except (KeyError, IndexError, TypeError):
+        return None
+    return data
+
+
+def _parent_indent(doc: Document, path: Path, text: str) -> int:
+    """Indentation (in columns) of the node that owns a block scalar: the base for an explicit indent indicator."""
+    node = doc.positions.get(path)
+    if node is not None and node.key is not None:
+        ls = _offset(text, node.key.line, 1) or 0
+        line = text[ls:text.find("\n", ls) if text.find("\n", ls) != -1 else len(text)]
+        stripped = line.lstrip(" -")
+        return len(line) - len(stripped) if not line.lstrip(" ").startswith("-") else node.key.column - 1
+    if node is not None:
+        return node.value.column - 1
+    return 0

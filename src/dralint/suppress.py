@@ -1,0 +1,513 @@
+"""Suppressions: inline `# dralint:` comments and the config's `ignore-paths`, both reported when unused.
+
+Inline comments (YAML comments only; a `#` inside a quoted or block string is
+text, not a comment):
+
+    name: Bad_Name   # dralint: disable=DRA301            this line
+    # dralint: disable-next-line=DRA301,request-name-dns-label
+    name: Bad_Name                                         the next line with content
+    # dralint: disable-file=DRA011                         the whole file
+    # dralint: disable-file                                the whole file, every rule
+
+Codes are rule codes (`DRA301`) or slugs (`request-name-dns-label`), comma
+separated; `disable` and `disable-next-line` without `=` mean every rule.
+Free text may follow the list after a space (`# dralint: disable=DRA301
+legacy name`). A problem belongs to the line where it starts. A
+`disable=` comment on a line of its own applies to that line only, which
+holds nothing to suppress; use `disable-next-line`.
+
+Config (`.dralint.yaml`), file globs relative to the config file's folder:
+
+    ignore-paths:
+      - examples/legacy/**                 # every rule, in these files
+      - paths: [deploy/**/*.yaml]          # file globs (default: every file)
+        rules: [DRA011, unknown-field]     # codes, slugs or code prefixes (default: every rule)
+        fields: [status, "spec.devices.requests[*].name"]   # field-path globs (default: every field)
+
+File globs: `*` and `?` stay inside one folder, `**` crosses folders; a
+pattern without `/` matches a file name in any folder; a folder matches
+everything below it. Field globs are matched against the API server's path
+(`spec.devices.requests[0].name`): `*` is one field name, `[*]` one index or
+map key, `**` anything; a field matches everything below it.
+
+Unused suppressions are reported as DRA900 (unused-suppression) at the
+comment or at the config entry, with these exceptions: a code that the run
+did not check (left out by `select`/`ignore`) is not reported, and a config
+entry whose `paths` match none of the linted files is not reported (pre-commit
+lints a few files at a time). DRA900 itself can only be suppressed by naming
+it (`disable-file=DRA900`), never by a bare `disable`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+from typing import Any, Callable, Iterable
+
+from .catalog import ENGINE_CHECKS
+from .model import Document, Problem, Severity, Span
+
+UNUSED = "DRA900"
+DIRECTIVES = ("disable", "disable-next-line", "disable-file")
+# Other `# dralint:` comments that are not suppressions (read elsewhere): left alone here.
+OTHER_DIRECTIVES = ("kubernetes-version",)
+
+# `#`, then `dralint:` and whatever follows on the line.
+_MARKER = re.compile(r"#[ \t]*dralint[ \t]*:[ \t]*(?P<body>[^\r\n]*)")
+_DIRECTIVE = re.compile(r"(?P<verb>[A-Za-z][A-Za-z-]*)(?:[ \t]*=[ \t]*(?P<codes>[A-Za-z0-9_.-]+(?:[ \t]*,[ \t]*[A-Za-z0-9_.-]+)*))?")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class SuppressionError(ValueError):
+    """A malformed `ignore-paths` setting (a usage error)."""
+
+
+@dataclass
+class _Code:
+    text: str  # as written: a code or a slug
+    column: int  # 1-based column of the code in the comment (for unused reports)
+    used: bool = False
+
+
+@dataclass
+class Directive:
+    source: str
+    line: int  # where the comment is
+    column: int
+    end_column: int
+    verb: str  # disable | disable-next-line | disable-file
+    target: int | None  # the line it applies to; None for the whole file
+    codes: list[_Code] | None  # None: every rule
+    alone: bool = False  # the comment is the only thing on its line
+    used: bool = False  # for codes=None
+
+    def matches(self, problem: Problem) -> list[_Code] | bool:
+        if self.target is not None and problem.span.line != self.target:
+            return False
+        if self.codes is None:
+            return problem.rule != UNUSED
+        hits = [c for c in self.codes if c.text == problem.rule or c.text == problem.name]
+        return hits or False
+
+
+@dataclass
+class _Bad:
+    """A `# dralint:` comment that is not a directive: reported, never silently ignored."""
+
+    source: str
+    line: int
+    column: int
+    end_column: int
+    message: str
+
+
+def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[list[Directive], list[_Bad]]:
+    """Every `# dralint:` directive in the YAML comments of `text`."""
+    if "dralint" not in text:
+        return [], []
+    starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+    lines = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+    candidates = []
+    for m in _MARKER.finditer(text):
+        i = m.start()
+        if i > 0 and text[i - 1] not in " \t\r\n":
+            continue  # `a#b` is part of a plain scalar
+        line = _line_of(starts, i)
+        candidates.append((m, line, i - starts[line - 1] + 1))
+    if not candidates:
+        return [], []
+    strings = _string_spans(documents)
+    directives: list[Directive] = []
+    bad: list[_Bad] = []
+    for m, line, column in candidates:
+        if any(_inside(span, line, column) for span in strings):
+            continue
+        end_column = column + len(m.group(0))
+        body = m.group("body")
+        d = _DIRECTIVE.match(body)
+        verb = d.group("verb").lower() if d else ""
+        rest = body[d.end():] if d else body
+        if verb in OTHER_DIRECTIVES:
+            continue
+        if not d or verb not in DIRECTIVES or (rest and not rest[0] in " \t"):
+            close = difflib.get_close_matches(verb or body.split("=")[0].strip(), DIRECTIVES, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            bad.append(_Bad(source, line, column, end_column,
+                            f"not a dralint directive: {body.strip()!r}{hint} (use disable=CODES, disable-next-line=CODES or disable-file[=CODES])"))
+            continue
+        codes: list[_Code] | None = None
+        if d.group("codes"):
+            codes = []
+            offset = m.start("body") - m.start() + d.start("codes")
+            for cm in re.finditer(r"[A-Za-z0-9_.-]+", d.group("codes")):
+                codes.append(_Code(cm.group(), column + offset + cm.start()))
+        if verb == "disable-file":
+            target = None
+        elif verb == "disable":
+            target = line
+        else:
+            target = _next_content_line(lines, line)
+        alone = not lines[line - 1][: column - 1].strip()
+        directives.append(Directive(source, line, column, end_column, verb, target, codes, alone))
+    return directives, bad
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    import bisect
+
+    return bisect.bisect_right(starts, offset)
+
+
+def _next_content_line(lines: list[str], line: int) -> int:
+    for n in range(line + 1, len(lines) + 1):
+        stripped = lines[n - 1].strip()
+        if stripped and not stripped.startswith("#"):
+            return n
+    return line + 1
+
+
+def _string_spans(documents: list[Document]) -> list[Span]:
+    """Source ranges of every scalar (keys and values): a `#` inside one is not a comment."""
+    spans: list[Span] = []
+    for doc in documents:
+        for path, node in doc.positions.items():
+            if node.key is not None:
+                spans.append(node.key)
+            if not isinstance(_at(doc.data, path), (dict, list)):
+                if node.value.end_line > node.value.line or node.value.end_column > node.value.column + 1:
+                    spans.append(node.value)
+    return spans
+
+
+def _at(data: Any, path: tuple) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _inside(span: Span, line: int, column: int) -> bool:
+    return (span.line, span.column) <= (line, column) < (span.end_line, span.end_column)
+
+
+# ---------------------------------------------------------------------------
+# Config `ignore-paths`.
+
+
+@dataclass
+class IgnoreEntry:
+    index: int
+    files: list[re.Pattern[str]]
+    file_globs: list[str]
+    rules: list[str]  # codes, slugs or prefixes; empty: every rule
+    fields: list[re.Pattern[str]]
+    field_globs: list[str] = field(default_factory=list)
+    used: bool = False
+    in_scope: bool = False
+
+    def matches_file(self, relative: str | None) -> bool:
+        if not self.files:
+            return True
+        return relative is not None and any(p.fullmatch(relative) for p in self.files)
+
+    def matches(self, problem: Problem, relative: str | None) -> bool:
+        if problem.rule == UNUSED:
+            return False
+        if self.rules and not any(problem.rule.startswith(r) or problem.name == r for r in self.rules):
+            return False
+        if self.fields and not any(p.fullmatch(problem.path_text) for p in self.fields):
+            return False
+        return self.matches_file(relative)
+
+
+def glob_to_regex(pattern: str) -> re.Pattern[str]:
+    """A file glob (`**` crosses folders) as a regex over `/`-separated relative paths."""
+    pattern = pattern.strip().replace("\\", "/")
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    anchored = "/" in pattern.rstrip("/")
+    pattern = pattern.strip("/")
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    body = "".join(out) + "(?:/.*)?"
+    return re.compile(body if anchored else "(?:.*/)?" + body)
+
+
+def field_glob_to_regex(pattern: str) -> re.Pattern[str]:
+    """A field-path glob (`spec.devices.requests[*].name`) as a regex over API server paths."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("[*]", i):
+            out.append(r"\[[^\]]*\]")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append(r"[^.\[\]]*")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"(?:[.\[].*)?")
+
+
+def parse_ignore_paths(raw: Any, config_path: FsPath | None, known: dict[str, str]) -> list[IgnoreEntry]:
+    where = f"{config_path}: " if config_path else ""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise SuppressionError(f"{where}'ignore-paths' must be a list of file globs or of mappings with paths, rules and fields")
+    entries: list[IgnoreEntry] = []
+    slugs = set(known.values())
+    for i, item in enumerate(raw):
+        label = f"{where}ignore-paths[{i}]"
+        if isinstance(item, str):
+            item = {"paths": [item]}
+        if not isinstance(item, dict):
+            raise SuppressionError(f"{label}: must be a file glob or a mapping with paths, rules and fields")
+        unknown = sorted(set(item) - {"paths", "rules", "fields"})
+        if unknown:
+            raise SuppressionError(f"{label}: unknown key {', '.join(map(repr, unknown))}; use paths, rules and fields")
+        lists = {}
+        for key in ("paths", "rules", "fields"):
+            value = item.get(key, [])
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+                raise SuppressionError(f"{label}: '{key}' must be a list of non-empty strings")
+            lists[key] = [v.strip() for v in value]
+        if not lists["paths"] and not lists["fields"] and not lists["rules"]:
+            raise SuppressionError(f"{label}: give at least one of paths, rules and fields")
+        if not lists["paths"] and not lists["fields"]:
+            raise SuppressionError(f"{label}: to switch a rule off everywhere use 'ignore', not 'ignore-paths'")
+        for selector in lists["rules"]:
+            if selector not in slugs and not any(code.startswith(selector) for code in known):
+                raise SuppressionError(f"{label}: unknown rule {selector!r} (see 'dralint rules')")
+        entries.append(
+            IgnoreEntry(
+                index=i,
+                files=[glob_to_regex(g) for g in lists["paths"]],
+                file_globs=lists["paths"],
+                rules=lists["rules"],
+                fields=[field_glob_to_regex(f) for f in lists["fields"]],
+                field_globs=lists["fields"],
+            )
+        )
+    return entries
+
+
+# ---------------------------------------------------------------------------
+# The postprocessor.
+
+
+@dataclass
+class Suppressor:
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    severities: dict[str, Severity] = field(default_factory=dict)
+    known: dict[str, str] = field(default_factory=dict)  # code -> slug
+    entries: list[IgnoreEntry] = field(default_factory=list)
+    config_path: FsPath | None = None
+    base: FsPath | None = None
+
+    def __call__(self, problems: list[Problem], documents: list[Document]) -> list[Problem]:
+        by_source: dict[str, list[Document]] = {}
+        for doc in documents:
+            by_source.setdefault(doc.source, []).append(doc)
+        directives: dict[str, list[Directive]] = {}
+        unused: list[Problem] = []
+        for source, docs in by_source.items():
+            text = next((d.text for d in docs if d.text), None)
+            if text is None:
+                continue
+            found, bad = parse_comments(source, text, docs)
+            if found:
+                directives[source] = found
+            unused.extend(self._problem(b.source, b.line, b.column, b.end_column, b.message) for b in bad)
+        relative = {source: self._relative(source) for source in {*by_source, *(p.source for p in problems)}}
+        for entry in self.entries:
+            entry.in_scope = not entry.files or any(entry.matches_file(r) for r in relative.values())
+        kept: list[Problem] = []
+        for p in problems:
+            if not self._suppressed(p, directives.get(p.source, ()), relative.get(p.source)):
+                kept.append(p)
+        unused.extend(self._unused_inline(directives))
+        unused.extend(self._unused_entries())
+        # DRA900 problems answer only to comments that name DRA900 itself.
+        unused = [p for p in unused if not self._suppressed(p, directives.get(p.source, ()), relative.get(p.source), own=True)]
+        if self._active(UNUSED, ENGINE_CHECKS[UNUSED].slug):
+            override = self.severities.get(UNUSED) or self.severities.get(ENGINE_CHECKS[UNUSED].slug)
+            for p in unused:
+                if override is not None:
+                    p.severity = override
+                kept.append(p)
+        return kept
+
+    def _suppressed(self, p: Problem, directives: Iterable[Directive], relative: str | None, own: bool = False) -> bool:
+        hit = False
+        for d in directives:
+            if own and d.codes is None:
+                continue
+            if own and d.target is not None and d.target != p.span.line:
+                continue
+            m = d.matches(p) if not own else [c for c in (d.codes or []) if c.text in (UNUSED, ENGINE_CHECKS[UNUSED].slug)]
+            if m:
+                hit = True
+                if isinstance(m, list):
+                    for c in m:
+                        c.used = True
+                else:
+                    d.used = True
+        if not own:
+            for entry in self.entries:
+                if entry.matches(p, relative):
+                    entry.used = True
+                    hit = True
+        return hit
+
+    def _active(self, code: str, slug: str | None) -> bool:
+        """Whether the run checked this rule at all (select/ignore), so an unused suppression of it means something."""
+
+        def hit(selectors: list[str]) -> bool:
+            return any(code.startswith(s) or slug == s for s in selectors)
+
+        if self.select and not hit(self.select):
+            return False
+        return not (self.ignore and hit(self.ignore))
+
+    def _resolve(self, text: str) -> tuple[str, str | None] | None:
+        if text in self.known:
+            return text, self.known[text]
+        for code, slug in self.known.items():
+            if slug == text:
+                return code, slug
+        return None
+
+    def _unused_inline(self, directives: dict[str, list[Directive]]) -> list[Problem]:
+        out: list[Problem] = []
+        for source, found in directives.items():
+            for d in found:
+                scope = {"disable": "on this line", "disable-next-line": f"on line {d.target}", "disable-file": "in this file"}[d.verb]
+                if d.codes is None:
+                    if not d.used:
+                        hint = " (a disable= comment on a line of its own covers only that line; use disable-next-line)" if d.verb == "disable" and d.alone else ""
+                        out.append(self._problem(source, d.line, d.column, d.end_column,
+                                                 f"unused suppression: '{d.verb}' suppressed no problem {scope}{hint}"))
+                    continue
+                for c in d.codes:
+                    if c.used or c.text in (UNUSED, ENGINE_CHECKS[UNUSED].slug):
+                        continue
+                    resolved = self._resolve(c.text)
+                    if resolved is None:
+                        close = difflib.get_close_matches(c.text, [*self.known, *self.known.values()], n=1)
+                        hint = f"; did you mean {close[0]!r}?" if close else " (see 'dralint rules')"
+                        out.append(self._problem(source, d.line, c.column, c.column + len(c.text),
+                                                 f"unknown rule {c.text!r} in a dralint suppression{hint}"))
+                        continue
+                    if not self._active(*resolved):
+                        continue
+                    hint = ""
+                    if d.verb == "disable" and d.alone:
+                        hint = " (a disable= comment on a line of its own covers only that line; use disable-next-line)"
+                    out.append(self._problem(source, d.line, c.column, c.column + len(c.text),
+                                             f"unused suppression: no {c.text} problem {scope}{hint}"))
+        return out
+
+    def _unused_entries(self) -> list[Problem]:
+        out: list[Problem] = []
+        if not self.entries:
+            return out
+        for entry in self.entries:
+            if entry.used or not entry.in_scope:
+                continue
+            if entry.rules and not any(self._active(code, slug) for code, slug in self.known.items()
+                                       if any(code.startswith(r) or slug == r for r in entry.rules)):
+                continue
+            span = self._entry_span(entry.index)
+            what = "; ".join(f"{k}: {', '.join(v)}" for k, v in (("paths", entry.file_globs), ("fields", entry.field_globs), ("rules", entry.rules)) if v)
+            out.append(self._problem(self._config_name(), span.line, span.column, span.end_column if span.end_line == span.line else span.column + 1,
+                                     f"unused config ignore: ignore-paths[{entry.index}] ({what}) suppressed no problem"))
+        return out
+
+    def _entry_span(self, index: int) -> Span:
+        if self.config_path is None:
+            return Span.point()
+        try:
+            from .load import load
+
+            loaded = load(str(self.config_path), self.config_path.read_bytes())
+            doc = loaded.documents[0]
+            return doc.locate(("ignore-paths", index))
+        except Exception:  # the file was read moments ago; positions are a nicety
+            return Span.point()
+
+    def _config_name(self) -> str:
+        assert self.config_path is not None
+        try:
+            return os.path.relpath(self.config_path)
+        except ValueError:
+            return str(self.config_path)
+
+    def _relative(self, source: str) -> str | None:
+        if source in ("-", "<admission>") or self.base is None:
+            return None
+        try:
+            rel = os.path.relpath(os.path.abspath(source), self.base)
+        except ValueError:
+            return None
+        return rel.replace(os.sep, "/")
+
+    def _problem(self, source: str, line: int, column: int, end_column: int, message: str) -> Problem:
+        check = ENGINE_CHECKS[UNUSED]
+        return Problem(
+            rule=check.code,
+            name=check.slug,
+            severity=check.severity,
+            message=message,
+            source=source,
+            document=0,
+            span=Span(line, column, line, max(end_column, column + 1)),
+        )
+
+
+def suppressions(options: Any, ignore_paths: Any = None, config_path: FsPath | None = None) -> Callable[[list[Problem], list[Document]], list[Problem]]:
+    """The postprocessor for `LintOptions.postprocessors`; raises SuppressionError for a bad `ignore-paths`."""
+    from .lint import known_codes
+    from .registry import all_rules
+
+    known = known_codes([*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules])
+    base = config_path.parent if config_path is not None else FsPath.cwd()
+    entries = parse_ignore_paths(ignore_paths, config_path, known)
+    return Suppressor(
+        select=list(options.select),
+        ignore=list(options.ignore),
+        severities=dict(options.severities),
+        known=known,
+        entries=entries,
+        config_path=config_path,
+        base=FsPath(os.path.abspath(base)),
+    )
+
+
+__all__ = ["suppressions", "parse_comments", "Directive", "SuppressionError", "glob_to_regex", "field_glob_to_regex"]

@@ -1,0 +1,169 @@
+"""`dralint serve`: command-line options of the admission webhook.
+
+    dralint serve --tls-cert FILE --tls-key FILE [--port 8443] [--config .dralint.yaml]
+
+Lint settings (--kubernetes-version, --select, --ignore, --severity, --policy,
+--rules-dir, --fail-on) mean what they mean for `dralint lint`, and come from
+`.dralint.yaml` the same way (build_options). Exit codes: 0 after a clean
+shutdown, 1 when a worker failed, 2 for a usage or start-up error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Sequence
+
+from ..cli import UsageError, _Parser
+
+DEFAULT_PORT = 8443
+
+
+def _positive(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+        return value
+
+    return parse
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    from ..schemas import DEFAULT_RELEASE, RELEASES
+
+    parser = _Parser(
+        prog="dralint serve",
+        description="Run dralint as a Kubernetes validating admission webhook (HTTPS, AdmissionReview admission.k8s.io/v1 on POST /validate).",
+        epilog="Endpoints: POST /validate, GET /healthz, GET /readyz, GET /metrics. See docs/webhook.md.",
+    )
+    net = parser.add_argument_group("server")
+    net.add_argument("--tls-cert", required=True, metavar="FILE", help="serving certificate (PEM, chain allowed); reloaded when the file changes")
+    net.add_argument("--tls-key", required=True, metavar="FILE", help="private key of --tls-cert (PEM); reloaded with it")
+    net.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0; '::' for IPv6)")
+    net.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free one, logged as 'listening')")
+    net.add_argument("--workers", type=_positive(int), default=1, metavar="N", help="worker processes sharing the port (default 1; one per core is plenty)")
+    net.add_argument("--on-error", choices=("allow", "deny"), default="deny", help="answer when dralint itself fails on a review (default deny); always logged and counted")
+    net.add_argument("--max-body-bytes", type=_positive(int), default=3 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 3 MiB, as the API server)")
+    net.add_argument("--read-timeout", type=_positive(float), default=10.0, metavar="SECONDS", help="time allowed for a request's headers, and again for its body (default 10)")
+    net.add_argument("--idle-timeout", type=_positive(float), default=60.0, metavar="SECONDS", help="close keep-alive connections idle this long (default 60)")
+    net.add_argument("--shutdown-timeout", type=_positive(float), default=25.0, metavar="SECONDS", help="after SIGTERM, time given to requests in flight (default 25)")
+    net.add_argument("--cert-reload-interval", type=_positive(float), default=10.0, metavar="SECONDS", help="how often the certificate files are checked for changes (default 10)")
+    net.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info", help="info logs one line per review (default)")
+
+    lint = parser.add_argument_group("linting (as for dralint lint)")
+    lint.add_argument("-k", "--kubernetes-version", metavar="1.NN", help=f"Kubernetes release to judge against: {RELEASES[0]}..{RELEASES[-1]} (default: config, else {DEFAULT_RELEASE})")
+    lint.add_argument("--fail-on", choices=("error", "warning"), default=None, help="lowest severity that denies (default: config, else error); lower problems become warnings")
+    lint.add_argument("--select", action="append", default=[], metavar="CODES", help="only these rule codes, slugs or code prefixes")
+    lint.add_argument("--ignore", action="append", default=[], metavar="CODES", help="skip these rule codes, slugs or code prefixes")
+    lint.add_argument("--severity", action="append", default=[], metavar="CODE=LEVEL", help="re-level a rule, e.g. DRA011=error")
+    lint.add_argument("--rules-dir", action="append", default=[], metavar="DIR", help="load extra rules from the *.py files in DIR")
+    lint.add_argument("--policy", action="append", default=[], metavar="FILE", help="CEL policy file(s) to enforce")
+    lint.add_argument("--no-plugins", action="store_true", help="do not load rules from installed plugins")
+    lint.add_argument("-c", "--config", metavar="FILE", help="configuration file (default: .dralint.yaml found upward from the working directory)")
+    lint.add_argument("--no-config", action="store_true", help="ignore configuration files")
+    return parser
+
+
+def serve_command(argv: Sequence[str]) -> int:
+    args = serve_parser().parse_args(list(argv))
+    args.target_version = None
+    args.format = None
+
+    from . import logs
+
+    logs.setup(args.log_level)
+    try:
+        import uvicorn  # noqa: F401
+    except ImportError:
+        print("dralint: error: `dralint serve` needs the webhook extra: pip install 'dralint[webhook]'", file=sys.stderr)
+        return 2
+
+    from ..config import ConfigError, build_options
+    from ..model import Severity
+    from ..registry import RuleLoadError
+
+    try:
+        options, settings = build_options(args)
+        fail_on = Severity.parse(settings.fail_on)
+    except (ConfigError, RuleLoadError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+    if fail_on < Severity.WARNING:
+        raise UsageError("fail-on: info would deny on informational findings; use error or warning")
+
+    from . import tls
+    from .app import Settings, WebhookApp
+    from .metrics import Metrics
+    from .review import IMMUTABLE_CODE, Policy
+    from .server import ServerSettings, serve
+
+    for label, path in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key)):
+        try:
+            open(path, "rb").close()
+        except OSError as exc:
+            raise UsageError(f"{label} {path}: {exc.strerror or exc}") from exc
+    try:
+        tls.new_context(args.tls_cert, args.tls_key)
+    except Exception as exc:
+        raise UsageError(f"cannot use --tls-cert/--tls-key: {exc}") from exc
+
+    policy = Policy(options=options, fail_on=fail_on)
+    codes = _warm_up(policy)
+    # Rules, schemas and compiled validators live as long as the process: move them out of the
+    # collector's reach, so a full collection does not walk them on some unlucky request, and so
+    # forked workers keep sharing their pages (a collection would write to every object it visits).
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    from .. import __version__, schemas
+
+    metrics = Metrics(
+        kinds=schemas.ALL_DRA_KINDS,
+        codes=[*codes, IMMUTABLE_CODE],
+        slots=args.workers,
+        info={"version": __version__, "kubernetes_version": options.release, "workers": str(args.workers)},
+    )
+    app = WebhookApp(Settings(policy=policy, metrics=metrics, on_error=args.on_error, max_body=args.max_body_bytes, read_timeout=args.read_timeout))
+    server_settings = ServerSettings(
+        host=args.host,
+        port=args.port,
+        cert_file=args.tls_cert,
+        key_file=args.tls_key,
+        workers=args.workers,
+        read_timeout=args.read_timeout,
+        idle_timeout=args.idle_timeout,
+        shutdown_timeout=args.shutdown_timeout,
+        cert_reload_interval=args.cert_reload_interval,
+    )
+    try:
+        return serve(app, server_settings)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
+
+
+def _warm_up(policy: Any) -> list[str]:
+    """Load every rule and compile every schema of the release now, not on the first review.
+
+    Returns the rule codes known to this configuration (for the metrics' label values).
+    """
+    from .. import schemas
+    from ..lint import known_codes
+    from ..registry import all_rules
+    from .review import decide
+
+    options = policy.options
+    catalog = schemas.catalog(options.release)
+    for api_version in catalog.served_versions():
+        for kind in catalog.kinds(api_version):
+            request = {
+                "uid": "warm-up",
+                "operation": "CREATE",
+                "kind": {"group": "resource.k8s.io", "version": api_version.rpartition("/")[2], "kind": kind},
+                "object": {"apiVersion": api_version, "kind": kind, "metadata": {"name": "warm-up", "namespace": "default"}},
+            }
+            decide(request, policy)
+    return sorted(known_codes([*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules]))

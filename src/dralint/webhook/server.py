@@ -1,0 +1,264 @@
+"""Running the webhook: uvicorn on a socket we bind, N forked workers, signals.
+
+* The listening socket is bound once, before any worker exists, so `--port 0`
+  has one answer and every worker accepts on the same socket.
+* `--workers 1` serves in this process. `--workers N` forks N workers after
+  the rules and schemas are loaded and warmed (they share those pages) and
+  supervises them: a worker that dies is started again on the same metrics
+  row; SIGTERM/SIGINT are passed on to every worker, and a worker still busy
+  after the shutdown timeout is killed.
+* Graceful shutdown is uvicorn's: on SIGTERM it stops accepting, closes idle
+  keep-alive connections, lets the requests in flight finish (bounded by
+  --shutdown-timeout), then exits 0.
+* uvicorn has a keep-alive (idle) timeout but no deadline for a request's
+  headers; `_guarded_protocol` adds one (and a header size cap), and the app
+  bounds the body, so a slow client cannot hold a connection for long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .app import WebhookApp
+from .tls import ReloadingContext
+
+log = logging.getLogger("dralint.webhook")
+lifecycle = logging.getLogger("dralint.webhook.lifecycle")
+
+MAX_HEADER_BYTES = 64 * 1024
+
+
+@dataclass
+class ServerSettings:
+    host: str
+    port: int
+    cert_file: str
+    key_file: str
+    workers: int = 1
+    read_timeout: float = 10.0
+    idle_timeout: float = 60.0
+    shutdown_timeout: float = 25.0
+    cert_reload_interval: float = 10.0
+    backlog: int = 1024
+
+
+def bind(host: str, port: int, backlog: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host, port), family=family, backlog=backlog, reuse_port=False)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _guarded_protocol(read_timeout: float) -> type:
+    """uvicorn's httptools protocol with a deadline (and a size cap) for each request's headers.
+
+    The clock starts when a connection opens or a new request's first byte
+    arrives, and stops when the headers are complete; the app then bounds the
+    body. Between requests uvicorn's own keep-alive timeout applies.
+    """
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class GuardedHttpToolsProtocol(HttpToolsProtocol):
+        _header_timer: Any = None
+        _header_bytes = 0
+
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            # Counted after parsing: only bytes that left the headers still unfinished count against the cap
+            # (a body arriving in the same read as its headers does not).
+            if self._header_timer is not None and not self.transport.is_closing():
+                self._header_bytes += len(data)
+                if self._header_bytes > MAX_HEADER_BYTES:
+                    self._disarm()
+                    self.send_400_response("Request headers too large.")
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._arm()
+
+        def on_headers_complete(self) -> None:
+            self._disarm()
+            super().on_headers_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            if self._header_timer is None:
+                self._header_bytes = 0
+                self._header_timer = self.loop.call_later(read_timeout, self._header_timeout)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _header_timeout(self) -> None:
+            self._header_timer = None
+            if not self.transport.is_closing():
+                log.warning("closing a connection whose request headers did not arrive in time",
+                            extra={"client": "%s:%d" % self.client if self.client else None, "timeout_seconds": read_timeout})
+                self.transport.close()
+
+    return GuardedHttpToolsProtocol
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is optional (not on Windows)
+        return asyncio.new_event_loop
+    return uvloop.new_event_loop
+
+
+def run_worker(app: WebhookApp, sock: socket.socket, settings: ServerSettings, slot: int) -> int:
+    """Serve on `sock` until SIGTERM/SIGINT; return the exit code."""
+    import uvicorn
+
+    app.metrics.bind(slot)
+    tls = ReloadingContext(settings.cert_file, settings.key_file, on_reload=app.metrics.reload)
+    config = uvicorn.Config(
+        app,
+        http=_guarded_protocol(settings.read_timeout),
+        lifespan="off",
+        access_log=False,
+        log_config=None,
+        timeout_keep_alive=int(max(1, settings.idle_timeout)),
+        timeout_graceful_shutdown=int(max(1, settings.shutdown_timeout)),
+        server_header=False,
+        date_header=False,
+        backlog=settings.backlog,
+    )
+    config.load()
+    config.ssl = tls.listener  # our context (uvicorn's would be fixed for the process's life)
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            app.ready = self.started
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            app.ready = False
+            if not self.should_exit:
+                lifecycle.info("stopping: finishing the requests in flight", extra={"signal": signal.Signals(sig).name})
+            super().handle_exit(sig, frame)
+
+    server = Server(config)
+
+    async def main() -> None:
+        watcher = asyncio.create_task(tls.watch(settings.cert_reload_interval))
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            watcher.cancel()
+
+    # uvicorn re-raises the signal it stopped for once it has shut down; by then
+    # there is nothing left to do, so the re-raised signal must not kill us.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: None)
+    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        runner.run(main())
+    lifecycle.info("stopped", extra={"worker": slot})
+    return 0
+
+
+def supervise(app: WebhookApp, sock: socket.socket, settings: ServerSettings) -> int:
+    """Fork `settings.workers` workers and keep them running until SIGTERM/SIGINT."""
+    children: dict[int, int] = {}  # pid -> slot
+    state = {"stopping": False, "failed": False}
+
+    def spawn(slot: int) -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker
+            code = 1
+            try:
+                for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
+                    signal.signal(sig, signal.SIG_DFL)
+                code = run_worker(app, sock, settings, slot)
+            except BaseException:
+                log.error("worker failed", extra={"worker": slot, "traceback": traceback.format_exc()})
+            finally:
+                logging.shutdown()
+                os._exit(code)
+        children[pid] = slot
+
+    def stop(sig: int, _frame: Any) -> None:
+        if not state["stopping"]:
+            lifecycle.info("stopping workers", extra={"signal": signal.Signals(sig).name, "workers": len(children)})
+            state["stopping"] = True
+            signal.alarm(int(settings.shutdown_timeout) + 5)
+        for pid in list(children):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    def kill(_sig: int, _frame: Any) -> None:
+        for pid in list(children):
+            log.error("worker did not stop in time; killing it", extra={"worker_pid": pid})
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGALRM, kill)
+    for slot in range(settings.workers):
+        spawn(slot)
+    restarts: list[float] = []
+    while children:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        slot = children.pop(pid, None)
+        if slot is None:
+            continue
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            state["failed"] = True
+        if state["stopping"]:
+            continue
+        now = time.monotonic()
+        restarts = [t for t in restarts if now - t < 60] + [now]
+        log.error("worker exited unexpectedly; starting it again", extra={"worker": slot, "exit_code": code})
+        if len(restarts) > 10 * settings.workers:
+            log.error("workers keep dying; giving up")
+            stop(signal.SIGTERM, None)
+            continue
+        time.sleep(0.5)
+        if not state["stopping"]:
+            spawn(slot)
+    signal.alarm(0)
+    sock.close()
+    return 1 if state["failed"] else 0
+
+
+def serve(app: WebhookApp, settings: ServerSettings) -> int:
+    # Import the HTTP stack before forking, so that the workers share it instead of each loading it.
+    import uvicorn  # noqa: F401
+    from uvicorn.protocols.http import httptools_impl  # noqa: F401
+
+    _loop_factory()
+    sock = bind(settings.host, settings.port, settings.backlog)
+    port = sock.getsockname()[1]
+    lifecycle.info("listening", extra={"host": settings.host, "port": port, "workers": settings.workers, "url": f"https://{settings.host}:{port}/validate"})
+    sys.stderr.flush()
+    if settings.workers <= 1:
+        return run_worker(app, sock, settings, 0)
+    return supervise(app, sock, settings)

@@ -1,0 +1,187 @@
+"""`--format sarif|github|junit` through the real CLI, validated against the formats' own schemas.
+
+* SARIF: the OASIS SARIF 2.1.0 JSON Schema (errata01), `tests/schemas/sarif-schema-2.1.0.json`.
+* JUnit: the Jenkins/Surefire `junit-10.xsd`, `tests/schemas/junit-10.xsd`.
+Where each copy comes from: `tests/schemas/README.md`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import run_dralint
+
+SCHEMAS = Path(__file__).parent / "schemas"
+
+BAD = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: gpu
+  namespace: ml
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClasName: gpu.example.com
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec: {}
+---
+apiVersion: resource.k8s.io/v1beta2
+kind: DeviceClass
+metadata:
+  name: beta.example.com
+"""
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    (tmp_path / "k8s").mkdir()
+    (tmp_path / "k8s" / "claims.yaml").write_text(BAD)
+    return tmp_path
+
+
+def _lint(project: Path, fmt: str, *extra: str, env: dict | None = None):
+    return run_dralint("--no-config", "--format", fmt, *extra, "k8s/claims.yaml", cwd=project, env=env)
+
+
+# ---------------------------------------------------------------- SARIF
+
+
+def _sarif_validator():
+    schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text())
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def test_sarif_is_valid_and_complete(project):
+    run = _lint(project, "sarif")
+    assert run.code == 1, run.stderr
+    log = json.loads(run.stdout)
+    errors = sorted(_sarif_validator().iter_errors(log), key=str)
+    assert errors == [], [e.message for e in errors]
+
+    run0 = log["runs"][0]
+    rules = run0["tool"]["driver"]["rules"]
+    ids = [r["id"] for r in rules]
+    assert ids == sorted(set(ids))
+    listed = json.loads(run_dralint("rules", "--format", "json").stdout)
+    assert {row["code"] for row in listed} <= set(ids)  # every rule, not only the ones that fired
+    by_id = {r["id"]: r for r in rules}
+    dra101 = by_id["DRA101"]
+    assert dra101["name"] == "unknown-field"
+    assert dra101["helpUri"].endswith("rules.md#dra101")
+    assert dra101["defaultConfiguration"]["level"] == "error"
+    assert by_id["DRA011"]["defaultConfiguration"]["level"] == "warning"
+    assert dra101["shortDescription"]["text"] and dra101["fullDescription"]["text"]
+
+    results = run0["results"]
+    typo = next(r for r in results if r["ruleId"] == "DRA101")
+    assert rules[typo["ruleIndex"]]["id"] == "DRA101"
+    assert typo["level"] == "error"
+    loc = typo["locations"][0]
+    assert loc["physicalLocation"]["artifactLocation"]["uri"] == "k8s/claims.yaml"  # relative to the working directory
+    assert loc["physicalLocation"]["region"] == {"startLine": 11, "startColumn": 9, "endLine": 11, "endColumn": 23}
+    assert loc["logicalLocations"][0]["name"] == "spec.devices.requests[0].exactly.deviceClasName"
+    assert "deviceClasName" in typo["message"]["text"]
+    beta = next(r for r in results if r["ruleId"] == "DRA011")
+    assert beta["level"] == "warning"
+
+
+def test_sarif_fingerprints_do_not_depend_on_lines(project):
+    first = json.loads(_lint(project, "sarif").stdout)
+    claims = project / "k8s" / "claims.yaml"
+    claims.write_text("# a new first line moves every problem down\n\n" + BAD)
+    second = json.loads(_lint(project, "sarif").stdout)
+    fp = lambda log: [(r["ruleId"], r["partialFingerprints"]) for r in log["runs"][0]["results"]]  # noqa: E731
+    lines = lambda log: [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in log["runs"][0]["results"]]  # noqa: E731
+    assert fp(first) == fp(second)
+    assert [n + 2 for n in lines(first)] == lines(second)
+    assert len({v for _, f in fp(first) for v in f.values()}) == len(fp(first))  # distinct per problem
+
+
+def test_sarif_of_a_clean_run_is_valid(project):
+    (project / "k8s" / "claims.yaml").write_text(BAD.split("---\n")[1])
+    run = _lint(project, "sarif")
+    assert run.code == 0, run.stderr
+    log = json.loads(run.stdout)
+    assert list(_sarif_validator().iter_errors(log)) == []
+    assert log["runs"][0]["results"] == []
+
+
+# ---------------------------------------------------------------- GitHub
+
+
+def test_github_workflow_commands(project):
+    run = _lint(project, "github")
+    assert run.code == 1, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith(
+        "::error file=k8s/claims.yaml,line=11,col=9,endLine=11,endColumn=22,title=DRA101 unknown-field::unknown field 'deviceClasName'"
+    )
+    warning = next(line for line in lines if "DRA011" in line)
+    assert warning.startswith("::warning file=k8s/claims.yaml,line=19,")
+    pattern = re.compile(r"^::(error|warning|notice) file=[^,:]+,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=[^,:]+::[^\r\n]+$")
+    assert all(pattern.match(line) for line in lines), lines
+
+
+def test_github_escaping():
+    from dralint.report.github import escape_data, escape_property
+
+    assert escape_property("a:b,c%d\r\ne") == "a%3Ab%2Cc%25d%0D%0Ae"
+    assert escape_data("a:b,c%d\r\ne") == "a:b,c%25d%0D%0Ae"
+
+
+def test_auto_format_is_github_inside_actions(project):
+    run = run_dralint("--no-config", "k8s/claims.yaml", cwd=project, env={"GITHUB_ACTIONS": "true"})
+    assert run.stdout.startswith("::error file=k8s/claims.yaml,")
+
+
+# ---------------------------------------------------------------- JUnit
+
+
+def _junit_schema():
+    xmlschema = pytest.importorskip("xmlschema")
+    return xmlschema.XMLSchema(str(SCHEMAS / "junit-10.xsd"))
+
+
+def test_junit_is_valid_one_testcase_per_document(project):
+    import xml.etree.ElementTree as ET
+
+    run = _lint(project, "junit")
+    assert run.code == 1, run.stderr
+    _junit_schema().validate(run.stdout)
+    root = ET.fromstring(run.stdout)
+    cases = root.findall("./testsuite/testcase")
+    assert [c.get("name") for c in cases] == [
+        "k8s/claims.yaml#0 ResourceClaim/ml/gpu",
+        "k8s/claims.yaml#1 DeviceClass/gpu.example.com",
+        "k8s/claims.yaml#2 DeviceClass/beta.example.com",
+    ]
+    failures = cases[0].findall("failure")
+    assert len(failures) == 1
+    assert failures[0].get("type") == "DRA101 unknown-field"
+    assert "k8s/claims.yaml:11:9:" in failures[0].text
+    assert cases[1].find("failure") is None
+    assert cases[2].find("failure") is None and "DRA011" in cases[2].find("system-out").text  # warnings are no failures
+    suite = root.find("testsuite")
+    assert (suite.get("tests"), suite.get("failures")) == ("3", "1")
+
+
+def test_junit_with_a_syntax_error_and_special_characters_is_valid(project):
+    (project / "k8s" / "claims.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: 'a<&>\"b'\n")
+    run = _lint(project, "junit")
+    assert run.code == 1
+    _junit_schema().validate(run.stdout)
+    assert "DRA001" in run.stdout

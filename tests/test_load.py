@@ -1,0 +1,445 @@
+"""Tests of dralint.load (YAML/JSON -> Documents with positions) and dralint.positions."""
+
+from __future__ import annotations
+
+import copy
+import math
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dralint import load as load_mod
+from dralint.load import MAX_BYTES, load
+from dralint.model import Node, Severity, Span
+from dralint.positions import string_span
+
+CASES = Path(__file__).parent / "cases" / "load"
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def run(name: str, *, pure: bool | None = None):
+    return load(name, (CASES / name).read_bytes(), pure_python=pure)
+
+
+def codes(result) -> list[tuple[str, int, int, int]]:
+    return [(p.rule, p.document, p.span.line, p.span.column) for p in result.problems]
+
+
+def text_at(text: str, span: Span) -> str:
+    lines = text.splitlines(keepends=True)
+    if span.line == span.end_line:
+        return lines[span.line - 1][span.column - 1:span.end_column - 1]
+    out = lines[span.line - 1][span.column - 1:]
+    for ln in range(span.line + 1, span.end_line):
+        out += lines[ln - 1]
+    return out + lines[span.end_line - 1][:span.end_column - 1]
+
+
+# --------------------------------------------------------------------------- positions
+
+
+def test_claim_positions_exact():
+    r = run("claim.yaml")
+    assert r.problems == [] and r.empty == 0
+    (doc,) = r.documents
+    assert doc.index == 0 and doc.list_item is None and doc.source == "claim.yaml"
+    assert doc.text == (CASES / "claim.yaml").read_text()
+    pos = doc.positions
+    assert pos[("apiVersion",)] == Node(Span(1, 1, 1, 11), Span(1, 13, 1, 31))
+    assert pos[("metadata", "name")] == Node(Span(4, 3, 4, 7), Span(4, 9, 4, 20))
+    # a block mapping ends at the end of its last value, not at the next key
+    assert pos[("metadata", "labels")] == Node(Span(6, 3, 6, 9), Span(7, 5, 8, 34))
+    # list items have no key span
+    assert pos[("spec", "devices", "requests", 0)].key is None
+    assert pos[("spec", "devices", "requests", 0, "name")] == Node(Span(14, 7, 14, 11), Span(14, 13, 14, 16))
+    assert pos[("spec", "devices", "requests", 0, "exactly", "count")].value == Span(18, 16, 18, 17)
+    # a literal block scalar: from the indicator to its last character
+    expr = pos[("spec", "devices", "requests", 0, "exactly", "selectors", 0, "cel", "expression")]
+    assert expr == Node(Span(21, 13, 21, 23), Span(21, 25, 23, 89))
+    # flow collections: brackets included
+    assert pos[("spec", "devices", "constraints", 0, "requests")].value == Span(38, 17, 38, 31)
+    assert pos[("spec", "devices", "constraints", 0, "requests", 1)].value == Span(38, 25, 38, 30)
+    assert pos[("spec", "devices", "config", 0, "opaque", "parameters", "sharing")].value == Span(45, 20, 45, 59)
+    # the root
+    assert pos[()].key is None and pos[()].value.line == 1 and pos[()].value.column == 1
+    # every value span covers the source text of its value
+    text = doc.text
+    assert text_at(text, pos[("kind",)].value) == "ResourceClaim"
+    assert text_at(text, pos[("metadata", "annotations", "example.com/owner")].value) == '"alice"'
+    for path, node in pos.items():
+        if node.key is not None and isinstance(path[-1], str):
+            assert text_at(text, node.key) == path[-1], path
+
+
+def test_scalar_styles_only_for_strings():
+    doc = run("claim.yaml").documents[0]
+    st = doc.scalar_styles
+    assert st[("kind",)] is None
+    assert st[("metadata", "annotations", "example.com/owner")] == '"'
+    assert st[("spec", "devices", "requests", 0, "exactly", "selectors", 0, "cel", "expression")] == "|"
+    assert st[("spec", "devices", "requests", 1, "firstAvailable", 0, "selectors", 0, "cel", "expression")] == "'"
+    assert ("spec", "devices", "requests", 0, "exactly", "count") not in st  # an int
+    assert ("spec", "devices", "config", 0, "opaque", "parameters", "enabled") not in st  # a bool
+
+
+def test_multi_document_absolute_positions_and_empty_documents():
+    r = run("multi.yaml")
+    assert [d.index for d in r.documents] == [0, 2]
+    assert r.empty == 2  # the comment-only document and the trailing `---`
+    second = r.documents[1]
+    assert second.positions[("metadata", "name")] == Node(Span(11, 3, 11, 7), Span(11, 9, 11, 10))
+    assert second.positions[("kind",)].value == Span(9, 7, 9, 18)
+
+
+def test_empty_documents_count_in_indexes():
+    r = run("empty_docs.yaml")
+    assert [d.index for d in r.documents] == [2]
+    assert r.empty == 3
+    assert r.documents[0].positions[("kind",)].value == Span(8, 7, 8, 8)
+
+
+def test_crlf_and_unicode_columns():
+    doc = run("crlf.yaml").documents[0]
+    assert doc.positions[("metadata", "name")].value == Span(4, 9, 4, 13)
+    doc = run("unicode.yaml").documents[0]
+    assert doc.data["metadata"] == {"name": "café", "namespace": "été"}
+    # columns count characters, not bytes
+    assert doc.positions[("metadata", "namespace")].value == Span(5, 14, 5, 17)
+
+
+def test_bom_is_dropped():
+    doc = run("bom.yaml").documents[0]
+    assert doc.data == {"apiVersion": "v1", "kind": "X"}
+    assert doc.positions[("apiVersion",)].key == Span(1, 1, 1, 11)
+    assert not doc.text.startswith("\ufeff")
+
+
+def test_utf16_with_bom_is_decoded():
+    data = "apiVersion: v1\nkind: é\n".encode("utf-16")
+    r = load("u16.yaml", data)
+    assert r.problems == []
+    assert r.documents[0].data == {"apiVersion": "v1", "kind": "é"}
+
+
+# --------------------------------------------------------------------------- problems
+
+
+def test_duplicate_key_points_at_second_and_names_first_line():
+    r = run("duplicate.yaml")
+    (p,) = r.problems
+    assert (p.rule, p.name, p.severity) == ("DRA002", "duplicate-key", Severity.ERROR)
+    assert p.span == Span(7, 3, 7, 7)
+    assert p.message == "duplicate key 'name' (first defined at line 4)"
+    assert p.source == "duplicate.yaml" and p.document == 0
+    assert r.documents[0].data["metadata"]["name"] == "b"  # last wins, as in Kubernetes
+
+
+def test_syntax_error_resyncs_at_next_document():
+    r = run("syntax_resync.yaml")
+    assert [d.index for d in r.documents] == [0, 3]
+    assert [d.data["kind"] for d in r.documents] == ["A", "D"]
+    assert codes(r) == [("DRA001", 1, 7, 8), ("DRA001", 2, 11, 1)]
+    assert r.problems[0].message == "mapping values are not allowed in this context"
+    assert "flow sequence" in r.problems[1].message
+    assert all(p.name == "yaml-syntax" for p in r.problems)
+    # positions after a resync stay absolute
+    assert r.documents[1].positions[("metadata", "name")].value == Span(14, 9, 14, 10)
+
+
+def test_syntax_error_without_resync_says_rest_not_checked():
+    r = load("x.yaml", b"a: [1, 2\nb: 3\nc: 4\n")
+    (p,) = r.problems
+    assert p.rule == "DRA001"
+    assert "not checked" in p.message
+
+
+def test_tab_indentation():
+    r = run("tabs.yaml")
+    (p,) = r.problems
+    assert p.rule == "DRA001"
+    assert p.message == "tab character used for indentation; YAML allows only spaces"
+    assert (p.span.line, p.span.column) == (4, 1)
+
+
+def test_not_a_mapping():
+    r = run("not_mapping.yaml")
+    assert codes(r) == [("DRA003", 0, 1, 1), ("DRA003", 1, 4, 1)]
+    assert "list" in r.problems[0].message and "scalar" in r.problems[1].message
+    assert [d.index for d in r.documents] == [2]
+
+
+def test_invalid_utf8():
+    r = run("invalid_utf8.yaml")
+    (p,) = r.problems
+    assert (p.rule, p.name) == ("DRA004", "encoding")
+    assert (p.span.line, p.span.column) == (5, 6)
+    assert "0xff" in p.message
+    assert r.documents == []
+
+
+def test_nul_bytes_mean_binary():
+    r = run("binary.yaml")
+    (p,) = r.problems
+    assert p.rule == "DRA004" and "binary" in p.message
+    assert (p.span.line, p.span.column) == (2, 7)
+
+
+def test_size_cap(monkeypatch):
+    monkeypatch.setattr(load_mod, "MAX_BYTES", 10)
+    r = load("big.yaml", b"apiVersion: v1\n")
+    assert codes(r) == [("DRA005", 0, 1, 1)]
+    assert MAX_BYTES == 16 * 1024 * 1024
+
+
+def test_non_string_keys():
+    r = run("keys.yaml")
+    assert codes(r) == [("DRA008", 0, 1, 1), ("DRA008", 0, 2, 1), ("DRA008", 0, 3, 1), ("DRA008", 0, 4, 3)]
+    assert all(p.name == "non-string-key" for p in r.problems)
+    # converted as sigs.k8s.io/yaml does; null and sequence keys are dropped
+    assert r.documents[0].data == {"1": "x", "true": "y" if False else True, "ok": 1}
+    assert r.problems[0].span == Span(1, 1, 1, 2)
+
+
+def test_bad_explicit_tag_is_reported():
+    r = load("t.yaml", b"a: !!int abc\n")
+    assert codes(r) == [("DRA001", 0, 1, 4)]
+    assert r.documents[0].data == {"a": "abc"}
+
+
+# --------------------------------------------------------------------------- scalar resolution
+
+
+def test_scalar_resolution_like_kubernetes():
+    d = run("scalars.yaml").documents[0].data
+    assert d["a"] == 31 and d["b"] == 493 and d["c"] == 15 and d["d"] == 1000
+    assert d["e"] == 1000 and type(d["e"]) is int  # 1e3 -> JSON 1000
+    assert d["f"] == 2.5
+    assert d["g"] == "2024-01-01"  # timestamps stay strings
+    assert d["h"] == 8  # not octal, so a float, so JSON 8
+    assert d["i"] == 1 and math.isinf(d["j"])
+    assert d["k"] == "1" and d["l"] == "1" and d["m"] == 7
+    assert d["false"] is True  # `n: yes` -- n is a boolean key for go-yaml v2
+    assert d["o"] is False and d["p"] is None and d["q"] is None and d["r"] is None
+    assert d["s"] == 2 and type(d["s"]) is int
+    assert d["t"] == [True, False, True]
+    assert d["u"] == "1:20"
+    assert d["v"] == -16 and d["w"] == 5
+    assert d["x"] == 18446744073709551616 and type(d["x"]) is int  # past uint64: a float, integral
+
+
+def test_quoted_and_block_scalars_are_strings():
+    d = load("q.yaml", b"a: 'true'\nb: \"1\"\nc: |\n  3\n").documents[0].data
+    assert d == {"a": "true", "b": "1", "c": "3\n"}
+
+
+# --------------------------------------------------------------------------- anchors, limits
+
+
+def test_anchors_aliases_and_merge_keys():
+    doc = run("anchors.yaml").documents[0]
+    assert doc.data["use"] == {"count": 2, "list": ["a", "b"], "driver": "gpu.example.com"}
+    pos = doc.positions
+    # an alias's content stands at the alias
+    assert pos[("use", "list")].value == Span(8, 9, 8, 11)
+    assert pos[("use", "list", 1)].value == Span(8, 9, 8, 11)
+    # merged fields point at the merge value; explicit ones at themselves
+    assert pos[("use", "driver")].value == Span(6, 7, 6, 12)
+    assert pos[("use", "count")].value == Span(7, 10, 7, 11)
+
+
+def _run_isolated(code: str, timeout: float = 60) -> str:
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                          env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_alias_bomb_is_refused_quickly(pure):
+    code = textwrap.dedent(f"""
+        from dralint.load import load
+        lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+        for c in "bcdefghij":
+            prev = chr(ord(c) - 1)
+            lines.append(f"{{c}}: &{{c}} [" + ",".join(["*" + prev] * 9) + "]")
+        data = ("\\n".join(lines) + "\\n---\\napiVersion: v1\\nkind: X\\n").encode()
+        r = load("bomb.yaml", data, pure_python={pure})
+        print([(p.rule, p.document, p.span.line, p.span.column) for p in r.problems], [d.index for d in r.documents])
+    """)
+    out = _run_isolated(code)
+    assert out.strip() == "[('DRA005', 0, 6, 8)] [1]"
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_deep_nesting_is_refused(pure):
+    code = textwrap.dedent(f"""
+        from dralint.load import load
+        data = b"a: " + b"[" * 10000 + b"]" * 10000 + b"\\n---\\napiVersion: v1\\nkind: X\\n"
+        r = load("deep.yaml", data, pure_python={pure})
+        print([(p.rule, p.document, p.span.line, p.span.column) for p in r.problems], [d.index for d in r.documents])
+        data = b"[" * 10000
+        r = load("deep2.yaml", data, pure_python={pure})
+        print([(p.rule, p.document) for p in r.problems])
+    """)
+    out = _run_isolated(code).splitlines()
+    assert out[0] == "[('DRA005', 0, 1, 103)] [1]"
+    assert out[1] == "[('DRA005', 0)]"
+
+
+# --------------------------------------------------------------------------- kind: List, JSON
+
+
+def test_kind_list_expands_items():
+    r = run("kind_list.yaml")
+    assert [(d.index, d.list_item, d.kind) for d in r.documents] == [(0, 0, "DeviceClass"), (0, 2, "ResourceClaim")]
+    first, second = r.documents
+    assert first.data == {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "one"}}
+    assert first.positions[("metadata", "name")] == Node(Span(7, 5, 7, 9), Span(7, 11, 7, 14))
+    assert first.positions[()].key is None and first.positions[()].value.line == 4
+    assert second.positions[("spec", "devices")].value == Span(12, 14, 12, 16)
+    assert codes(r) == [("DRA003", 0, 8, 3)]
+    assert r.problems[0].path == ("items", 1)
+
+
+def test_json_with_tabs():
+    r = run("tabs.json")
+    (doc,) = r.documents
+    assert doc.data["metadata"] == {"name": "again"}
+    assert codes(r) == [("DRA002", 0, 6, 3)]
+    assert r.problems[0].message == "duplicate key 'name' (first defined at line 5)"
+    assert doc.positions[("kind",)] == Node(Span(3, 2, 3, 8), Span(3, 10, 3, 23))
+    assert doc.positions[("metadata",)].value == Span(4, 14, 7, 3)
+    expr = ("spec", "selectors", 0, "cel", "expression")
+    assert doc.data["spec"]["selectors"][0]["cel"]["expression"] == 'device.driver == "x" && true'
+    # string_span goes through JSON escapes: the first '&' is the \u0026 escape
+    i = doc.data["spec"]["selectors"][0]["cel"]["expression"].index("&")
+    span = string_span(doc, expr, i, i + 1)
+    assert text_at(doc.text, span) == "\\u0026"
+
+
+def test_json_detected_by_content_and_invalid_json_falls_back_to_yaml():
+    r = load("x.yaml", b'  {"apiVersion": "v1", "kind": "X"}\n')
+    assert r.documents[0].data == {"apiVersion": "v1", "kind": "X"}
+    r = load("x.yaml", b"{apiVersion: v1, kind: X}\n")  # flow YAML, not JSON
+    assert r.documents[0].data == {"apiVersion": "v1", "kind": "X"}
+    r = load("x.json", b'{"a": 1,}\n')
+    assert codes(r) == [("DRA001", 0, 1, 9)]
+
+
+# --------------------------------------------------------------------------- string_span
+
+
+@pytest.mark.parametrize("field", ["plain", "single", "double", "literal", "folded"])
+def test_string_span_every_style(field):
+    doc = run("strings.yaml").documents[0]
+    path = ("spec", field)
+    value = doc.data["spec"][field]
+    lines = doc.text.splitlines()
+    for i, ch in enumerate(value):
+        if ch in " \n":
+            continue
+        span = string_span(doc, path, i, i + 1)
+        src = lines[span.line - 1][span.column - 1:span.end_column - 1] if span.line == span.end_line else None
+        assert src is not None, (i, span)
+        # the character itself, or the escape / doubled quote that produced it
+        assert src == ch or (src.startswith("\\") and len(src) > 1) or src == "''", (field, i, ch, span, src)
+
+
+def test_string_span_exact_examples():
+    doc = run("strings.yaml").documents[0]
+    # plain, second line: "device.index" starts at line 7 column 5
+    v = doc.data["spec"]["plain"]
+    i = v.index("device.index")
+    assert string_span(doc, ("spec", "plain"), i, i + 12) == Span(7, 5, 7, 17)
+    # single-quoted across a line break, with a doubled quote
+    v = doc.data["spec"]["single"]
+    i = v.index("'b'")
+    assert string_span(doc, ("spec", "single"), i, i + 3) == Span(9, 8, 9, 13)
+    # double-quoted: \u00e9 maps to its 6-character escape
+    v = doc.data["spec"]["double"]
+    i = v.index("é")
+    assert string_span(doc, ("spec", "double"), i, i + 1) == Span(10, 18, 10, 24)
+    # literal, second line keeps its extra indentation
+    v = doc.data["spec"]["literal"]
+    i = v.index("device.index")
+    assert string_span(doc, ("spec", "literal"), i, i + 6) == Span(15, 7, 15, 13)
+    # folded
+    v = doc.data["spec"]["folded"]
+    i = v.index("&&")
+    assert string_span(doc, ("spec", "folded"), i, i + 2) == Span(18, 5, 18, 7)
+
+
+def test_string_span_falls_back_to_value_span():
+    doc = run("strings.yaml").documents[0]
+    value_span = doc.positions[("spec", "plain")].value
+    assert string_span(doc, ("spec", "plain"), 0, 10_000) == value_span
+    assert string_span(doc, ("metadata", "missing"), 0, 1) == doc.locate(("metadata", "missing"))
+
+
+# --------------------------------------------------------------------------- lazy tables, fallback
+
+
+def test_positions_behave_like_a_dict():
+    doc = run("claim.yaml").documents[0]
+    again = run("claim.yaml").documents[0]
+    assert doc.positions == dict(again.positions.items())
+    assert len(doc.positions) == len(list(doc.positions))
+    clone = pickle.loads(pickle.dumps(doc.positions))
+    assert type(clone) is dict and clone == doc.positions
+    assert copy.deepcopy(again.positions) == doc.positions
+    assert doc.locate(("spec", "devices", "nope")) == doc.positions[("spec", "devices")].key
+
+
+ALL_FIXTURES = sorted(p.name for p in CASES.iterdir() if p.is_file())
+
+
+def _snapshot(result):
+    return (
+        [(d.source, d.index, d.list_item, d.data, dict(d.positions.items()), dict(d.scalar_styles.items()))
+         for d in result.documents],
+        [(p.rule, p.name, p.severity, p.document, p.path, p.span) for p in result.problems],
+        result.empty,
+    )
+
+
+@pytest.mark.parametrize("name", ALL_FIXTURES)
+def test_pure_python_fallback_matches_c(name):
+    if not load_mod.c_parser_available():
+        pytest.skip("C parser not available")
+    c = _snapshot(run(name, pure=False))
+    py = _snapshot(run(name, pure=True))
+    # messages of syntax errors come from two different parsers; codes, places and data must agree
+    assert py == c
+
+
+def test_env_var_selects_pure_python(monkeypatch):
+    monkeypatch.setenv("DRALINT_PURE_PYTHON", "1")
+    assert load_mod._want_pure(None) is True
+    monkeypatch.setenv("DRALINT_PURE_PYTHON", "0")
+    assert load_mod._want_pure(None) is False
+
+
+def test_import_does_not_load_ruamel_main():
+    out = _run_isolated(
+        "import sys\n"
+        "import dralint.load as L\n"
+        "print('ruamel.yaml.main' in sys.modules)\n"
+        "L.load('x.yaml', b'a: 1\\n')\n"
+        "print('ruamel.yaml.main' in sys.modules)\n"
+        "import ruamel.yaml\n"  # the real package still imports fine afterwards
+        "print(hasattr(ruamel.yaml, 'YAML'))\n")
+    assert out.split() == ["False", "False", "True"]
+
+
+def test_falls_back_to_pure_python_without_the_c_extension():
+    out = _run_isolated(
+        "import sys\n"
+        "sys.modules['_ruamel_yaml'] = None  # makes `import _ruamel_yaml` fail\n"
+        "from dralint.load import load, c_parser_available\n"
+        "r = load('x.yaml', b'apiVersion: v1\\nkind: X\\nmetadata:\\n  name: a\\n')\n"
+        "print(c_parser_available(), r.documents[0].positions[('metadata', 'name')].value)\n")
+    assert out.strip() == "False Span(line=4, column=9, end_line=4, end_column=10)"

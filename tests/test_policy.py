@@ -1,0 +1,105 @@
+"""CEL policy files (`--policy`, `policies:` in .dralint.yaml): rules an organisation writes itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import CASES, brief, lint_json, run_dralint
+
+POLICY = CASES / "policy"
+
+
+@pytest.fixture(autouse=True)
+def _needs_cel():
+    pytest.importorskip("cel_expr_python")
+
+
+def test_policy_validations_become_rules():
+    run = lint_json("--policy", str(POLICY / "gpu-limits.yaml"), str(POLICY / "claims.yaml"), "--select", "ORG,GPU-LIMITS")
+    assert run.code == 1
+    assert [(p["rule"], p["name"], p["severity"], p["path"], p["line"], p["column"]) for p in run.problems] == [
+        # fieldPath names a list: the problem points at its key.
+        ("ORG001", "gpu-limits", "error", "spec.devices.requests", 9, 5),
+        # No fieldPath: the object. An evaluation error fails the validation (failurePolicy: Fail).
+        ("ORG003", "gpu-limits", "error", "", 16, 1),
+        # Default code from the policy name; messageExpression.
+        ("GPU-LIMITS-2", "gpu-limits", "warning", "metadata", 18, 1),
+    ]
+    messages = [p["message"] for p in run.problems]
+    assert messages[0] == "at most 4 GPUs per request"
+    assert messages[1].startswith("at most two requests (the expression could not be evaluated: no such key: devices")
+    assert "has()" in messages[1]
+    assert messages[2] == "object small needs a team label"
+
+
+def test_policy_rules_obey_select_ignore_and_severity():
+    args = ("--policy", str(POLICY / "gpu-limits.yaml"), str(POLICY / "claims.yaml"))
+    # The slug is the policy name: one switch for the whole policy.
+    assert [p for p in lint_json(*args, "--ignore", "gpu-limits").problems if p["name"] == "gpu-limits"] == []
+    # Default codes select by prefix.
+    assert [p["rule"] for p in lint_json(*args, "--select", "GPU-LIMITS").problems] == ["GPU-LIMITS-2"]
+    run = lint_json(*args, "--select", "ORG001", "--severity", "ORG001=warning")
+    assert [(p["rule"], p["severity"]) for p in run.problems] == [("ORG001", "warning")]
+    assert run.code == 0
+
+
+def test_match_kinds_api_versions_and_namespaces():
+    run = lint_json("--policy", str(POLICY / "namespaced.yaml"), str(POLICY / "admin.yaml"), "--select", "ORG")
+    assert brief(run.problems) == [
+        ("ORG020", "metadata.name", 4, 9),
+        # fieldPath with a quoted map key.
+        ("ORG010", "spec.devices.requests[0].exactly.adminAccess", 12, 22),
+        # No namespace: it may be applied to ml, so the ml policy applies (the "web" claim is skipped).
+        ("ORG020", "metadata.name", 29, 9),
+    ]
+
+
+def test_policies_from_the_config_file(tmp_path):
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "p.yaml").write_bytes((POLICY / "gpu-limits.yaml").read_bytes())
+    (tmp_path / ".dralint.yaml").write_text("policies: [policies/p.yaml]\nselect: [ORG001]\n")
+    run = run_dralint("--format", "json", "--policy", "policies/p.yaml", str(POLICY / "claims.yaml"), cwd=tmp_path)
+    # Named twice (config and --policy): loaded once, no duplicate-code error.
+    assert run.code == 1, run.stderr
+    assert brief(run.json["problems"]) == [("ORG001", "spec.devices.requests", 9, 5)]
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        # The position of the CEL error inside a folded block scalar, mapped into the file.
+        ("bad-cel.yaml", "bad-cel.yaml:11:16: CEL error in expression: syntax error: mismatched input ')'"),
+        ("bad-yaml.yaml", "bad-yaml.yaml:7:1: did not find expected ',' or '}'"),
+        ("bad-shape.yaml", "bad-shape.yaml:10:15: unknown severity 'fatal'; use error, warning or info"),
+    ],
+)
+def test_bad_policy_files_exit_2_with_file_line_column(name, expected):
+    run = run_dralint("--no-config", "--policy", str(POLICY / name), str(POLICY / "claims.yaml"))
+    assert run.code == 2
+    assert run.stdout == ""
+    assert expected in run.stderr, run.stderr
+
+
+def test_more_policy_file_defects(tmp_path):
+    head = "apiVersion: dralint.dev/v1\nkind: Policy\nmetadata:\n  name: p\nspec:\n  match:\n    kinds: [ResourceClaim]\n  validations:\n"
+    cases = [
+        (head + "  - expression: \"object.nope(\"\n", ":9:29: CEL error in expression"),
+        (head + "  - expression: \"1 + 2\"\n", ":9:18: CEL error in expression: a policy must evaluate to bool, not int"),
+        (head + "  - expression: 'true'\n    code: DRA999\n", ":10:11: code 'DRA999': codes starting with DRA are reserved"),
+        (head + "  - expression: 'true'\n    mesage: x\n", ":10:5: unknown field 'mesage' in a validation"),
+        (head + "  - expression: 'true'\n    messageExpression: \"'a' +\"\n", ":10:30: CEL error in messageExpression"),
+        (head + "  - expression: 'true'\n    fieldPath: 'spec..x'\n", ":10:16: invalid fieldPath 'spec..x'"),
+        (head + "  - code: A1\n    expression: 'true'\n  - code: A1\n    expression: 'false'\n", ":12:17: rule code A1 is already used"),
+        (head.replace("dralint.dev/v1", "v1"), ":1:13: not a dralint policy"),
+        (head.replace("    kinds: [ResourceClaim]\n", "    kind: [ResourceClaim]\n") + "  - expression: 'true'\n", ":7:5: unknown field 'kind' in match"),
+        ("", ":1:1: the policy file holds no policy"),
+    ]
+    for text, expected in cases:
+        path = tmp_path / "p.yaml"
+        path.write_text(text)
+        run = run_dralint("--no-config", "--policy", str(path), str(POLICY / "claims.yaml"))
+        assert run.code == 2, text
+        assert f"{path}{expected}" in run.stderr, (text, run.stderr)
+    run = run_dralint("--no-config", "--policy", str(tmp_path / "missing.yaml"), str(POLICY / "claims.yaml"))
+    assert run.code == 2
+    assert "cannot read policy file" in run.stderr

@@ -1,0 +1,107 @@
+"""Inline `# dralint:` suppressions and config `ignore-paths`, with unused ones reported (DRA900)."""
+
+from __future__ import annotations
+
+from conftest import CASES, brief, lint_json, run_dralint
+
+SUPPRESS = CASES / "suppress"
+PROJECT = SUPPRESS / "project"
+
+
+def test_inline_directives():
+    run = lint_json(str(SUPPRESS / "inline.yaml"), "--select", "DRA7,DRA900")
+    assert brief(run.problems) == [
+        # `disable=DRA701,DRA704` on line 18: DRA701 used, DRA704 not.
+        ("DRA900", "", 18, 42),
+        ("DRA704", "spec.containers[0].resources.claims[0]", 28, 15),
+        ("DRA704", "spec.containers[0].resources.claims[1]", 29, 15),
+        # A misspelt directive is reported, never silently ignored.
+        ("DRA900", "", 29, 24),
+        # `disable=` on a line of its own covers only that line.
+        ("DRA900", "", 30, 26),
+        ("DRA704", "spec.containers[0].resources.claims[2]", 31, 15),
+        ("DRA704", "spec.containers[0].resources.claims[3]", 32, 15),
+        # An unknown code, with the code it probably meant.
+        ("DRA900", "", 32, 43),
+    ]
+    messages = {p["line"]: p["message"] for p in run.problems if p["rule"] == "DRA900"}
+    assert messages[18] == "unused suppression: no DRA704 problem on this line"
+    assert messages[29].startswith("not a dralint directive: 'disabel=DRA704'; did you mean 'disable'?")
+    assert "use disable-next-line" in messages[30]
+    assert messages[32] == "unknown rule 'DRA7O4' in a dralint suppression; did you mean 'DRA704'?"
+    assert {p["severity"] for p in run.problems if p["rule"] == "DRA900"} == {"warning"}
+    # What was suppressed: the file-wide DRA712s, Bad_Name (same line), the duplicate on
+    # line 16 (next line, by slug) and the one on line 18; the `#` inside the quoted
+    # annotation (line 7) and inside the block scalar (line 25) are text, not comments.
+    assert not any(p["rule"] in ("DRA701", "DRA712") for p in run.problems)
+
+
+def test_disable_file_without_codes():
+    run = lint_json(str(SUPPRESS / "whole-file.yaml"))
+    assert run.problems == []
+    assert run.code == 0
+
+
+def test_unused_bare_disable_file_is_reported(tmp_path):
+    clean = tmp_path / "clean.yaml"
+    clean.write_text("# dralint: disable-file\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    run = lint_json(str(clean))
+    assert brief(run.problems) == [("DRA900", "", 1, 1)]
+    assert run.problems[0]["message"] == "unused suppression: 'disable-file' suppressed no problem in this file"
+    assert run.code == 0  # a warning does not fail the run by default
+    assert lint_json(str(clean), "--fail-on", "warning").code == 1
+
+
+def test_unused_reports_follow_select_ignore_and_severity(tmp_path):
+    text = "apiVersion: v1  # dralint: disable=DRA701\nkind: ConfigMap\nmetadata:\n  name: c\n"
+    f = tmp_path / "c.yaml"
+    f.write_text(text)
+    assert brief(lint_json(str(f)).problems) == [("DRA900", "", 1, 36)]
+    # DRA701 did not run: its suppression is not "unused".
+    assert lint_json(str(f), "--select", "DRA1,DRA900").problems == []
+    assert lint_json(str(f), "--ignore", "DRA701").problems == []
+    # DRA900 is a rule like the others.
+    assert lint_json(str(f), "--ignore", "unused-suppression").problems == []
+    assert [p["severity"] for p in lint_json(str(f), "--severity", "DRA900=error").problems] == ["error"]
+    # ... and only a comment that names it suppresses it.
+    f.write_text(text + "# dralint: disable-file=DRA900\n")
+    assert lint_json(str(f)).problems == []
+
+
+def test_config_ignore_paths():
+    run = run_dralint("--format", "json", ".", cwd=PROJECT)
+    assert run.code == 1, run.stderr
+    assert [(p["rule"], p["file"], p["path"], p["line"], p["column"]) for p in run.problems] == [
+        # legacy/** hides every problem of legacy/old.yaml; apps/*.yaml hides DRA712;
+        # the initContainers field glob hides the init container's DRA704.
+        ("DRA704", "./apps/app.yaml", "spec.containers[0].resources.claims[0]", 14, 15),
+        # In scope (apps/never-used.yaml was linted) but suppressed nothing.
+        ("DRA900", ".dralint.yaml", "", 8, 5),
+        # A field glob that matched nothing.
+        ("DRA900", ".dralint.yaml", "", 10, 5),
+        # nowhere/** matched no linted file: not reported (pre-commit lints a few files at a time).
+    ]
+    assert run.problems[1]["message"] == "unused config ignore: ignore-paths[3] (paths: apps/never-*.yaml) suppressed no problem"
+    assert run.problems[2]["message"] == "unused config ignore: ignore-paths[5] (fields: status; rules: claim-reference-kind) suppressed no problem"
+
+
+def test_config_ignore_paths_relative_to_the_config_file():
+    # Run from the repository root with -c: globs still count from the config's folder.
+    run = run_dralint("--format", "json", "-c", str(PROJECT / ".dralint.yaml"), str(PROJECT / "legacy"), str(PROJECT / "apps" / "app.yaml"))
+    assert [(p["rule"], p["line"]) for p in run.problems] == [("DRA704", 14), ("DRA900", 10)]
+
+
+def test_bad_ignore_paths_is_a_usage_error(tmp_path):
+    manifest = tmp_path / "m.yaml"
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    for body, expected in (
+        ("ignore-paths: legacy\n", "'ignore-paths' must be a list"),
+        ("ignore-paths:\n- {paths: [a], rule: [DRA701]}\n", "ignore-paths[0]: unknown key 'rule'"),
+        ("ignore-paths:\n- {paths: [a], rules: [DRA7999]}\n", "unknown rule 'DRA7999'"),
+        ("ignore-paths:\n- {rules: [DRA701]}\n", "use 'ignore'"),
+    ):
+        cfg = tmp_path / ".dralint.yaml"
+        cfg.write_text(body)
+        run = run_dralint(str(manifest), cwd=tmp_path)
+        assert run.code == 2, body
+        assert expected in run.stderr, run.stderr
