@@ -42,8 +42,11 @@ class Run:
 
 
 def run_dralint(*args: str, input: str | bytes | None = None, cwd: str | Path | None = None, env: dict | None = None, timeout: float = 60) -> Run:
-    full_env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR")}
+    full_env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "DRALINT_CACHE_DIR")}
+    # Each run judges afresh unless a test asks for the verdict cache.
+    full_env["DRALINT_NO_CACHE"] = "1"
     full_env.update(env or {})
+    full_env = {k: v for k, v in full_env.items() if v is not None}
     proc = subprocess.run(
         [*dralint_exe(), *args],
         input=input.encode() if isinstance(input, str) else input,

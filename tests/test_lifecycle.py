@@ -90,15 +90,14 @@ def test_removed_before_the_data_ends():
     assert _upgrade(text, "1.35", release="1.35") == []
 
 
-def test_options_apply_to_upgrade_problems():
-    from dralint.lint import LintOptions
-    from dralint.model import Severity
-
-    docs = _docs(CLAIM.format(version="v1beta1", body=FLAT))
-    post = lifecycle.target_version_postprocessor("1.36", "1.35", LintOptions(severities={"DRA020": Severity.ERROR}))
-    assert [p.severity for p in post([], docs)] == [Severity.ERROR]
-    post = lifecycle.target_version_postprocessor("1.36", "1.35", LintOptions(ignore=["deprecated-api-version"]))
-    assert post([], docs) == []
+def test_select_ignore_and_severity_apply_to_upgrade_problems(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text(CLAIM.format(version="v1beta1", body=FLAT))
+    relevelled = lint_json("--target-version", "1.36", "--severity", "DRA020=error", str(f))
+    assert [(p["rule"], p["severity"]) for p in relevelled.problems if p["rule"] == "DRA020"] == [("DRA020", "error")]
+    assert relevelled.code == 1
+    ignored = lint_json("--target-version", "1.36", "--ignore", "deprecated-api-version", str(f))
+    assert [p for p in ignored.problems if p["rule"] == "DRA020"] == []
 
 
 def test_rules_lists_the_codes():

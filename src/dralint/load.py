@@ -58,6 +58,17 @@ Aliases are expanded (the aliased object is shared, treat data as read-only);
 every node of the expansion counts towards ``MAX_NODES`` and its position is
 the alias.
 
+Documents: `Document.index` counts every YAML document of the file, empty ones
+included (they are skipped and counted in `LoadResult.empty`; a file with
+nothing but comments has no document at all). A document that is `null`
+(`--- ~`) is not empty: it is a DRA003.
+
+Problems, not exceptions: after a syntax error (DRA001) or a limit (DRA005:
+depth > MAX_DEPTH, more than MAX_NODES nodes through aliases, file > MAX_BYTES)
+the documents before it are kept and parsing starts again at the next `---`
+line (a `---` at column 0 always starts a document, so this is safe); when
+there is none, the message says the rest of the file was not checked.
+
 Encodings: UTF-8 (a BOM is accepted and dropped). UTF-16 and UTF-32 *with a
 BOM* are decoded (kubectl accepts them too); NUL bytes without such a BOM mean
 a binary file (DRA004); invalid UTF-8 is a DRA004 at the first bad byte.
@@ -136,10 +147,7 @@ def _import_ruamel_parts(names: list[str]) -> list[Any]:
 
 
 def c_parser_available() -> bool:
-    try:
-        _backend(False)
-    except ImportError:
-        return False
+    """True when the C event parser (ruamel.yaml.clib) is used by default."""
     return not _backend(False).pure
 
 
@@ -228,9 +236,8 @@ def _resolve_number(text: str) -> Any:
             n = int(digits, 0) if not digits.isdigit() else int(digits)
         if sign == "-":
             n = -n
-        if (_INT64_MIN <= n <= _UINT64_MAX) and not (sign == "-" and n < _INT64_MIN):
-            if n < 2**63 or sign != "-":
-                return n
+        if _INT64_MIN <= n <= _UINT64_MAX:  # strconv.ParseInt, then ParseUint
+            return n
     if _FLOAT_RE.fullmatch(s) is not None:
         f = float(s)
         if f.is_integer() and -1e21 < f < 1e21:
@@ -1337,7 +1344,7 @@ def _parse_json(ctx: _Ctx) -> bool:
             except _Limit as e:
                 ln, col = j.lc(e.index)
                 pending.append(_problem("DRA005", str(e), ctx.source, doc_index, Span.point(ln, col)))
-                return _json_done(ctx, docs, pending, stop=True)
+                return _json_done(ctx, docs, pending)
             docs.append((doc_index, value, j, start))
             doc_index += 1
             i = j.ws(i)
@@ -1350,7 +1357,7 @@ def _parse_json(ctx: _Ctx) -> bool:
     return _json_done(ctx, docs, pending)
 
 
-def _json_done(ctx: _Ctx, docs: list, pending: list, stop: bool = False) -> bool:
+def _json_done(ctx: _Ctx, docs: list, pending: list) -> bool:
     for doc_index, value, j, _start in docs:
         if not isinstance(value, dict):
             node = j.pos.get(())

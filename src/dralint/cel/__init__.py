@@ -88,7 +88,38 @@ def _release(release: str) -> tuple[int, int]:
 
 def compile_selector(expression: str, release: str, *, feature_gates: Iterable[str] = ()) -> list[CelIssue]:
     multi = "DRAConsumableCapacity" in set(feature_gates)
-    return list(_compile_selector(expression, release, multi))
+    # Verdicts persist across runs: a pre-commit run over unchanged selectors
+    # then never builds the CEL environment (tens of milliseconds of protobuf).
+    cache = _verdicts()
+    key = cache.key(release, str(multi), expression)
+    cached = cache.get(key)
+    if isinstance(cached, list):
+        try:
+            return [CelIssue(*item) for item in cached]
+        except TypeError:
+            pass
+    issues = list(_compile_selector(expression, release, multi))
+    if not any(issue.kind == "internal" for issue in issues):
+        cache.put(key, [[i.kind, i.message, i.offset, i.length] for i in issues])
+    return issues
+
+
+@functools.lru_cache(maxsize=1)
+def _verdicts() -> Any:
+    import importlib.util
+    import os
+
+    from ..cache import VerdictCache, code_fingerprint
+
+    here = os.path.dirname(__file__)
+    files = [os.path.join(here, name) for name in sorted(os.listdir(here)) if name.endswith(".py")]
+    try:
+        spec = importlib.util.find_spec("cel_expr_python")
+        if spec is not None and spec.origin:
+            files.append(spec.origin)
+    except (ImportError, ValueError):
+        pass
+    return VerdictCache("cel-selectors", code_fingerprint(*files))
 
 
 @functools.lru_cache(maxsize=4096)
