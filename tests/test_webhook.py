@@ -672,6 +672,14 @@ def test_lint_path_imports_nothing_of_the_webhook():
 DEPLOY = ROOT / "deploy"
 
 
+def _yaml_documents(path: Path) -> list:
+    from dralint.load import load  # dralint's own loader (plain data), as for any manifest
+
+    loaded = load(str(path), path.read_bytes())
+    assert not loaded.problems, loaded.problems
+    return [d.data for d in loaded.documents if d.data]
+
+
 def _manifests() -> list[Path]:
     return sorted(p for p in DEPLOY.glob("*.yaml") if p.name != "kustomization.yaml")
 
@@ -701,11 +709,9 @@ def test_deploy_manifests_are_clean_for_dralint():
 
 
 def test_deploy_configmap_is_a_working_configuration(tmp_path):
-    from ruamel.yaml import YAML
-
     from conftest import run_dralint
 
-    (configmap,) = YAML(typ="safe").load_all((DEPLOY / "configmap.yaml").read_text())
+    (configmap,) = _yaml_documents(DEPLOY / "configmap.yaml")
     for name, text in configmap["data"].items():
         (tmp_path / name).write_text(text)
     run = run_dralint("--config", str(tmp_path / ".dralint.yaml"), "--format", "json", str(WEBHOOK_CASES / "deviceclass.yaml"))
@@ -718,9 +724,7 @@ def test_deploy_configmap_is_a_working_configuration(tmp_path):
 
 
 def test_deploy_webhook_configuration_is_scoped_as_documented():
-    from ruamel.yaml import YAML
-
-    docs = [d for p in _manifests() for d in YAML(typ="safe").load_all(p.read_text()) if d]
+    docs = [d for p in _manifests() for d in _yaml_documents(p)]
     by_kind = {}
     for d in docs:
         by_kind.setdefault(d["kind"], []).append(d)

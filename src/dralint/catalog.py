@@ -46,6 +46,7 @@ ENGINE_CHECKS: dict[str, Check] = {
         _c("DRA013", "unknown-kind", E, "resource.k8s.io has no such kind in any release."),
         _c("DRA020", "deprecated-api-version", W, "With --target-version: the apiVersion is deprecated in the target release; move to its replacement (see dralint.lifecycle)."),
         _c("DRA021", "removed-api-version", E, "With --target-version: the target release no longer serves this apiVersion/kind; the object will be rejected after the upgrade."),
+        _c("DRA022", "immutable-field", E, "Admission webhook, on UPDATE: the spec of a ResourceClaim or ResourceClaimTemplate cannot change."),
         # Schema: one code per JSON-Schema keyword, so each can be tuned on its own.
         _c("DRA101", "unknown-field", E, "A field the API does not define; strict decoding rejects it."),
         _c("DRA102", "required-field", E, "A field the API requires is missing."),

@@ -16,7 +16,7 @@ What is answered:
   `status.details.causes` entry per problem. Lower problems down to warning
   become `warnings` (each cut to 120 characters, as the API server advises).
 * UPDATE of ResourceClaim / ResourceClaimTemplate: a changed `spec` is one
-  Invalid error at `spec` (`DRA020 immutable-field`), as the API server
+  Invalid error at `spec` (`DRA022 immutable-field`), as the API server
   reports it. DeviceClass (and the old ResourceClass) specs are mutable.
   Problems the old object already had do not deny an update (ratcheting, as
   the API server does for its own validation): a claim created before a rule
@@ -40,7 +40,7 @@ SOURCE = "<admission>"
 
 # Kinds whose whole `spec` the API server refuses to change on update.
 IMMUTABLE_SPEC_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
-IMMUTABLE_CODE = "DRA020"
+IMMUTABLE_CODE = "DRA022"
 IMMUTABLE_SLUG = "immutable-field"
 
 WARNING_MAX_CHARS = 120  # "Limit warnings to 120 characters if possible" (AdmissionResponse.warnings)
@@ -189,7 +189,7 @@ def decide(request: dict[str, Any], policy: Policy) -> Decision:
     for p in problems:
         if p.severity >= policy.fail_on and _identity(p) not in existing:
             decision.denying.append(p)
-        elif p.severity >= Severity.WARNING or _identity(p) in existing:
+        elif p.severity >= Severity.WARNING:
             prefix = "unchanged: " if _identity(p) in existing and p.severity >= policy.fail_on else ""
             warnings.append(problem_line(p, WARNING_MAX_CHARS, prefix))
     decision.warnings = shorten_warnings(warnings)
