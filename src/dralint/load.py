@@ -138,12 +138,20 @@ def _import_ruamel_parts(names: list[str]) -> list[Any]:
     stub = types.ModuleType("ruamel.yaml")
     stub.__path__ = list(spec.submodule_search_locations)
     stub.__package__ = "ruamel.yaml"
+    before = set(sys.modules)
     sys.modules["ruamel.yaml"] = stub
     try:
         return [importlib.import_module(n) for n in names]
     finally:
         if sys.modules.get("ruamel.yaml") is stub:
             del sys.modules["ruamel.yaml"]
+            # The submodules loaded under the stub are attributes of the stub, not
+            # of the real package; a later `import ruamel.yaml` (migrate, plugins)
+            # must load its own copies or `ruamel.yaml.emitter` would be missing.
+            # This parser keeps the references it already holds.
+            for name in set(sys.modules) - before:
+                if name.startswith("ruamel.yaml."):
+                    del sys.modules[name]
 
 
 def c_parser_available() -> bool:
