@@ -157,7 +157,7 @@ def gate_enabled(doc: Any, gate: str) -> bool:
     if gate_default(doc.release_tuple, gate):
         return True
     keys = _GATE_FIELDS.get(gate)
-    return bool(keys) and _uses(doc.get("spec"), keys)
+    return bool(keys) and doc.memo(("uses-gate-fields", gate), lambda: _uses(doc.get("spec"), keys))
 
 
 # --- shapes ------------------------------------------------------------------
@@ -269,7 +269,12 @@ def requests(doc: Any, *, all_entries: bool = False) -> list[Request]:
     """The requests the API server validates, modelled as described in the module docstring.
 
     Without `all_entries`, an over-long list gives [] from 1.35 (short-circuit).
+    Computed once per document: most claim rules start from here.
     """
+    return doc.memo(("requests", all_entries), lambda: _requests(doc, all_entries))
+
+
+def _requests(doc: Any, all_entries: bool) -> list[Request]:
     base = devices_path(doc) + ("requests",)
     seq = raw_requests(doc)
     if not all_entries and not items_validated(doc, seq, DEVICE_REQUESTS_MAX):

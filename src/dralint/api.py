@@ -135,24 +135,30 @@ _MISSING = object()
 class DocumentView:
     """Read-only access to one document for rules: data, type, release, safe lookups."""
 
-    __slots__ = ("_doc", "release", "options")
+    __slots__ = ("_doc", "release", "options", "api_version", "kind", "release_tuple", "_memo")
 
     def __init__(self, doc: Document, release: str, options: dict[str, Any] | None = None):
         self._doc = doc
         self.release = release
         self.options = options or {}
+        # Read by every rule for every document: computed once.
+        self.api_version: str | None = doc.api_version
+        self.kind: str | None = doc.kind
+        self.release_tuple: tuple[int, int] = release_tuple(release)
+        self._memo: dict[Any, Any] = {}
 
     @property
     def data(self) -> Any:
         return self._doc.data
 
-    @property
-    def api_version(self) -> str | None:
-        return self._doc.api_version
-
-    @property
-    def kind(self) -> str | None:
-        return self._doc.kind
+    def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """`compute()` once per document and key: for derived views several rules share
+        (the requests of a claim, whether a feature gate's fields are used ...)."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = compute()
+            return value
 
     @property
     def group(self) -> str:
@@ -182,10 +188,6 @@ class DocumentView:
     @property
     def index(self) -> int:
         return self._doc.index
-
-    @property
-    def release_tuple(self) -> tuple[int, int]:
-        return release_tuple(self.release)
 
     def at_least(self, release: str) -> bool:
         return self.release_tuple >= release_tuple(release)

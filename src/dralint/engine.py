@@ -63,10 +63,9 @@ class _Reporter:
 
 
 def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Problem]:
+    """Run `rules`, which the caller has already matched to the document's type and release."""
     problems: list[Problem] = []
     for rule in rules:
-        if rule.scope != "document" or not rule.applies_to(view.api_version, view.kind, view.release):
-            continue
         _run(rule, problems, view, view)
     return problems
 

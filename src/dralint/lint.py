@@ -112,6 +112,7 @@ def _check_documents(documents: list[Document], options: LintOptions, rules: lis
     from .resolve import resolve
 
     document_rules = [r for r in rules if r.scope == "document"]
+    by_type: dict[tuple[str | None, str | None], list[Rule]] = {}  # (apiVersion, kind) -> rules that apply
     views: list[DocumentView] = []
     catalog = schemas.catalog(options.release)
     for doc in documents:
@@ -127,7 +128,10 @@ def _check_documents(documents: list[Document], options: LintOptions, rules: lis
             result.problems.extend(check_schema(doc, catalog.schema(doc.api_version, doc.kind)))
         view = DocumentView(doc, options.release, options.rule_options)
         views.append(view)
-        applicable = [r for r in document_rules if r.applies_to(view.api_version, view.kind, options.release)]
+        key = (view.api_version, view.kind)
+        applicable = by_type.get(key)
+        if applicable is None:
+            applicable = by_type[key] = [r for r in document_rules if r.applies_to(view.api_version, view.kind, options.release)]
         if not resolution.is_dra and not applicable and not resolution.problems:
             result.passed_over += 1
         if resolution.is_dra and resolution.info is None:

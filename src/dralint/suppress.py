@@ -115,6 +115,9 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
         i = m.start()
         if i > 0 and text[i - 1] not in " \t\r\n":
             continue  # `a#b` is part of a plain scalar
+        verb = _DIRECTIVE.match(m.group("body"))
+        if verb and verb.group("verb").lower() in OTHER_DIRECTIVES:
+            continue  # e.g. the release comment: no need to map the file's strings for it
         line = _line_of(starts, i)
         candidates.append((m, line, i - starts[line - 1] + 1))
     if not candidates:
