@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 PathPart = Union[str, int]
 Path = tuple[PathPart, ...]
@@ -32,9 +32,12 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A source range, 1-based lines and columns; end is exclusive (one past the last character)."""
+class Span(NamedTuple):
+    """A source range, 1-based lines and columns; end is exclusive (one past the last character).
+
+    A named tuple, not a frozen dataclass: the loader makes a few per node and a
+    frozen dataclass costs four times as much to create.
+    """
 
     line: int
     column: int
@@ -46,8 +49,7 @@ class Span:
         return Span(line, column, line, column + 1)
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(NamedTuple):
     """Where one field of a document stands: its key (None for list items and the root) and its value."""
 
     key: Span | None
