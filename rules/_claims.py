@@ -18,8 +18,8 @@ What the API server does before validation matters for what it reports
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterator
+
+from typing import Any, Iterator, NamedTuple
 
 from ._k8s import dns1123_label
 
@@ -207,8 +207,7 @@ def str_value(data: Any, key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-@dataclass
-class Exact:
+class Exact(NamedTuple):
     """The exact-count part of a request: the flat request itself or its `exactly` object."""
 
     api: Path  # path the API server reports, e.g. spec.devices.requests[0].exactly
@@ -221,8 +220,7 @@ class Exact:
         return self.api + fields, self.src + fields
 
 
-@dataclass
-class SubRequest:
+class SubRequest(NamedTuple):
     index: int
     path: Path
     data: dict
@@ -231,13 +229,12 @@ class SubRequest:
         return self.path + fields, self.path + fields
 
 
-@dataclass
-class Request:
+class Request(NamedTuple):
     index: int
     path: Path
     data: dict
     exact: Exact | None
-    first_available: list[SubRequest] = field(default_factory=list)
+    first_available: list[SubRequest] = []  # never mutated: each Request is built with its own list
     # What the server validates: "exact", "first", "neither" or "both" (1.33+); always "exact" before.
     state: str = "exact"
     # firstAvailable as written, before the DRAPrioritizedList drop.

@@ -23,8 +23,7 @@ DIR is loaded).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol
 
 from .model import Document, Path, Severity
 
@@ -47,8 +46,9 @@ def release_tuple(release: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
+    """A rule as `@rule` declares it (immutable)."""
+
     code: str
     slug: str
     severity: Severity
@@ -265,11 +265,3 @@ class Reporter(Protocol):
         `string_range`: character offsets inside the string value at `locate or path`.
         `doc`: the document, for run-scope rules.
         """
-
-
-@dataclass
-class RuleSet:
-    rules: list[Rule] = field(default_factory=list)
-
-    def by_code(self) -> dict[str, Rule]:
-        return {r.code: r for r in self.rules}

@@ -7,13 +7,13 @@ ignore and re-level them in `.dralint.yaml`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from typing import NamedTuple
 
 from .model import Document, Path, Problem, Severity
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(NamedTuple):
     code: str
     slug: str
     severity: Severity

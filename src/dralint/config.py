@@ -15,9 +15,8 @@ added to the file's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .model import Severity
 
@@ -42,15 +41,14 @@ class ConfigError(Exception):
     pass
 
 
-@dataclass
-class Settings:
+class Settings(NamedTuple):
     """What the front door needs besides LintOptions (output and exit policy)."""
 
     format: str = "auto"
     fail_on: str = "error"
     target_version: str | None = None
     config_path: Path | None = None
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = {}
 
 
 def discover(start: Path | None = None) -> Path | None:
@@ -168,12 +166,16 @@ def build_options(args: Any) -> tuple[Any, Settings]:
             raise ConfigError(f"--target-version: {exc}") from None
         options.postprocessors.append(target_version_postprocessor(target, release))
     # Last, so that it sees (and can suppress) what the other postprocessors add.
-    from .suppress import SuppressionError, suppressions
+    ignore_paths = raw.get("ignore-paths")
+    if ignore_paths is not None:
+        from .suppress import SuppressionError, suppressions
 
-    try:
-        options.postprocessors.append(suppressions(options, raw.get("ignore-paths"), config_path))
-    except SuppressionError as exc:
-        raise ConfigError(str(exc)) from exc
+        try:
+            options.postprocessors.append(suppressions(options, ignore_paths, config_path))
+        except SuppressionError as exc:
+            raise ConfigError(str(exc)) from exc
+    else:
+        options.postprocessors.append(_inline_suppressions(options, config_path))
 
     settings = Settings(
         format=getattr(args, "format", None) or raw.get("format") or "auto",
@@ -184,6 +186,23 @@ def build_options(args: Any) -> tuple[Any, Settings]:
     )
     _validate_codes(options)
     return options, settings
+
+
+def _inline_suppressions(options: Any, config_path: Path | None) -> Any:
+    """Inline `# dralint:` comments, handled only for runs whose files have any.
+
+    Most files have none; this spares them the suppression module's import.
+    """
+
+    def apply(problems: list, documents: list) -> list:
+        texts = {id(doc.text): doc.text for doc in documents if doc.text}
+        if not any("dralint" in text for text in texts.values()):
+            return problems
+        from .suppress import suppressions
+
+        return suppressions(options, None, config_path)(problems, documents)
+
+    return apply
 
 
 def _release(text: str) -> str:

@@ -6,42 +6,65 @@ source -> load -> Document -> resolve type -> schema check -> rules -> filter ->
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from . import schemas
 from .api import DocumentView, Rule
 from .catalog import ENGINE_CHECKS
-from .model import Document, Problem, Severity, Span
+from .model import Document, Problem, Record, Severity, Span
 from .sources import Source
 
 
-@dataclass
-class LintOptions:
-    release: str = schemas.DEFAULT_RELEASE
-    rules_dirs: list[str] = field(default_factory=list)
-    plugins: bool = True
-    select: list[str] = field(default_factory=list)  # codes, slugs or prefixes ("DRA3"); empty: all
-    ignore: list[str] = field(default_factory=list)
-    severities: dict[str, Severity] = field(default_factory=dict)  # code or slug -> severity
-    rule_options: dict[str, Any] = field(default_factory=dict)
-    # Applied last, with the documents at hand (inline suppressions, per-path ignores, policies).
-    postprocessors: list[Callable[[list[Problem], list[Document]], list[Problem]]] = field(default_factory=list)
-    # Extra rules that are not in a module: CEL policy files compile into these.
-    extra_rules: list[Rule] = field(default_factory=list)
+class LintOptions(Record):
+    """What to check and how: the release, which rules, and how to tune them."""
+
+    __slots__ = ("release", "rules_dirs", "plugins", "select", "ignore", "severities", "rule_options", "postprocessors", "extra_rules")
+
+    def __init__(
+        self,
+        release: str = schemas.DEFAULT_RELEASE,
+        rules_dirs: list[str] | None = None,
+        plugins: bool = True,
+        select: list[str] | None = None,
+        ignore: list[str] | None = None,
+        severities: dict[str, Severity] | None = None,
+        rule_options: dict[str, Any] | None = None,
+        postprocessors: list[Callable[[list[Problem], list[Document]], list[Problem]]] | None = None,
+        extra_rules: list[Rule] | None = None,
+    ):
+        self.release = release
+        self.rules_dirs = rules_dirs or []
+        self.plugins = plugins
+        self.select = select or []  # codes, slugs or prefixes ("DRA3"); empty: all
+        self.ignore = ignore or []
+        self.severities = severities or {}  # code or slug -> severity
+        self.rule_options = rule_options or {}
+        # Applied before select/ignore, with the documents at hand (inline suppressions, upgrade check).
+        self.postprocessors = postprocessors or []
+        # Rules that are not in a module: CEL policy files compile into these.
+        self.extra_rules = extra_rules or []
+
+    def with_release(self, release: str) -> "LintOptions":
+        copy = LintOptions.__new__(LintOptions)
+        for name in self.__slots__:
+            setattr(copy, name, getattr(self, name))
+        copy.release = release
+        return copy
 
 
-@dataclass
-class LintResult:
-    problems: list[Problem]
-    files: int = 0
-    documents: int = 0  # every object found, DRA or not
-    checked: int = 0  # DRA objects checked against a schema
-    passed_over: int = 0  # objects outside resource.k8s.io that no rule applied to
-    empty: int = 0
-    dra_documents: set[tuple[str, int]] = field(default_factory=set)  # (source, index) of resource.k8s.io objects
-    # Raw bytes of each source by name, for formatters that quote the offending line.
-    sources: dict[str, bytes] = field(default_factory=dict)
+class LintResult(Record):
+    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "empty", "dra_documents", "sources")
+
+    def __init__(self, problems: list[Problem] | None = None):
+        self.problems: list[Problem] = problems if problems is not None else []
+        self.files = 0
+        self.documents = 0  # every object found, DRA or not
+        self.checked = 0  # DRA objects checked against a schema
+        self.passed_over = 0  # objects outside resource.k8s.io that no rule applied to
+        self.empty = 0
+        self.dra_documents: set[tuple[str, int]] = set()  # (source, index) of resource.k8s.io objects
+        # Raw bytes of each source by name, for formatters that quote the offending line.
+        self.sources: dict[str, bytes] = {}
 
     def count(self, severity: Severity) -> int:
         return sum(1 for p in self.problems if p.severity == severity)
@@ -87,7 +110,7 @@ def lint(sources: Iterable[Source], options: LintOptions | None = None) -> LintR
         by_release.setdefault(release, []).extend(loaded.documents)
     rules = _rules(options)
     for release, documents in by_release.items():
-        _check_documents(documents, replace(options, release=release), rules, result)
+        _check_documents(documents, options.with_release(release), rules, result)
     _finish(result, options, rules, [d for docs in by_release.values() for d in docs])
     return result
 

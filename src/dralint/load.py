@@ -81,7 +81,6 @@ import os
 import re
 import sys
 import types
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from .catalog import check
@@ -94,11 +93,13 @@ MAX_NODES = 100_000  # nodes per document after alias expansion
 MAX_DEPTH = 100  # nesting of mappings/sequences per document
 
 
-@dataclass
 class LoadResult:
-    documents: list[Document] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    empty: int = 0  # empty documents skipped (e.g. a trailing `---`)
+    __slots__ = ("documents", "problems", "empty")
+
+    def __init__(self) -> None:
+        self.documents: list[Document] = []
+        self.problems: list[Problem] = []
+        self.empty = 0  # empty documents skipped (e.g. a trailing `---`)
 
 
 # ---------------------------------------------------------------------------

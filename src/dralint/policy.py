@@ -225,7 +225,7 @@ class _Policy:
         check.__name__ = f"policy_{name.replace('-', '_')}_{i + 1}"
         decorated = rule(code, name, severity=severity, kinds=None if "*" in (kinds or []) else kinds, api_versions=api_versions)(check)
         made: Rule = decorated.__dralint_rule__
-        return dataclasses.replace(made, origin=f"policy {self.path}"), where
+        return made._replace(origin=f"policy {self.path}"), where
 
     def compile(self, compile_policy: Any, path: Path, expression: str) -> Any:
         """The compiled program, or a PolicyError pointing at the character the CEL error names."""

@@ -6,7 +6,8 @@ is an error that says what it does serve, never a silently skipped document.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from typing import NamedTuple
 
 from . import schemas
 from .catalog import engine_problem as _problem
@@ -15,8 +16,7 @@ from .model import Document, Path, Problem, Severity
 DRA_GROUP = "resource.k8s.io"
 
 
-@dataclass(slots=True)
-class Resolution:
+class Resolution(NamedTuple):
     info: "schemas.KindInfo | None"  # set when the document is a DRA object served by the release
     problems: list[Problem]
     is_dra: bool  # resource.k8s.io, or meant to be

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "GROUP",
@@ -97,8 +96,7 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class KindInfo:
+class KindInfo(NamedTuple):
     group: str
     version: str
     kind: str
@@ -116,8 +114,7 @@ class KindInfo:
         return self.scope == "Namespaced"
 
 
-@dataclass(frozen=True, slots=True)
-class VersionLifecycle:
+class VersionLifecycle(NamedTuple):
     api_version: str
     stability: str  # "alpha", "beta" or "ga"
     introduced: str | None

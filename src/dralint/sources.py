@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, NamedTuple
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 MAX_BYTES = 16 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(NamedTuple):
     name: str
     data: bytes | None  # None when it could not be read; `error` says why
     error: str | None = None

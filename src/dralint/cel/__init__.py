@@ -40,8 +40,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 __all__ = [
     "CelIssue",
@@ -60,8 +59,7 @@ MAX_COST = 1_000_000
 SUPPORTED = ((1, 31), (1, 35))
 
 
-@dataclass(frozen=True)
-class CelIssue:
+class CelIssue(NamedTuple):
     kind: str
     message: str
     offset: int | None = None
@@ -329,8 +327,7 @@ def _field_position(expression: str, offset: int, field: str) -> tuple[int, int]
 
 # --- policies ----------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     expression: str
     program: Any
 

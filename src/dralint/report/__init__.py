@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 # name -> module in this package; imported only when chosen, to keep start-up fast.
 FORMATS = {
@@ -16,8 +15,7 @@ FORMATS = {
 }
 
 
-@dataclass
-class ReportOptions:
+class ReportOptions(NamedTuple):
     color: bool = False
     show_source: bool = False  # quote the offending line with a caret (text, on a TTY)
     quiet: bool = False
