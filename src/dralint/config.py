@@ -15,7 +15,7 @@ added to the file's.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any, NamedTuple
 
 from .model import Severity
@@ -47,25 +47,30 @@ class Settings(NamedTuple):
     format: str = "auto"
     fail_on: str = "error"
     target_version: str | None = None
-    config_path: Path | None = None
+    config_path: str | None = None
     raw: dict[str, Any] = {}
 
 
-def discover(start: Path | None = None) -> Path | None:
-    folder = (start or Path.cwd()).resolve()
-    for candidate in (folder, *folder.parents):
+def discover(start: str | None = None) -> str | None:
+    """The nearest `.dralint.yaml` in `start` (default: the working directory) or a folder above it."""
+    folder = os.path.realpath(start or os.getcwd())
+    while True:
         for name in CONFIG_NAMES:
-            path = candidate / name
-            if path.is_file():
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
                 return path
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def read_config(path: Path) -> dict[str, Any]:
+def read_config(path: str) -> dict[str, Any]:
     from .load import load
 
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from exc
     loaded = load(str(path), data)
@@ -89,7 +94,7 @@ def read_config(path: Path) -> dict[str, Any]:
     return raw
 
 
-def _list(raw: dict[str, Any], key: str, path: Path | None) -> list[str]:
+def _list(raw: dict[str, Any], key: str, path: str | None) -> list[str]:
     value = raw.get(key, [])
     if isinstance(value, str):
         value = [value]
@@ -107,15 +112,16 @@ def build_options(args: Any) -> tuple[Any, Settings]:
     from . import schemas
     from .lint import LintOptions
 
-    config_path: Path | None = None
+    config_path: str | None = None
     raw: dict[str, Any] = {}
     if not getattr(args, "no_config", False):
-        config_path = Path(args.config) if getattr(args, "config", None) else discover()
+        config_path = str(args.config) if getattr(args, "config", None) else discover()
         if config_path is not None:
-            if not config_path.is_file():
+            if not os.path.isfile(config_path):
                 raise ConfigError(f"config file {config_path} does not exist")
             raw = read_config(config_path)
-    base = config_path.parent if config_path else Path.cwd()
+    # Paths in the config file are relative to the file's folder.
+    base = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()
 
     release = args.kubernetes_version or raw.get("kubernetes-version") or schemas.DEFAULT_RELEASE
     release = _release(str(release))
@@ -133,7 +139,7 @@ def build_options(args: Any) -> tuple[Any, Settings]:
             raise ConfigError(f"--severity takes CODE=LEVEL, got {item!r}")
         severities[code.strip()] = Severity.parse(level)
 
-    rules_dirs = [str((base / d).resolve()) for d in _list(raw, "rules-dirs", config_path)] + list(args.rules_dir)
+    rules_dirs = [os.path.realpath(os.path.join(base, d)) for d in _list(raw, "rules-dirs", config_path)] + list(args.rules_dir)
     plugins = raw.get("plugins", True)
     if not isinstance(plugins, bool):
         raise ConfigError(f"{config_path}: 'plugins' must be true or false")
@@ -152,7 +158,7 @@ def build_options(args: Any) -> tuple[Any, Settings]:
         severities=severities,
         rule_options=rule_options,
     )
-    policies = [str(base / p) for p in _list(raw, "policies", config_path)] + list(getattr(args, "policy", []))
+    policies = [os.path.join(base, p) for p in _list(raw, "policies", config_path)] + list(getattr(args, "policy", []))
     if policies:
         from .policy import load_policies
 
@@ -171,7 +177,7 @@ def build_options(args: Any) -> tuple[Any, Settings]:
         from .suppress import SuppressionError, suppressions
 
         try:
-            options.postprocessors.append(suppressions(options, ignore_paths, config_path))
+            options.postprocessors.append(suppressions(options, ignore_paths, _as_path(config_path)))
         except SuppressionError as exc:
             raise ConfigError(str(exc)) from exc
     else:
@@ -188,7 +194,13 @@ def build_options(args: Any) -> tuple[Any, Settings]:
     return options, settings
 
 
-def _inline_suppressions(options: Any, config_path: Path | None) -> Any:
+def _as_path(path: str | None) -> Any:
+    from pathlib import Path  # only where suppressions are in play: pathlib is ~4 ms of start-up
+
+    return Path(path) if path is not None else None
+
+
+def _inline_suppressions(options: Any, config_path: str | None) -> Any:
     """Inline `# dralint:` comments, handled only for runs whose files have any.
 
     Most files have none; this spares them the suppression module's import.
@@ -200,7 +212,7 @@ def _inline_suppressions(options: Any, config_path: Path | None) -> Any:
             return problems
         from .suppress import suppressions
 
-        return suppressions(options, None, config_path)(problems, documents)
+        return suppressions(options, None, _as_path(config_path))(problems, documents)
 
     return apply
 

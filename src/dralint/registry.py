@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
 
@@ -20,11 +19,12 @@ class RuleLoadError(Exception):
     """A plugin or rules folder could not be loaded; a usage error (exit 2)."""
 
 
-def builtin_rules_dir() -> Path:
-    installed = Path(__file__).parent / "_data" / "rules"
-    if installed.is_dir():
+def builtin_rules_dir() -> str:
+    here = os.path.dirname(os.path.abspath(__file__))
+    installed = os.path.join(here, "_data", "rules")
+    if os.path.isdir(installed):
         return installed
-    return Path(__file__).resolve().parents[2] / "rules"
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(here))), "rules")
 
 
 def rules_in_module(module: ModuleType) -> list[Rule]:
@@ -36,27 +36,29 @@ def rules_in_module(module: ModuleType) -> list[Rule]:
     return found
 
 
-def load_rules_dir(folder: Path, *, namespace: str) -> list[Rule]:
+def load_rules_dir(folder: str, *, namespace: str) -> list[Rule]:
     """Every `@rule` in the `*.py` files of `folder`.
 
     The folder is mounted as a package named `namespace`, so its modules can
     share helpers with relative imports (`from ._shared import ...`); files
     starting with `_` are helpers, not rule modules.
     """
-    if not folder.is_dir():
+    folder = str(folder)
+    if not os.path.isdir(folder):
         raise RuleLoadError(f"rules folder {folder} does not exist")
     package = sys.modules.get(namespace)
     if package is None:
         package = ModuleType(namespace)
-        package.__path__ = [str(folder)]  # type: ignore[attr-defined]
+        package.__path__ = [folder]  # type: ignore[attr-defined]
         package.__package__ = namespace
         sys.modules[namespace] = package
     rules: list[Rule] = []
-    for file in sorted(folder.glob("*.py")):
-        if file.name.startswith("_"):
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py") or name.startswith("_"):
             continue
+        file = os.path.join(folder, name)
         try:
-            module = importlib.import_module(f"{namespace}.{file.stem}")
+            module = importlib.import_module(f"{namespace}.{name[:-3]}")
         except Exception as exc:  # a broken plugin must be a clear usage error, not a traceback
             raise RuleLoadError(f"cannot load rules from {file}: {type(exc).__name__}: {exc}") from exc
         rules.extend(rules_in_module(module))
@@ -144,7 +146,7 @@ def _rules_from(target: Any, name: str) -> list[Rule]:
 _cache: dict[tuple, list[Rule]] = {}
 
 
-def all_rules(rules_dirs: Iterable[str | Path] = (), *, plugins: bool = True) -> list[Rule]:
+def all_rules(rules_dirs: Iterable[str] = (), *, plugins: bool = True) -> list[Rule]:
     key = (tuple(str(d) for d in rules_dirs), plugins)
     if key in _cache:
         return _cache[key]
@@ -152,7 +154,7 @@ def all_rules(rules_dirs: Iterable[str | Path] = (), *, plugins: bool = True) ->
     if plugins:
         rules += load_entry_points()
     for i, folder in enumerate(rules_dirs):
-        rules += load_rules_dir(Path(folder), namespace=f"dralint_user_rules_{i}")
+        rules += load_rules_dir(str(folder), namespace=f"dralint_user_rules_{i}")
     codes: dict[str, Rule] = {}
     for rule in rules:
         if rule.code in codes and codes[rule.code] is not rule:

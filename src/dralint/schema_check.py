@@ -10,7 +10,6 @@ validators agree on every document of the corpora.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Callable, Iterator
 
 from . import formats
@@ -244,7 +243,7 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
                 if field in present:
                     continue
                 candidates = [k for k, _ in unknown.get(path, [])]
-                match = difflib.get_close_matches(field, candidates, n=1, cutoff=0.75)
+                match = _close(field, candidates, n=1, cutoff=0.75)
                 if match and (path, match[0]) not in typo_of:
                     consumed.add((path, field))
                     typo_of[(path, match[0])] = field
@@ -275,6 +274,12 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
             yield _problem(doc, "DRA106", path, e.message, error_type="Invalid")
 
 
+def _close(word: str, candidates: list[str], n: int, cutoff: float) -> list[str]:
+    import difflib  # only documents with schema errors get here
+
+    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)
+
+
 def unknown_for(error: Any) -> list[tuple[str, list[str]]]:
     allowed = list(error.schema.get("properties", {}))
     return [(key, allowed) for key in _extra_keys(error)]
@@ -289,7 +294,7 @@ def _extra_keys(error: Any) -> list[str]:
 def _unknown_message(key: str, allowed: list[str], meant: str | None, schema: dict[str, Any], root: dict[str, Any]) -> str:
     message = f"unknown field '{key}'"
     if meant is None:
-        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
+        close = _close(key, allowed, n=1, cutoff=0.75)
         meant = close[0] if close else None
     if meant is not None:
         return f"{message}; did you mean '{meant}'?"

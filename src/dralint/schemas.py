@@ -12,9 +12,9 @@ file when first asked for, and both are cached.
 from __future__ import annotations
 
 import json
+import os
 import re
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, NamedTuple
 
 __all__ = [
@@ -40,18 +40,19 @@ DEFAULT_RELEASE = "1.35"
 _STABILITY_RANK = {"alpha": 1, "beta": 2, "ga": 3}
 
 
-def schemas_dir() -> Path:
-    """The generated data: inside an installed wheel first, else the repository's `schemas/`."""
-    packaged = Path(__file__).parent / "_data" / "schemas"
-    if (packaged / "index.json").is_file():
+def schemas_dir() -> str:
+    """The generated schemas: inside the installed wheel, else the repository's top-level `schemas/`."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    packaged = os.path.join(here, "_data", "schemas")
+    if os.path.isfile(os.path.join(packaged, "index.json")):
         return packaged
-    return Path(__file__).resolve().parents[2] / "schemas"
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(here))), "schemas")
 
 
 @lru_cache(maxsize=1)
 def index() -> dict[str, Any]:
     """The parsed `index.json` (cached; do not mutate)."""
-    path = schemas_dir() / "index.json"
+    path = os.path.join(schemas_dir(), "index.json")
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 
@@ -184,7 +185,7 @@ class Catalog:
             raise KeyError(f"{api_version} {kind} is not served by Kubernetes {self.release}")
         cached = self._schemas.get(info.schema_path)
         if cached is None:
-            with open(schemas_dir() / info.schema_path, encoding="utf-8") as f:
+            with open(os.path.join(schemas_dir(), *info.schema_path.split("/")), encoding="utf-8") as f:
                 cached = json.load(f)
             self._schemas[info.schema_path] = cached
         return cached
