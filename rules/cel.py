@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.api import rule
-from dralint.cel import compile_selector
+
+from ._claims import gate_enabled
 
 _STRUCTURED = {
     "resource.k8s.io/v1alpha3",
@@ -73,7 +74,10 @@ def selector_expressions(doc) -> Iterator[tuple[tuple, tuple, str]]:
 
 
 def _check(doc, report, kinds: set[str]) -> None:
-    gates = doc.options.get("feature_gates") or ()
+    from dralint.cel import compile_selector  # documents without selectors never load CEL
+
+    # The same gate model as the other claim rules (`rule-options: feature-gates`).
+    gates = ("DRAConsumableCapacity",) if gate_enabled(doc, "DRAConsumableCapacity") else ()
     for path, locate, expression in selector_expressions(doc):
         for issue in compile_selector(expression, doc.release, feature_gates=gates):
             if issue.kind not in kinds:

@@ -216,7 +216,13 @@ def _issues(text: str, expression: str, rel: tuple[int, int]) -> list[CelIssue]:
 def _classify(msg: str, expression: str, offset: int, rel: tuple[int, int]) -> CelIssue:
     if msg.startswith("Syntax error"):
         off, length = _syntax_position(expression, offset)
-        return CelIssue("syntax", f"syntax error: {msg[len('Syntax error: '):]}", off, length)
+        detail = msg[len("Syntax error: "):]
+        if detail.startswith("mismatched input '<EOF>'"):
+            # The parser's list of expected tokens helps nobody: say what happened.
+            after = expression[off:off + length] if off is not None else ""
+            detail = f"the expression ends after '{after}' where an operand is expected" if after.strip() else (
+                "the expression ends where an operand or a closing bracket is expected")
+        return CelIssue("syntax", f"syntax error: {detail}", off, length)
     m = re.match(r"undeclared reference to '([^']+)'", msg)
     if m:
         name = m.group(1)
