@@ -19,7 +19,7 @@ What the API server does before validation matters for what it reports
 from __future__ import annotations
 
 
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from ._k8s import dns1123_label
 
@@ -475,3 +475,27 @@ def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tupl
                 for v, value in enumerate(values):
                     if isinstance(value, str) and dns1123_subdomain(value):
                         yield api + p + ("values", v), src + p + ("values", v), "Invalid", f"'{value}' is not a valid node name"
+
+
+def request_refs(doc: Any, entries: Iterable[tuple[Path, dict]]) -> Iterator[tuple[Path, str, int, list]]:
+    """(path, value, index, list) of every validated `requests` reference of constraint or config entries."""
+    for path, entry in entries:
+        seq = entry.get("requests")
+        if not isinstance(seq, list) or not items_validated(doc, seq, DEVICE_REQUESTS_MAX):
+            continue
+        for m, ref in enumerate(seq):
+            if isinstance(ref, str):
+                yield path + ("requests", m), ref, m, seq
+
+
+def report_request_refs(doc: Any, report: Any, refs: Iterable[tuple[Path, str, int, list]], problem: str, where: str) -> None:
+    """Report the references with `problem` ("duplicate", "format" or "unknown"), as the API server checks them."""
+    names = RequestNames(doc) if problem != "duplicate" else None
+    for path, ref, m, seq in refs:
+        if problem == "duplicate":
+            if ref in seq[:m]:
+                report(path, f"request '{ref}' is listed twice in this {where} (Duplicate)", error_type="Duplicate")
+            continue
+        for kind, msg in check_request_ref(doc, ref, names):
+            if kind == problem:
+                report(path, f"{msg} (Invalid)", error_type="Invalid")

@@ -15,8 +15,8 @@ from ._claims import (
     DEVICE_CONFIG_MAX,
     DEVICE_REQUESTS_MAX,
     STRUCTURED,
-    RequestNames,
-    check_request_ref,
+    report_request_refs,
+    request_refs,
     devices_path,
     items_validated,
     report_too_many,
@@ -42,14 +42,8 @@ def _configs(doc: Any) -> Iterator[tuple[tuple, dict]]:
 
 def _refs(doc: Any) -> Iterator[tuple[tuple, str, int, list]]:
     if doc.kind == "DeviceClass":
-        return
-    for path, g in _configs(doc):
-        seq = g.get("requests")
-        if not isinstance(seq, list) or not items_validated(doc, seq, DEVICE_REQUESTS_MAX):
-            continue
-        for m, ref in enumerate(seq):
-            if isinstance(ref, str):
-                yield path + ("requests", m), ref, m, seq
+        return iter(())
+    return request_refs(doc, _configs(doc))
 
 
 @rule("DRA521", "too-many-config", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -76,9 +70,7 @@ def config_request_duplicate(doc, report):
 
     Invalid: `requests: [gpu, gpu]`. Valid: `requests: [gpu]`.
     """
-    for path, ref, m, seq in _refs(doc):
-        if ref in seq[:m]:
-            report(path, f"request '{ref}' is listed twice in this config entry (Duplicate)", error_type="Duplicate")
+    report_request_refs(doc, report, _refs(doc), "duplicate", "config entry")
 
 
 @rule("DRA524", "config-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -87,11 +79,7 @@ def config_request_format(doc, report):
 
     Invalid: `requests: [My_GPU]`. Valid: `requests: [gpu]`.
     """
-    names = RequestNames(doc)
-    for path, ref, _m, _seq in _refs(doc):
-        for kind, msg in check_request_ref(doc, ref, names):
-            if kind == "format":
-                report(path, f"{msg} (Invalid)", error_type="Invalid")
+    report_request_refs(doc, report, _refs(doc), "format", "config entry")
 
 
 @rule("DRA525", "config-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -100,11 +88,7 @@ def config_request_unknown(doc, report):
 
     Invalid: `requests: [nic]` when the claim only has `gpu`. Valid: `requests: [gpu]`.
     """
-    names = RequestNames(doc)
-    for path, ref, _m, _seq in _refs(doc):
-        for kind, msg in check_request_ref(doc, ref, names):
-            if kind == "unknown":
-                report(path, f"{msg} (Invalid)", error_type="Invalid")
+    report_request_refs(doc, report, _refs(doc), "unknown", "config entry")
 
 
 @rule("DRA526", "config-opaque-required", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))

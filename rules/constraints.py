@@ -14,8 +14,8 @@ from ._claims import (
     DEVICE_CONSTRAINTS_MAX,
     DEVICE_REQUESTS_MAX,
     STRUCTURED,
-    RequestNames,
-    check_request_ref,
+    report_request_refs,
+    request_refs,
     devices_path,
     gate_enabled,
     items_validated,
@@ -36,13 +36,7 @@ def _constraints(doc: Any) -> Iterator[tuple[tuple, dict]]:
 
 def _refs(doc: Any) -> Iterator[tuple[tuple, str, int, list]]:
     """(path, value, index, list) of every validated constraint request reference."""
-    for path, c in _constraints(doc):
-        seq = c.get("requests")
-        if not isinstance(seq, list) or not items_validated(doc, seq, DEVICE_REQUESTS_MAX):
-            continue
-        for m, ref in enumerate(seq):
-            if isinstance(ref, str):
-                yield path + ("requests", m), ref, m, seq
+    return request_refs(doc, _constraints(doc))
 
 
 @rule("DRA501", "too-many-constraints", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -68,9 +62,7 @@ def constraint_request_duplicate(doc, report):
 
     Invalid: `requests: [gpu, gpu]`. Valid: `requests: [gpu, nic]`.
     """
-    for path, ref, m, seq in _refs(doc):
-        if ref in seq[:m]:
-            report(path, f"request '{ref}' is listed twice in this constraint (Duplicate)", error_type="Duplicate")
+    report_request_refs(doc, report, _refs(doc), "duplicate", "constraint")
 
 
 @rule("DRA504", "constraint-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -79,11 +71,7 @@ def constraint_request_format(doc, report):
 
     Invalid: `requests: [GPU]`. Valid: `requests: [gpu]`.
     """
-    names = RequestNames(doc)
-    for path, ref, _m, _seq in _refs(doc):
-        for kind, msg in check_request_ref(doc, ref, names):
-            if kind == "format":
-                report(path, f"{msg} (Invalid)", error_type="Invalid")
+    report_request_refs(doc, report, _refs(doc), "format", "constraint")
 
 
 @rule("DRA505", "constraint-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -93,11 +81,7 @@ def constraint_request_unknown(doc, report):
     Invalid: `requests: [gpu-1]` when the only request is `gpu-0`.
     Valid: `requests: [gpu-0]`.
     """
-    names = RequestNames(doc)
-    for path, ref, _m, _seq in _refs(doc):
-        for kind, msg in check_request_ref(doc, ref, names):
-            if kind == "unknown":
-                report(path, f"{msg} (Invalid)", error_type="Invalid")
+    report_request_refs(doc, report, _refs(doc), "unknown", "constraint")
 
 
 @rule("DRA506", "constraint-attribute-required", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))

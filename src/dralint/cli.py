@@ -58,6 +58,15 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("-f", "--format", default=None, help="text, json, sarif, github, junit or auto (default: auto — github inside GitHub Actions, else text)")
     parser.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
+    add_rule_arguments(parser)
+    parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--version", action="version", version=f"dralint {__version__}")
+    return parser
+
+
+def add_rule_arguments(parser: argparse._ActionsContainer) -> None:
+    """Which rules run and how, from the command line: shared by `dralint lint` and `dralint serve`."""
     parser.add_argument("--select", action="append", default=[], metavar="CODES", help="only these rule codes, slugs or code prefixes (comma-separated, repeatable)")
     parser.add_argument("--ignore", action="append", default=[], metavar="CODES", help="skip these rule codes, slugs or code prefixes")
     parser.add_argument("--severity", action="append", default=[], metavar="CODE=LEVEL", help="re-level a rule, e.g. DRA011=error")
@@ -66,10 +75,6 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--no-plugins", action="store_true", help="do not load rules from installed plugins (entry points)")
     parser.add_argument("-c", "--config", metavar="FILE", help="configuration file (default: .dralint.yaml found upward from the working directory)")
     parser.add_argument("--no-config", action="store_true", help="ignore configuration files")
-    parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    parser.add_argument("--version", action="version", version=f"dralint {__version__}")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -107,10 +112,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"dralint: internal error: {type(exc).__name__}: {exc} (set DRALINT_DEBUG=1 for a traceback)", file=sys.stderr)
         return 2
-
-
-def _split(values: list[str]) -> list[str]:
-    return [item.strip() for value in values for item in value.split(",") if item.strip()]
 
 
 def run_lint(argv: list[str]) -> int:

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any, Sequence
 
-from ..cli import UsageError, _Parser
+from ..cli import UsageError, _Parser, add_rule_arguments
 
 DEFAULT_PORT = 8443
 
@@ -57,14 +57,7 @@ def serve_parser() -> argparse.ArgumentParser:
     lint = parser.add_argument_group("linting (as for dralint lint)")
     lint.add_argument("-k", "--kubernetes-version", metavar="1.NN", help=f"Kubernetes release to judge against: {RELEASES[0]}..{RELEASES[-1]} (default: config, else {DEFAULT_RELEASE})")
     lint.add_argument("--fail-on", choices=("error", "warning"), default=None, help="lowest severity that denies (default: config, else error); lower problems become warnings")
-    lint.add_argument("--select", action="append", default=[], metavar="CODES", help="only these rule codes, slugs or code prefixes")
-    lint.add_argument("--ignore", action="append", default=[], metavar="CODES", help="skip these rule codes, slugs or code prefixes")
-    lint.add_argument("--severity", action="append", default=[], metavar="CODE=LEVEL", help="re-level a rule, e.g. DRA011=error")
-    lint.add_argument("--rules-dir", action="append", default=[], metavar="DIR", help="load extra rules from the *.py files in DIR")
-    lint.add_argument("--policy", action="append", default=[], metavar="FILE", help="CEL policy file(s) to enforce")
-    lint.add_argument("--no-plugins", action="store_true", help="do not load rules from installed plugins")
-    lint.add_argument("-c", "--config", metavar="FILE", help="configuration file (default: .dralint.yaml found upward from the working directory)")
-    lint.add_argument("--no-config", action="store_true", help="ignore configuration files")
+    add_rule_arguments(lint)
     return parser
 
 
