@@ -240,3 +240,14 @@ def test_list_items_are_checked_one_by_one(tmp_path):
     assert brief(run.problems) == [("DRA101", "spec.selector", 13, 5)]
     assert "did you mean 'selectors'?" in run.problems[0]["message"]
     assert run.json["summary"]["documents"] == 2
+
+
+def test_unquoted_yaml_booleans_and_numbers_get_a_hint():
+    text = (
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: n\n"
+        "  labels:\n    version: 1.10\nspec: {}\n"
+    )
+    run = lint_json("-", *ENGINE, input=text)
+    assert brief(run.problems) == [("DRA103", "metadata.namespace", 5, 14), ("DRA103", "metadata.labels.version", 7, 14)]
+    assert "read as a boolean" in run.problems[0]["message"] and "quote it" in run.problems[0]["message"]
+    assert "read as a number" in run.problems[1]["message"]

@@ -350,4 +350,9 @@ def _type_message(error: Any) -> str:
         wanted_text = " or ".join(dict.fromkeys(flat))
     else:
         wanted_text = wanted
-    return f"wrong type: expected {wanted_text}, got {_json_type(error.instance)}"
+    message = f"wrong type: expected {wanted_text}, got {_json_type(error.instance)}"
+    if "string" in wanted_text and isinstance(error.instance, (bool, int, float)):
+        # The usual cause: an unquoted value that YAML reads as something else.
+        what = "a boolean (YAML reads yes/no/on/off/y/n as booleans)" if isinstance(error.instance, bool) else "a number"
+        message += f"; the unquoted value is read as {what}: quote it"
+    return message
