@@ -76,7 +76,7 @@ def engine_problem(doc: Document, code: str, path: Path, message: str, *, at_key
         source=doc.source,
         document=doc.index,
         path=path,
-        span=doc.locate(path, prefer_key=at_key),
+        where=lambda: doc.locate(path, prefer_key=at_key),
         api_version=doc.api_version,
         kind=doc.kind,
         object=doc.object_ref,

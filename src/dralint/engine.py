@@ -6,7 +6,7 @@ from typing import Any, Iterable
 
 from .api import DocumentView, Rule, RunView
 from .catalog import engine_problem
-from .model import Document, Path, Problem, Severity
+from .model import Document, Path, Problem, Severity, Span
 
 
 class _Reporter:
@@ -34,12 +34,13 @@ class _Reporter:
             raise ValueError(f"rule {self.rule.code} has run scope: report(..., doc=view) must name the document")
         document = view.document
         where = tuple(locate) if locate is not None else tuple(path)
-        if string_range is not None and where in document.positions:
-            from .positions import string_span  # only CEL and policy rules need it
+        def span() -> Span:
+            if string_range is not None and where in document.positions:
+                from .positions import string_span  # only CEL and policy rules need it
 
-            span = string_span(document, where, string_range[0], string_range[1])
-        else:
-            span = document.locate(where, prefer_key=at_key)
+                return string_span(document, where, string_range[0], string_range[1])
+            return document.locate(where, prefer_key=at_key)
+
         if severity is None:
             sev = self.rule.severity
         else:
@@ -53,7 +54,7 @@ class _Reporter:
                 source=document.source,
                 document=document.index,
                 path=tuple(path),
-                span=span,
+                where=span,
                 api_version=document.api_version,
                 kind=document.kind,
                 object=document.object_ref,

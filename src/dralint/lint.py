@@ -111,7 +111,7 @@ def lint(sources: Iterable[Source], options: LintOptions | None = None) -> LintR
     rules = _rules(options)
     for release, documents in by_release.items():
         _check_documents(documents, options.with_release(release), rules, result)
-    _finish(result, options, rules, [d for docs in by_release.values() for d in docs])
+    _finish(result, options, [d for docs in by_release.values() for d in docs])
     return result
 
 
@@ -121,14 +121,23 @@ def lint_documents(documents: list[Document], options: LintOptions | None = None
     result = LintResult(problems=[])
     rules = _rules(options)
     _check_documents(documents, options, rules, result)
-    _finish(result, options, rules, documents)
+    _finish(result, options, documents)
     return result
 
 
 def _rules(options: LintOptions) -> list[Rule]:
     from .registry import all_rules
 
-    return [*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules]
+    rules = [*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules]
+    # A rule whose code is not selected would only have its problems dropped: skip it.
+    return [r for r in rules if _selected(r.code, r.slug, options)]
+
+
+def _selected(code: str, slug: str, options: LintOptions) -> bool:
+    def matches(selectors: list[str]) -> bool:
+        return any(code.startswith(s) or slug == s for s in selectors)
+
+    return not (options.select and not matches(options.select)) and not (options.ignore and matches(options.ignore))
 
 
 def _check_documents(documents: list[Document], options: LintOptions, rules: list[Rule], result: LintResult) -> None:
@@ -170,14 +179,14 @@ def _check_documents(documents: list[Document], options: LintOptions, rules: lis
         result.problems.extend(run_run_rules(rules, views, options.release))
 
 
-def _finish(result: LintResult, options: LintOptions, rules: list[Rule], documents: list[Document]) -> None:
+def _finish(result: LintResult, options: LintOptions, documents: list[Document]) -> None:
     problems = _merge_overlaps(result.problems)
     problems = _soften_outside_dra(problems, documents, result.dra_documents)
     # Postprocessors first: what they add (upgrade warnings, unused suppressions)
     # is selected, ignored and re-levelled like every other problem.
     for post in options.postprocessors:
         problems = post(problems, documents)
-    problems = _filter(problems, options, rules)
+    problems = _filter(problems, options)
     problems.sort(key=Problem.sort_key)
     result.problems = problems
 
@@ -211,16 +220,10 @@ def _soften_outside_dra(problems: list[Problem], documents: list[Document], dra:
     return problems
 
 
-def _matches(problem: Problem, selectors: list[str]) -> bool:
-    return any(problem.rule.startswith(s) or problem.name == s for s in selectors)
-
-
-def _filter(problems: list[Problem], options: LintOptions, rules: list[Rule]) -> list[Problem]:
+def _filter(problems: list[Problem], options: LintOptions) -> list[Problem]:
     out: list[Problem] = []
     for p in problems:
-        if options.select and not _matches(p, options.select):
-            continue
-        if options.ignore and _matches(p, options.ignore):
+        if not _selected(p.rule, p.name, options):
             continue
         override = options.severities.get(p.rule) or options.severities.get(p.name)
         if override is not None:

@@ -8,7 +8,7 @@ maps field paths to source ranges.
 from __future__ import annotations
 
 import enum
-from typing import Any, NamedTuple, Union
+from typing import Any, Callable, NamedTuple, Union
 
 PathPart = Union[str, int]
 Path = tuple[PathPart, ...]
@@ -65,12 +65,15 @@ class Record:
 
     __slots__ = ()
 
+    def _fields(self) -> tuple[str, ...]:
+        return self.__slots__
+
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields())
         return f"{type(self).__name__}({fields})"
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self._fields())
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
@@ -153,7 +156,12 @@ class Document(Record):
 
 
 class Problem(Record):
-    __slots__ = ("rule", "name", "severity", "message", "source", "document", "path", "span", "api_version", "kind", "object", "error_type")
+    """One finding. Its source range may be given as `span`, or as `where`, a function
+    computing it on first use: a problem that select/ignore drops then never costs the
+    position table of its document."""
+
+    __slots__ = ("rule", "name", "severity", "message", "source", "document", "path", "_span", "_where", "api_version", "kind", "object", "error_type")
+    FIELDS = ("rule", "name", "severity", "message", "source", "document", "path", "span", "api_version", "kind", "object", "error_type")
 
     def __init__(
         self,
@@ -169,6 +177,7 @@ class Problem(Record):
         kind: str | None = None,
         object: str | None = None,
         error_type: str | None = None,
+        where: Callable[[], Span] | None = None,
     ):
         self.rule = rule  # stable code, e.g. "DRA101"
         self.name = name  # stable slug, e.g. "unknown-field"
@@ -177,13 +186,29 @@ class Problem(Record):
         self.source = source
         self.document = document
         self.path = path
-        self.span = span if span is not None else Span.point()
+        self._span = span if span is not None or where is not None else Span.point()
+        self._where = where
         self.api_version = api_version
         self.kind = kind
         self.object = object
         # The API server's field error type (Required, Invalid, TooMany ...) when the
         # problem mirrors one; None for pure lint findings.
         self.error_type = error_type
+
+    def _fields(self) -> tuple[str, ...]:
+        return self.FIELDS
+
+    @property
+    def span(self) -> Span:
+        if self._span is None:
+            self._span = self._where() if self._where is not None else Span.point()
+            self._where = None
+        return self._span
+
+    @span.setter
+    def span(self, value: Span) -> None:
+        self._span = value
+        self._where = None
 
     @property
     def path_text(self) -> str:
