@@ -99,12 +99,15 @@ class FastValidator:
         closed = additional is False
 
         def check(v: Any) -> bool:
+            # `null` counts as absent, as in the API server (see without_nulls).
             if not isinstance(v, dict):
                 return True
             for name in required:
-                if name not in v:
+                if v.get(name) is None:
                     return False
             for key, value in v.items():
+                if value is None:
+                    continue
                 sub = compiled.get(key)
                 if sub is not None:
                     if not sub(value):
@@ -192,10 +195,9 @@ def _is_struct(prop: Any, root: dict[str, Any]) -> bool:
 
 def check_schema(doc: Document, schema: dict[str, Any]) -> list[Problem]:
     schema = as_decoded(schema)
-    data = without_nulls(doc.data)
-    if fast_validator(schema).validate(data):
+    if fast_validator(schema).validate(doc.data):
         return []
-    errors = list(_full_validator(schema).iter_errors(data))
+    errors = list(_full_validator(schema).iter_errors(without_nulls(doc.data)))
     return list(_problems(doc, schema, errors))
 
 
