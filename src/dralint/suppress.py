@@ -108,8 +108,7 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
     """Every `# dralint:` directive in the YAML comments of `text`."""
     if "dralint" not in text:
         return [], []
-    starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
-    lines = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+    starts: list[int] | None = None
     candidates = []
     for m in _MARKER.finditer(text):
         i = m.start()
@@ -118,10 +117,13 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
         verb = _DIRECTIVE.match(m.group("body"))
         if verb and verb.group("verb").lower() in OTHER_DIRECTIVES:
             continue  # e.g. the release comment: no need to map the file's strings for it
+        if starts is None:
+            starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         line = _line_of(starts, i)
         candidates.append((m, line, i - starts[line - 1] + 1))
-    if not candidates:
+    if not candidates or starts is None:
         return [], []
+    lines = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
     strings = _string_spans(documents)
     directives: list[Directive] = []
     bad: list[_Bad] = []
