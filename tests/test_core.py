@@ -251,3 +251,9 @@ def test_unquoted_yaml_booleans_and_numbers_get_a_hint():
     assert brief(run.problems) == [("DRA103", "metadata.namespace", 5, 14), ("DRA103", "metadata.labels.version", 7, 14)]
     assert "read as a boolean" in run.problems[0]["message"] and "quote it" in run.problems[0]["message"]
     assert "read as a number" in run.problems[1]["message"]
+
+
+def test_a_folder_without_manifests_is_said_not_silent(tmp_path):
+    run = run_dralint("--no-config", str(tmp_path))
+    assert run.code == 0
+    assert "no *.yaml, *.yml or *.json files found" in run.stderr

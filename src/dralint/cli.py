@@ -131,6 +131,10 @@ def run_lint(argv: list[str]) -> int:
     from .sources import collect
 
     result = lint(collect(args.paths), options)
+    if result.files == 0:
+        # Not an error (a pre-commit run may have nothing to check), but a CI gate
+        # pointed at the wrong folder should not pass in silence.
+        print(f"dralint: warning: no *.yaml, *.yml or *.json files found in {', '.join(args.paths)}", file=sys.stderr)
 
     fmt = settings.format
     if fmt == "auto":
