@@ -257,3 +257,12 @@ def test_a_folder_without_manifests_is_said_not_silent(tmp_path):
     run = run_dralint("--no-config", str(tmp_path))
     assert run.code == 0
     assert "no *.yaml, *.yml or *.json files found" in run.stderr
+
+
+def test_yaml_that_is_no_kubernetes_object_is_passed_over(tmp_path):
+    (tmp_path / "workflow.yaml").write_text("name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n")
+    (tmp_path / "half.yaml").write_text("metadata:\n  name: x\nspec: {}\n")
+    run = lint_json(str(tmp_path), *ENGINE)
+    # The workflow is no object at all; a document with metadata but no type is a broken one.
+    assert [(p["file"].rsplit("/", 1)[-1], p["rule"]) for p in run.problems] == [("half.yaml", "DRA007")]
+    assert run.json["summary"]["documents"] == 2

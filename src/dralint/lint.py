@@ -53,7 +53,7 @@ class LintOptions(Record):
 
 
 class LintResult(Record):
-    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "empty", "dra_documents", "sources")
+    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "empty", "dra_documents", "foreign_documents", "sources")
 
     def __init__(self, problems: list[Problem] | None = None):
         self.problems: list[Problem] = problems if problems is not None else []
@@ -63,6 +63,7 @@ class LintResult(Record):
         self.passed_over = 0  # objects outside resource.k8s.io that no rule applied to
         self.empty = 0
         self.dra_documents: set[tuple[str, int]] = set()  # (source, index) of resource.k8s.io objects
+        self.foreign_documents: set[tuple[str, int]] = set()  # YAML that is no Kubernetes object at all
         # Raw bytes of each source by name, for formatters that quote the offending line.
         self.sources: dict[str, bytes] = {}
 
@@ -153,6 +154,8 @@ def _check_documents(documents: list[Document], options: LintOptions, rules: lis
         result.problems.extend(resolution.problems)
         if resolution.is_dra:
             result.dra_documents.add((doc.source, doc.index))
+        elif not resolution.is_object:
+            result.foreign_documents.add((doc.source, doc.index))
         if resolution.info is not None:
             from .schema_check import check_schema
 
@@ -181,7 +184,7 @@ def _check_documents(documents: list[Document], options: LintOptions, rules: lis
 
 def _finish(result: LintResult, options: LintOptions, documents: list[Document]) -> None:
     problems = _merge_overlaps(result.problems)
-    problems = _soften_outside_dra(problems, documents, result.dra_documents)
+    problems = _soften_outside_dra(problems, documents, result)
     # Postprocessors first: what they add (upgrade warnings, unused suppressions)
     # is selected, ignored and re-levelled like every other problem.
     for post in options.postprocessors:
@@ -205,19 +208,24 @@ def _merge_overlaps(problems: list[Problem]) -> list[Problem]:
     ]
 
 
-def _soften_outside_dra(problems: list[Problem], documents: list[Document], dra: set[tuple[str, int]]) -> list[Problem]:
-    """Duplicate keys in objects outside resource.k8s.io are warnings.
+def _soften_outside_dra(problems: list[Problem], documents: list[Document], result: LintResult) -> list[Problem]:
+    """Key problems outside resource.k8s.io: warnings in other Kubernetes objects, nothing in other YAML.
 
     dralint judges DRA objects; for the Deployments and ConfigMaps around them
-    it points the problem out without failing the build over an object it
-    does not otherwise check.
+    it points out a duplicate or non-string key without failing the build over
+    an object it does not otherwise check. YAML that is no Kubernetes object
+    (a GitHub workflow's `on:` key is a boolean to YAML 1.1) is not its business.
     """
-    outside = {(d.source, d.index) for d in documents} - dra
+    outside = {(d.source, d.index) for d in documents} - result.dra_documents
+    kept = []
     for p in problems:
-        if p.rule == "DRA002" and (p.source, p.document) in outside:
+        if p.rule in ("DRA002", "DRA008") and (p.source, p.document) in outside:
+            if (p.source, p.document) in result.foreign_documents:
+                continue
             p.severity = Severity.WARNING
             p.message += " (in an object outside resource.k8s.io)"
-    return problems
+        kept.append(p)
+    return kept
 
 
 def _filter(problems: list[Problem], options: LintOptions) -> list[Problem]:

@@ -20,6 +20,7 @@ class Resolution(NamedTuple):
     info: "schemas.KindInfo | None"  # set when the document is a DRA object served by the release
     problems: list[Problem]
     is_dra: bool  # resource.k8s.io, or meant to be
+    is_object: bool = True  # False: no apiVersion, kind or metadata, no Kubernetes object at all
 
 
 def resolve(doc: Document, release: str) -> Resolution:
@@ -28,6 +29,10 @@ def resolve(doc: Document, release: str) -> Resolution:
     problems: list[Problem] = []
     if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
         missing = [name for name, value in (("apiVersion", api_version), ("kind", kind)) if not isinstance(value, str) or not value]
+        if len(missing) == 2 and "metadata" not in data:
+            # No trace of a Kubernetes object (a CI workflow, a Helm values file, a
+            # compose file): not ours to judge, so a repository root can be linted.
+            return Resolution(None, problems, is_dra=False, is_object=False)
         path: Path = (missing[0],) if missing[0] in data else ()
         problems.append(_problem(doc, "DRA007", path, f"missing {' and '.join(missing)}: the API server cannot tell what this object is", at_key=bool(path)))
         return Resolution(None, problems, is_dra=False)
