@@ -58,7 +58,8 @@ def _walk(root: str) -> Iterator[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in files:
             if name.lower().endswith(EXTENSIONS) and not name.startswith("."):
-                found.append(os.path.join(folder, name))
+                # normpath: `dralint .` reports tests/a.yaml, as editors and CI annotations expect.
+                found.append(os.path.normpath(os.path.join(folder, name)))
     yield from sorted(found)
 
 
