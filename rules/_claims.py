@@ -425,9 +425,11 @@ def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tupl
     if not isinstance(selector, dict):
         return
     terms = selector.get("nodeSelectorTerms")
-    if not isinstance(terms, list):
-        return  # missing: the schema check reports the required field
+    if terms is not None and not isinstance(terms, list):
+        return  # wrong type: the schema check reports it
     if not terms:
+        # Missing or empty: len(nil) == 0 in Go. The schema check leaves a missing list to this
+        # rule, whose path is the server's (a 1.31 DeviceClass reports `suitableNodes…` without `spec.`).
         yield api + ("nodeSelectorTerms",), src + ("nodeSelectorTerms",), "Required", "a node selector needs at least one entry in nodeSelectorTerms"
         return
     for t, term in enumerate(terms):
@@ -462,7 +464,9 @@ def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tupl
             p = tp + ("matchFields", x)
             op = req.get("operator")
             values = req.get("values") if isinstance(req.get("values"), list) else []
-            if isinstance(op, str) and op not in ("In", "NotIn"):
+            if op is None:
+                pass  # missing: the schema check reports it (Invalid, an empty operator)
+            elif isinstance(op, str) and op not in ("In", "NotIn"):
                 yield api + p + ("operator",), src + p + ("operator",), "Invalid", f"operator '{op}' is not supported for matchFields; use In or NotIn"
             elif len(values) != 1:
                 yield api + p + ("values",), src + p + ("values",), "Required", "matchFields needs exactly one value"

@@ -152,6 +152,19 @@ def driver_name_errors(value: str) -> list[tuple[str, str]]:
     return errs
 
 
+def driver_name_error_types(value: str) -> list[tuple[str, str]]:
+    """`driver_name_errors` with one (error type, detail) per error type, in the server's order.
+
+    The server reports one error per message; a verdict compares (path, type),
+    so each type is reported once.
+    """
+    out: list[tuple[str, str]] = []
+    for etype, msg in driver_name_errors(value):
+        if etype not in [t for t, _ in out]:
+            out.append((etype, msg))
+    return out
+
+
 def fully_qualified_name(value: str, release: tuple[int, int]) -> list[tuple[tuple[str, ...], str, str]]:
     """validateFullyQualifiedName (constraint matchAttribute/distinctAttribute, attribute keys).
 

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from dralint.api import rule
 
-from ._claims import gate_enabled
+from ._claims import DEVICE_SELECTORS_MAX, gate_enabled, items_validated, selector_lists
 
 _STRUCTURED = {
     "resource.k8s.io/v1alpha3",
@@ -38,9 +38,12 @@ _ERROR_TYPE = {
 }
 
 
-def _selectors(doc, base: tuple, located: tuple) -> Iterator[tuple[tuple, tuple, str]]:
+def _selectors(doc, base: tuple, located: tuple, seq: list | None = None) -> Iterator[tuple[tuple, tuple, str]]:
     """(reported path, source path, expression) of each selector in the list at `located`."""
-    for k, sel in doc.items(*located):
+    entries = enumerate(seq) if seq is not None else doc.items(*located)
+    for k, sel in entries:
+        if not isinstance(sel, dict):
+            continue
         cel = sel.get("cel")
         if not isinstance(cel, dict):
             continue
@@ -50,27 +53,26 @@ def _selectors(doc, base: tuple, located: tuple) -> Iterator[tuple[tuple, tuple,
 
 
 def selector_expressions(doc) -> Iterator[tuple[tuple, tuple, str]]:
-    """Every CEL selector of a claim, claim template or device class: (path, locate, expression)."""
-    if doc.kind == "DeviceClass":
-        yield from _selectors(doc, ("spec", "selectors"), ("spec", "selectors"))
+    """Every CEL selector the API server compiles: (path, locate, expression).
+
+    Only the selector lists the server validates (`_claims.selector_lists`): not
+    those of a request that sets both `exactly` and `firstAvailable` (1.33+),
+    and from 1.35 none inside an over-long list (requests > 32, firstAvailable
+    > 8, selectors > 32), which short-circuits to the size error alone.
+    """
+    for api, src, seq in selector_lists(doc):
+        if items_validated(doc, seq, DEVICE_SELECTORS_MAX):
+            yield from _selectors(doc, api, src, seq)
+    if doc.kind == "DeviceClass" or doc.version in _FLAT:
         return
+    # Selectors left on a v1beta2/v1 request itself (a flat-shape habit) are an unknown field the
+    # schema check reports; their expressions are checked too, so that fixing the nesting does
+    # not reveal a second round of errors.
     spec: tuple = ("spec",) if doc.kind == "ResourceClaim" else ("spec", "spec")
     requests = spec + ("devices", "requests")
-    flat = doc.version in _FLAT
-    for i, req in doc.items(*requests):
+    for i, _req in doc.items(*requests):
         r = requests + (i,)
-        if flat:
-            reported = r + ("exactly", "selectors") if doc.at_least("1.33") else r + ("selectors",)
-            yield from _selectors(doc, reported, r + ("selectors",))
-        else:
-            yield from _selectors(doc, r + ("exactly", "selectors"), r + ("exactly", "selectors"))
-            # Selectors left on the request itself (a flat-shape habit) are an unknown field the
-            # schema check reports; their expressions are checked too, so that fixing the nesting
-            # does not reveal a second round of errors.
-            yield from _selectors(doc, r + ("selectors",), r + ("selectors",))
-        for j, _sub in doc.items(*r, "firstAvailable"):
-            s = r + ("firstAvailable", j, "selectors")
-            yield from _selectors(doc, s, s)
+        yield from _selectors(doc, r + ("selectors",), r + ("selectors",))
 
 
 def _check(doc, report, kinds: set[str]) -> None:

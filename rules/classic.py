@@ -7,7 +7,7 @@ from __future__ import annotations
 from dralint.api import rule
 
 from ._claims import CLAIM_KINDS, CLASSIC, POD_SCHEDULING_NODE_LIST_MAX, api_versions, spec_path, too_many_type
-from ._k8s import dns1123_label, dns1123_subdomain, driver_name_errors
+from ._k8s import dns1123_label, dns1123_subdomain, driver_name_error_types
 
 POD_SCHEDULING_KINDS = ["PodScheduling", "PodSchedulingContext"]
 
@@ -61,15 +61,18 @@ def resource_class_driver(doc, report):
     """`driverName` of a ResourceClass must be a driver name.
 
     Non-empty, at most 63 characters, a DNS subdomain when lower-cased.
+    Every failed check is reported: an empty name is Required and Invalid.
 
     Invalid: `driverName: "GPU driver"`. Valid: `driverName: gpu.resource.example.com`.
     """
-    value = doc.get("driverName", type=str)
+    value = doc.get("driverName")
     if value is None:
+        value = ""  # missing: the zero value is validated (the Required error replaces the schema's)
+    if not isinstance(value, str):
         return
-    errs = driver_name_errors(value)
-    if errs:
-        etype, msg = errs[0]
+    # ValidateCSIDriverName reports every failed check: "" is Required and Invalid, a long name
+    # with bad characters TooLong and Invalid.
+    for etype, msg in driver_name_error_types(value):
         report(("driverName",), f"driverName '{value}' is not a valid driver name: {msg} ({etype})", error_type=etype)
 
 

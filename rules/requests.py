@@ -38,7 +38,7 @@ from ._claims import (
     validated_exacts,
     validated_subrequests,
 )
-from ._k8s import dns1123_label, dns1123_subdomain, driver_name_errors, label_value, qualified_name
+from ._k8s import dns1123_label, dns1123_subdomain, driver_name_error_types, label_value, qualified_name
 
 CLASS_AND_CLAIMS = [*CLAIM_KINDS, "DeviceClass"]
 
@@ -72,6 +72,8 @@ def request_name_duplicate(doc, report):
     seen: set[str] = set()
     for req in requests(doc):
         name = req.data.get("name")
+        if name is None:
+            name = ""  # missing: the server compares the zero value, so two nameless requests collide
         if not isinstance(name, str):
             continue
         if name in seen:
@@ -236,6 +238,8 @@ def subrequest_name_duplicate(doc, report):
         seen: set[str] = set()
         for sub in req.first_available:
             name = sub.data.get("name")
+            if name is None:
+                name = ""  # missing: compared as the zero value
             if not isinstance(name, str):
                 continue
             if name in seen:
@@ -367,17 +371,16 @@ def toleration_key(doc, report):
 def toleration_operator(doc, report):
     """A toleration `operator` must be `Equal` (the default) or `Exists`.
 
-    Checked only when the DRADeviceTaints feature gate is on.
+    An omitted or empty operator is defaulted to `Equal` before validation
+    (`+default="Equal"`: the defaulter replaces the zero value ""), so the
+    server's Required error for an empty operator cannot be reached from a
+    manifest. Checked only when the DRADeviceTaints feature gate is on.
 
     Invalid: `operator: In`. Valid: `operator: Exists`.
     """
     for api, src, tol in _tolerations(doc):
-        op = tol.get("operator", "Equal")
-        if op is None:
-            op = "Equal"
-        if op == "":
-            report(api + ("operator",), "toleration operator must not be empty: use Equal or Exists (Required)", error_type="Required", locate=src + ("operator",))
-        elif isinstance(op, str) and op not in ("Equal", "Exists"):
+        op = tol.get("operator") or "Equal"
+        if isinstance(op, str) and op not in ("Equal", "Exists"):
             report(api + ("operator",), f"toleration operator '{op}' is not supported: use Equal or Exists (NotSupported)", error_type="NotSupported", locate=src + ("operator",))
 
 
@@ -438,7 +441,5 @@ def claim_controller(doc, report):
     """
     value = doc.get(*spec_path(doc), "controller", type=str)
     if value:
-        errs = driver_name_errors(value)
-        if errs:
-            etype, msg = errs[0]
+        for etype, msg in driver_name_error_types(value):
             report(spec_path(doc) + ("controller",), f"controller '{value}' is not a valid driver name: {msg} ({etype})", error_type=etype)

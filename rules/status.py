@@ -25,7 +25,7 @@ from ._claims import (
     node_selector_problems,
     too_many_type,
 )
-from ._k8s import dns1123_label, dns1123_subdomain, driver_name_errors, go_json_size
+from ._k8s import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size
 
 ALL = [*CLASSIC, *STRUCTURED]
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -39,9 +39,7 @@ def _status(doc: Any) -> dict | None:
 def _driver(report: Any, path: tuple, value: Any) -> None:
     if not isinstance(value, str):
         return
-    errs = driver_name_errors(value)
-    if errs:
-        etype, msg = errs[0]
+    for etype, msg in driver_name_error_types(value):
         report(path, f"'{value}' is not a valid driver name: {msg} ({etype})", error_type=etype)
 
 

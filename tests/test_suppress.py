@@ -74,15 +74,15 @@ def test_config_ignore_paths():
     assert [(p["rule"], p["file"], p["path"], p["line"], p["column"]) for p in run.problems] == [
         # legacy/** hides every problem of legacy/old.yaml; apps/*.yaml hides DRA712;
         # the initContainers field glob hides the init container's DRA704.
-        ("DRA704", "./apps/app.yaml", "spec.containers[0].resources.claims[0]", 14, 15),
         # In scope (apps/never-used.yaml was linted) but suppressed nothing.
         ("DRA900", ".dralint.yaml", "", 8, 5),
         # A field glob that matched nothing.
         ("DRA900", ".dralint.yaml", "", 10, 5),
+        ("DRA704", "apps/app.yaml", "spec.containers[0].resources.claims[0]", 14, 15),
         # nowhere/** matched no linted file: not reported (pre-commit lints a few files at a time).
     ]
-    assert run.problems[1]["message"] == "unused config ignore: ignore-paths[3] (paths: apps/never-*.yaml) suppressed no problem"
-    assert run.problems[2]["message"] == "unused config ignore: ignore-paths[5] (fields: status; rules: claim-reference-kind) suppressed no problem"
+    assert run.problems[0]["message"] == "unused config ignore: ignore-paths[3] (paths: apps/never-*.yaml) suppressed no problem"
+    assert run.problems[1]["message"] == "unused config ignore: ignore-paths[5] (fields: status; rules: claim-reference-kind) suppressed no problem"
 
 
 def test_config_ignore_paths_relative_to_the_config_file():

@@ -352,7 +352,8 @@ def test_denied_claim_lists_each_problem_with_path_and_code(server):
     assert "unknown field 'colour'" in st["message"]
     causes = {(c["field"], c["reason"]) for c in st["details"]["causes"]}
     assert ("spec.devices.requests[0].exactly.colour", "FieldValueInvalid") in causes
-    assert ("spec.devices.requests[0].name", "FieldValueRequired") in causes
+    # A missing request name is validated as "", which is not a DNS-1123 label: Invalid, not Required.
+    assert ("spec.devices.requests[0].name", "FieldValueInvalid") in causes
     assert not any(line.startswith("Traceback") for line in lines)
 
 

@@ -19,6 +19,8 @@ _DATE_TIME = re.compile(
     r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
     r"(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
 )
+# White space as Go's strings.TrimSpace sees it (unicode.IsSpace).
+_GO_SPACE = " \t\n\v\f\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)
 
@@ -28,7 +30,8 @@ def is_quantity(value: Any) -> bool:
         return False
     if isinstance(value, (int, float)):
         return True
-    return isinstance(value, str) and _QUANTITY.fullmatch(value) is not None
+    # Quantity.UnmarshalJSON parses strings.TrimSpace(value): surrounding white space is accepted.
+    return isinstance(value, str) and _QUANTITY.fullmatch(value.strip(_GO_SPACE)) is not None
 
 
 def is_date_time(value: Any) -> bool:

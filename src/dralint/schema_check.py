@@ -262,7 +262,12 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
             for field in e.validator_value:
                 if field in present or (path, field) in consumed:
                     continue
-                yield _problem(doc, "DRA102", path + (field,), f"missing required field '{field}'", error_type="Required")
+                answer = _missing_field_answer(doc, path, field)
+                if answer is None:
+                    continue
+                etype, why = answer
+                message = f"missing required field '{field}'" if why is None else f"missing field '{field}': {why} ({etype})"
+                yield _problem(doc, "DRA102", path + (field,), message, error_type=etype)
         elif v in ("type", "anyOf", "oneOf"):
             yield _problem(doc, "DRA103", path, _type_message(e), error_type="Invalid")
         elif v in ("enum", "const"):
@@ -274,6 +279,52 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
             yield _problem(doc, "DRA105", path, f"invalid value {e.instance!r}: must be {what}", error_type="Invalid")
         else:
             yield _problem(doc, "DRA106", path, e.message, error_type="Invalid")
+
+
+def _missing_field_answer(doc: Document, path: Path, field: str) -> tuple[str, str | None] | None:
+    """What the API server answers for a `required` scalar that is missing: (error type, why), or None.
+
+    Decoding does not enforce OpenAPI `required`: a missing scalar becomes its
+    zero value and the validation code decides (dra-api-rules.md §3). Mostly
+    that is a Required error at the field; these fields get another answer:
+
+    * anything under `status`: the status is discarded on create (§3 step 4;
+      `/status` writes are modelled by DRA6xx);
+    * request, subrequest and ResourceSlice device names: "" is not a
+      DNS-1123 label (Invalid, §5.3);
+    * CEL `expression`: "" does not compile (Invalid, §7);
+    * classic `resourceClassName`: "" fails the subdomain check, no Required (§5.2);
+    * node selector requirement `key` / `operator`: "" is not a label key /
+      operator (Invalid); a missing `nodeSelectorTerms` of a 1.31 DeviceClass
+      is reported by DRA551 at `suitableNodes…` (the server's path has no `spec.`);
+    * ResourceSlice pool: `generation` 0 is valid, `resourceSliceCount` 0 is Invalid (§12);
+      taint `key` "" is not a label key (Invalid).
+    """
+    kind = doc.kind
+    if path and path[0] == "status":
+        return None
+    parent = path[-1] if path else None
+    grand = path[-2] if len(path) >= 2 else None
+    if field == "name" and isinstance(parent, int) and (
+        (grand in ("requests", "firstAvailable") and "devices" in path) or (grand == "devices" and kind == "ResourceSlice")
+    ):
+        return "Invalid", "the API server reads it as an empty name, which is not a DNS-1123 label"
+    if field == "expression" and parent == "cel":
+        return "Invalid", "the API server reads it as an empty expression, which does not compile"
+    if field == "resourceClassName":
+        return "Invalid", "the API server reads it as an empty name, which is not a DNS-1123 subdomain"
+    if field in ("key", "operator") and isinstance(parent, int) and grand in ("matchExpressions", "matchFields"):
+        return "Invalid", f"the API server reads it as an empty {field}, which is not valid"
+    if field == "nodeSelectorTerms" and kind == "DeviceClass" and path == ("spec", "suitableNodes"):
+        return None
+    if kind == "ResourceSlice" and parent == "pool":
+        if field == "generation":
+            return None
+        if field == "resourceSliceCount":
+            return "Invalid", "the API server reads it as 0, and it must be greater than zero"
+    if field == "key" and (grand == "taints" or parent == "taint"):
+        return "Invalid", "the API server reads it as an empty key, which is not a label key"
+    return "Required", None
 
 
 def _close(word: str, candidates: list[str], n: int, cutoff: float) -> list[str]:
