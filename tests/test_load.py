@@ -447,3 +447,191 @@ def test_falls_back_to_pure_python_without_the_c_extension():
         "r = load('x.yaml', b'apiVersion: v1\\nkind: X\\nmetadata:\\n  name: a\\n')\n"
         "print(c_parser_available(), r.documents[0].positions[('metadata', 'name')].value)\n")
     assert out.strip() == "False Span(line=4, column=9, end_line=4, end_column=10)"
+
+
+# --------------------------------------------------------------------------- position replay, pinned
+
+# Every construct the position replay (_Replay._run) handles differently, in one file: flow and block
+# collections, anchors, alias and non-string keys, collection keys (dropped), merge keys (a list and a
+# single alias), repeated keys at two levels, empty values, every scalar style and explicit tags. The
+# expected tables were produced by the loader before its replay loop was rewritten for speed; any
+# change here is a change of results, not an optimisation.
+TRICKY = """\
+base: &b {x: 1, y: [a, "b"]}
+anch: &s val
+*s : aliased key
+? [1, 2]
+: dropped
+? {k: v}
+: dropped too
+1: int key
+yes: bool key
+null: null key
+m:
+  <<: [*b]
+  x: 2
+  dup: 1
+  dup: 2
+  lit: |
+    text
+
+  fold: >-
+    more
+  empty:
+  q: 'single'
+  dq: "double"
+  t: !!str 12
+  n: !!int "7"
+  nested:
+    dup: a
+    other: b
+    dup: c
+list:
+- plain
+- 3
+-
+- {a: 1}
+- - nested
+- *b
+- !!float 1
+---
+second: &m {p: 1}
+merged:
+  <<: *m
+  q: 2
+"""
+
+TRICKY_POSITIONS = [
+    {
+        ('base', 'x'): ((1, 11, 1, 12), (1, 14, 1, 15)),
+        ('base', 'true', 0): (None, (1, 21, 1, 22)),
+        ('base', 'true', 1): (None, (1, 24, 1, 27)),
+        ('base', 'true'): ((1, 17, 1, 18), (1, 20, 1, 28)),
+        ('base',): ((1, 1, 1, 5), (1, 7, 1, 29)),
+        ('anch',): ((2, 1, 2, 5), (2, 7, 2, 13)),
+        ('val',): ((3, 1, 3, 3), (3, 6, 3, 17)),
+        ('1',): ((8, 1, 8, 2), (8, 4, 8, 11)),
+        ('true',): ((9, 1, 9, 4), (9, 6, 9, 14)),
+        ('m', 'x'): ((13, 3, 13, 4), (13, 6, 13, 7)),
+        ('m', 'dup'): ((15, 3, 15, 6), (15, 8, 15, 9)),
+        ('m', 'lit'): ((16, 3, 16, 6), (16, 8, 17, 9)),
+        ('m', 'fold'): ((19, 3, 19, 7), (19, 9, 20, 9)),
+        ('m', 'empty'): ((21, 3, 21, 8), (21, 8, 21, 9)),
+        ('m', 'q'): ((22, 3, 22, 4), (22, 6, 22, 14)),
+        ('m', 'dq'): ((23, 3, 23, 5), (23, 7, 23, 15)),
+        ('m', 't'): ((24, 3, 24, 4), (24, 6, 24, 14)),
+        ('m', 'false'): ((25, 3, 25, 4), (25, 6, 25, 15)),
+        ('m', 'nested', 'dup'): ((29, 5, 29, 8), (29, 10, 29, 11)),
+        ('m', 'nested', 'other'): ((28, 5, 28, 10), (28, 12, 28, 13)),
+        ('m', 'nested'): ((26, 3, 26, 9), (27, 5, 29, 11)),
+        ('m', 'true'): ((12, 7, 12, 8), (12, 7, 12, 8)),
+        ('m', 'true', 0): (None, (12, 7, 12, 8)),
+        ('m', 'true', 1): (None, (12, 7, 12, 8)),
+        ('m',): ((11, 1, 11, 2), (12, 3, 29, 11)),
+        ('list', 0): (None, (31, 3, 31, 8)),
+        ('list', 1): (None, (32, 3, 32, 4)),
+        ('list', 2): (None, (33, 2, 33, 3)),
+        ('list', 3, 'a'): ((34, 4, 34, 5), (34, 7, 34, 8)),
+        ('list', 3): (None, (34, 3, 34, 9)),
+        ('list', 4, 0): (None, (35, 5, 35, 11)),
+        ('list', 4): (None, (35, 3, 35, 11)),
+        ('list', 5): (None, (36, 3, 36, 5)),
+        ('list', 5, 'x'): ((36, 3, 36, 5), (36, 3, 36, 5)),
+        ('list', 5, 'true'): ((36, 3, 36, 5), (36, 3, 36, 5)),
+        ('list', 5, 'true', 0): (None, (36, 3, 36, 5)),
+        ('list', 5, 'true', 1): (None, (36, 3, 36, 5)),
+        ('list', 6): (None, (37, 3, 37, 12)),
+        ('list',): ((30, 1, 30, 5), (31, 1, 37, 12)),
+        (): (None, (1, 1, 37, 12)),
+    },
+    {
+        ('second', 'p'): ((39, 13, 39, 14), (39, 16, 39, 17)),
+        ('second',): ((39, 1, 39, 7), (39, 9, 39, 18)),
+        ('merged', 'q'): ((42, 3, 42, 4), (42, 6, 42, 7)),
+        ('merged', 'p'): ((41, 7, 41, 9), (41, 7, 41, 9)),
+        ('merged',): ((40, 1, 40, 7), (41, 3, 42, 7)),
+        (): (None, (39, 1, 42, 7)),
+    },
+]
+
+TRICKY_STYLES = [
+    {('base', 'true', 0): None, ('base', 'true', 1): '"', ('anch',): None, ('val',): None, ('1',): None, ('true',): None, ('m', 'lit'): '|', ('m', 'fold'): '>', ('m', 'q'): "'", ('m', 'dq'): '"', ('m', 't'): None, ('m', 'nested', 'dup'): None, ('m', 'nested', 'other'): None, ('list', 0): None, ('list', 4, 0): None},
+    {},
+]
+
+TRICKY_PROBLEMS = [
+    ('DRA008', 0, (1, 17, 1, 18), "mapping key y is a boolean, not a string; Kubernetes turns it into the string 'true', quote it to say so"),
+    ('DRA008', 0, (4, 3, 4, 4), 'mapping key is a sequence, not a string; the API server rejects it'),
+    ('DRA008', 0, (6, 3, 6, 4), 'mapping key is a mapping, not a string; the API server rejects it'),
+    ('DRA008', 0, (8, 1, 8, 2), "mapping key 1 is a number, not a string; Kubernetes turns it into the string '1', quote it to say so"),
+    ('DRA008', 0, (9, 1, 9, 4), "mapping key yes is a boolean, not a string; Kubernetes turns it into the string 'true', quote it to say so"),
+    ('DRA008', 0, (10, 1, 10, 5), "mapping key is null, not a string; the API server rejects it (quote it if you meant 'null')"),
+    ('DRA002', 0, (15, 3, 15, 6), "duplicate key 'dup' (first defined at line 14)"),
+    ('DRA008', 0, (25, 3, 25, 4), "mapping key n is a boolean, not a string; Kubernetes turns it into the string 'false', quote it to say so"),
+    ('DRA002', 0, (29, 5, 29, 8), "duplicate key 'dup' (first defined at line 27)"),
+]
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_replayed_positions_are_pinned(pure):
+    r = load("tricky.yaml", TRICKY.encode(), pure_python=pure)
+    assert [(p.rule, p.document, tuple(p.span), p.message) for p in r.problems] == TRICKY_PROBLEMS
+    assert len(r.documents) == len(TRICKY_POSITIONS)
+    for doc, want_pos, want_styles in zip(r.documents, TRICKY_POSITIONS, TRICKY_STYLES):
+        got = {path: (tuple(n.key) if n.key is not None else None, tuple(n.value)) for path, n in doc.positions.items()}
+        assert got == want_pos
+        assert list(got) == list(want_pos)  # same insertion order too (suppressions walk it)
+        assert dict(doc.scalar_styles) == want_styles
+        assert all(type(n) is Node and type(n.value) is Span and (n.key is None or type(n.key) is Span)
+                   for n in doc.positions.values())
+
+
+def test_repeated_keys_are_located_in_a_document_without_them_too():
+    # Where a repeated key was first seen is only tracked for documents known to repeat one; a document
+    # without any must still get every position, and one with some must name the right first line.
+    text = "a: 1\nb: {c: 1}\n---\nx: 1\nw: {z: 1, z: 2}\nx: 3\n"
+    r = load("dups.yaml", text.encode())
+    assert [(p.document, p.span.line, p.message) for p in r.problems] == [
+        (1, 5, "duplicate key 'z' (first defined at line 5)"),
+        (1, 6, "duplicate key 'x' (first defined at line 4)"),
+    ]
+    first, second = r.documents
+    assert first.positions[("b", "c")] == Node(Span(2, 5, 2, 6), Span(2, 8, 2, 9))
+    assert second.positions[("x",)] == Node(Span(6, 1, 6, 2), Span(6, 4, 6, 5))
+    assert second.positions[("w", "z")] == Node(Span(5, 11, 5, 12), Span(5, 14, 5, 15))
+
+
+# --------------------------------------------------------------------------- rule runner
+
+
+def test_rule_runner_reports_under_each_rule_and_survives_a_crash():
+    # engine.run_document_rules shares one reporter between the rules of a document; each problem must
+    # still carry its own rule, and a rule that raises after reporting keeps what it reported, adds a
+    # DRA901 and does not stop the rules after it.
+    from dralint.api import DocumentView, Rule
+    from dralint.engine import run_document_rules
+    from dralint.model import Document
+
+    def first(doc, report):
+        report(("kind",), "one")
+
+    def broken(doc, report):
+        report(("apiVersion",), "two", severity="info")
+        raise KeyError("boom")
+
+    def last(doc, report):
+        report(("metadata", "name"), "three", at_key=True)
+
+    rules = [Rule("DRA990", "first", Severity.WARNING, first, "s", "d"),
+             Rule("DRA991", "broken", Severity.ERROR, broken, "s", "d"),
+             Rule("DRA992", "last", Severity.ERROR, last, "s", "d")]
+    r = load("p.yaml", b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n")
+    (doc,) = r.documents
+    problems = run_document_rules(rules, DocumentView(doc, "1.35", {}))
+    assert [(p.rule, p.name, p.severity, p.message, p.span) for p in problems] == [
+        ("DRA990", "first", Severity.WARNING, "one", Span(2, 7, 2, 10)),
+        ("DRA991", "broken", Severity.INFO, "two", Span(1, 13, 1, 15)),
+        ("DRA901", problems[2].name, problems[2].severity,
+         "rule DRA991 (broken) failed: KeyError: 'boom'", problems[2].span),
+        ("DRA992", "last", Severity.ERROR, "three", Span(4, 3, 4, 7)),
+    ]

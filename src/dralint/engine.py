@@ -66,8 +66,18 @@ class _Reporter:
 def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Problem]:
     """Run `rules`, which the caller has already matched to the document's type and release."""
     problems: list[Problem] = []
+    # The hot path (one call per rule and document, ~140,000 in a run of 5,000 documents): one
+    # reporter for the document whose rule is set before each call, and the loop of _run inlined,
+    # instead of a reporter object and a function call per rule (engine overhead 0.21 -> 0.06 us a
+    # call). So a reporter is only good for the duration of its rule's call: one kept by a rule
+    # and called after it returned would report under a later rule's code.
+    reporter = _Reporter(None, view, problems)  # type: ignore[arg-type]
     for rule in rules:
-        _run(rule, problems, view, view)
+        reporter.rule = rule
+        try:
+            rule.check(view, reporter)
+        except Exception as exc:  # one broken rule must not hide the others' findings (as in _run)
+            problems.append(_failed(rule, view.document, exc))
     return problems
 
 
@@ -87,6 +97,8 @@ def _run(rule: Rule, problems: list[Problem], view: DocumentView | None, target:
     except Exception as exc:  # one broken rule must not hide the others' findings
         doc = view.document if view is not None else fallback
         assert doc is not None
-        problems.append(
-            engine_problem(doc, "DRA901", (), f"rule {rule.code} ({rule.slug}) failed: {type(exc).__name__}: {exc}")
-        )
+        problems.append(_failed(rule, doc, exc))
+
+
+def _failed(rule: Rule, doc: Document, exc: Exception) -> Problem:
+    return engine_problem(doc, "DRA901", (), f"rule {rule.code} ({rule.slug}) failed: {type(exc).__name__}: {exc}")

@@ -5,9 +5,10 @@ How it works
 YAML is read with the *event* API of libyaml (``_ruamel_yaml.CParser`` from
 ruamel.yaml.clib), not with a composer/constructor: one pass over the events
 builds plain ``dict``/``list``/scalars directly. Positions are built lazily:
-the events of each document are kept, and the position table
-(``Document.positions``) and ``Document.scalar_styles`` are only computed the
-first time somebody reads them (a clean document usually never needs them).
+the position table (``Document.positions``) and ``Document.scalar_styles`` are
+only computed the first time somebody reads them, by re-parsing that
+document's slice of the text (a clean document never pays for them; see
+``_Replay`` for what the alternatives cost).
 ``_LazyTable`` behaves as an ordinary ``dict`` in every respect (including
 pickling, where it turns into a plain dict).
 
@@ -514,6 +515,18 @@ class _Replay:
     The main pass keeps no events (keeping them costs time and memory for every
     document); this re-parses the document's own slice of the text instead,
     which only documents whose positions are read pay for.
+
+    Measured on bench/bench.py's 5,000 documents (C parser), where ~3,800 of them
+    get a problem and so their positions: the re-parse is ~35 us a document and
+    the table ~30 us more. Alternatives that were measured and dropped:
+    * keeping each document's events from the main pass and replaying them:
+      +60 MB and +0.3 s for `--select DRA1` (which reads no positions at all),
+      ~0.25 s saved for every rule: the retained events cost more than the parse;
+    * building positions eagerly in the main pass (estimated, not built): the
+      ~30 us of table building for every document would be +60 % on a document's
+      ~47 us load and ~+0.15 s for `--select DRA1`, to save ~0.13 s for every rule;
+    * one re-parse per file when its first document is forced: saves only the
+      parser set-up (~3 us a document) and builds tables nobody reads.
     """
 
     __slots__ = ("b", "data", "text", "start", "line", "column", "end", "lo", "io", "result", "items", "_first")
@@ -529,33 +542,27 @@ class _Replay:
         self.end = end
         self.result: tuple[dict, dict] | None = None
         self.items: dict[int, tuple[dict, dict]] | None = None
+        # Where repeated keys were first seen: only tracked for a document known to have some (see
+        # first_lines), which saves a dict per mapping and a look-up per key in every other one.
+        self._first: dict[tuple[int, int], int] | None = None
 
     def __call__(self) -> tuple[dict, dict]:
         if self.result is None:
             self.lo = self.line  # line offset of the re-parsed slice in the file
             self.io = self.start - self.column  # character offset of the re-parsed slice in the file
-            self._first = {}
             try:
-                self.result = self._run(self._events())
+                self.result = self._run()
             except Exception:  # noqa: BLE001 - never a traceback; positions fall back to the document start
                 self.result = ({(): Node(None, Span.point(self.line + 1, self.column + 1))}, {})
         return self.result
 
     def first_lines(self) -> dict[tuple[int, int], int]:
         """(line, column) of each repeated key -> line of the key's first occurrence in its mapping."""
+        if self._first is None:
+            self._first = {}
+            self.result = None  # (not computed yet in practice: _finish asks first)
         self()
         return self._first
-
-    def _events(self) -> Iterator[Any]:
-        # Spaces stand in for what precedes the slice on its first line, so columns stay right.
-        sub = " " * self.column + self.text[self.start:self.end]
-        get = self.b.make_parser(sub).get_event
-        DocEnd, StreamEnd = self.b.DocEnd, self.b.StreamEnd
-        while True:
-            ev = get()
-            if ev.__class__ is DocEnd or ev.__class__ is StreamEnd:
-                return
-            yield ev
 
     def item(self, i: int) -> Callable[[], tuple[dict, dict]]:
         def fill() -> tuple[dict, dict]:
@@ -598,149 +605,248 @@ class _Replay:
             k -= 1
         return line, j - k + 1
 
-    def _run(self, events: Iterator[Any]) -> tuple[dict, dict]:
+    def _run(self) -> tuple[dict, dict]:
+        # The hot loop of every reported document (~80 % of the documents of a typical run), written
+        # for speed; what it computes is what it always did (tests/test_load.py and C-vs-pure equality):
+        # * events come straight from `get_event` (a generator in between cost ~1/3 of the loop);
+        # * one branch per event class, scalars first (half the events), instead of shared
+        #   key/value code that tested the class again and again;
+        # * Span and Node are built with `tuple.__new__` (a NamedTuple's own __new__ is a Python
+        #   function: one frame per span) and line/column sums are kept in locals;
+        # * `last_end` holds the span (or a 4-tuple) whose end is where the last thing ended, not a
+        #   new (line, column) pair per scalar.
         b = self.b
         Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd = b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd
-        lo = self.lo
+        DocEnd, StreamEnd = b.DocEnd, b.StreamEnd
+        # Spaces stand in for what precedes the slice on its first line, so columns stay right.
+        get = b.make_parser(" " * self.column + self.text[self.start:self.end]).get_event
+        tnew = tuple.__new__
+        SpanT, NodeT = Span, Node
+        NOKEY, SKIP, MERGE, MISS = _NOKEY, _SKIP, _MERGE, _MISS
+        PLAIN, NUMS, resolve_number = _PLAIN, _NUM_START, _resolve_number
+        lo1 = self.lo + 1  # 1-based line of the slice's first line
         pos: dict[Path, Node] = {}
         styles: dict[Path, str | None] = {}
         scalar_anchors: dict[str, Any] = {}
         stack: list = []
+        push = stack.append
+        pop = stack.pop
         path: Path = ()
         is_map = False
         in_root = True
-        key: Any = _NOKEY
+        key: Any = NOKEY
         key_span: Span | None = None
         idx = 0
         had_child = False
-        last_end: tuple[int, int] = (1, 1)
+        last_end: tuple = (0, 0, 1, 1)  # only [2] and [3] (end line, end column) are read
         merges: list | None = None
         skip = 0
-        first = self._first
-        seen: dict | None = None  # keys of the current mapping -> line
-        for ev in events:
+        first = self._first  # None: repeated keys are not tracked
+        seen: dict | None = None  # keys of the current mapping -> line (a dict when is_map and first is not None)
+        while True:
+            ev = get()
             cls = ev.__class__
-            if skip:
+            if skip:  # inside a collection used as a key or merged: nothing of it has a path
                 if cls is MapStart or cls is SeqStart:
                     skip += 1
                 elif cls is MapEnd or cls is SeqEnd:
                     skip -= 1
                     if skip == 0:
-                        last_end = (ev.end_mark.line + 1 + lo, ev.end_mark.column + 1)
+                        em = ev.end_mark
+                        last_end = (0, 0, em.line + lo1, em.column + 1)
+                elif cls is DocEnd or cls is StreamEnd:
+                    break
+                continue
+            if cls is Scalar:
+                sm = ev.start_mark
+                em = ev.end_mark
+                tag = ev.ctag
+                style = ev.style
+                v = ev.value
+                if ev.anchor is not None:
+                    scalar_anchors[ev.anchor] = _scalar_value(ev)[0]
+                if is_map:
+                    if key is NOKEY:  # a mapping key
+                        if tag is None:
+                            if style:
+                                k = v
+                            else:
+                                k = PLAIN.get(v, MISS)
+                                if k is MISS:
+                                    k = resolve_number(v) if v[0] in NUMS else v
+                                if k == "<<" and type(k) is str:
+                                    k = MERGE
+                        else:
+                            k = _resolve_tagged(v, str(tag), not style)[0]
+                        if type(k) is not str and k is not MERGE:
+                            k = _key_string(k)
+                            if k is None:
+                                k = SKIP
+                        key = k
+                        line = sm.line + lo1
+                        col = sm.column + 1
+                        key_span = tnew(SpanT, (line, col, em.line + lo1, em.column + 1))
+                        if v or style:  # an empty key has no reliable place
+                            last_end = key_span
+                        if first is not None and type(k) is str:
+                            if k in seen:
+                                first[(line, col)] = seen[k]
+                            else:
+                                seen[k] = line
+                        continue
+                    if key is SKIP or key is MERGE:
+                        if key is MERGE:
+                            if merges is None:
+                                merges = []
+                            merges.append(tnew(SpanT, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1)))
+                        key = NOKEY
+                        if v or style:
+                            last_end = (0, 0, em.line + lo1, em.column + 1)
+                        continue
+                    npath = path + (key,)
+                    nkey_span = key_span
+                    key = NOKEY
+                elif in_root:
+                    npath = ()
+                    nkey_span = None
+                    in_root = False
+                else:
+                    npath = path + (idx,)
+                    idx += 1
+                    nkey_span = None
+                had_child = True
+                if tag is None and not style:  # plain
+                    if v:
+                        vspan = tnew(SpanT, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1))
+                        pos[npath] = tnew(NodeT, (nkey_span, vspan))
+                        last_end = vspan
+                        r = PLAIN.get(v, MISS)
+                        if r is MISS and (v[0] not in NUMS or type(resolve_number(v)) is str):
+                            styles[npath] = None
+                    elif nkey_span is not None:
+                        # `key:` with no value: the parsers disagree on where the nothing is; use the
+                        # character after the key (normally the colon)
+                        pos[npath] = tnew(NodeT, (nkey_span, tnew(SpanT, (
+                            nkey_span[2], nkey_span[3], nkey_span[2], nkey_span[3] + 1))))
+                    else:
+                        line = sm.line + lo1
+                        col = sm.column + 1
+                        pos[npath] = tnew(NodeT, (None, tnew(SpanT, (line, col, line, col + 1))))
+                else:
+                    if style == "|" or style == ">":
+                        end = self._block_end(em)
+                        vspan = tnew(SpanT, (sm.line + lo1, sm.column + 1, end[0], end[1]))
+                    else:
+                        vspan = tnew(SpanT, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1))
+                    pos[npath] = tnew(NodeT, (nkey_span, vspan))
+                    last_end = vspan
+                    if tag is None or type(_resolve_tagged(v, str(tag), not style)[0]) is str:
+                        styles[npath] = style or None
                 continue
             if cls is MapEnd or cls is SeqEnd:
                 sev = stack[-1][9]
                 sm = sev.start_mark
                 if sev.flow_style or not had_child:
                     em = ev.end_mark
-                    end = (em.line + 1 + lo, em.column + 1)
+                    span = tnew(SpanT, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1))
                 else:
-                    end = last_end
+                    span = tnew(SpanT, (sm.line + lo1, sm.column + 1, last_end[2], last_end[3]))
                 if merges:
                     self._apply_merges(pos, path, merges)
                 npath = path
-                path, is_map, key, key_span, idx, in_root, merges, nkey_span, seen, _sev = stack.pop()
-                pos[npath] = Node(nkey_span, Span(sm.line + 1 + lo, sm.column + 1, end[0], end[1]))
+                path, is_map, key, key_span, idx, in_root, merges, nkey_span, seen, _sev = pop()
+                pos[npath] = tnew(NodeT, (nkey_span, span))
                 had_child = True
-                last_end = end
+                last_end = span
                 continue
-            if cls is not Scalar and cls is not Alias and cls is not MapStart and cls is not SeqStart:
-                continue
-            sm = ev.start_mark
-            em = ev.end_mark
-            if cls is Scalar and ev.anchor is not None:
-                scalar_anchors[ev.anchor] = _scalar_value(ev)[0]
-            if is_map and key is _NOKEY:  # a mapping key
-                if cls is MapStart or cls is SeqStart:
-                    key = _SKIP
-                    skip = 1
-                    continue
-                if cls is Scalar:
-                    k = _scalar_value(ev)[0]
-                    if type(k) is str and k == "<<" and ev.ctag is None and not ev.style:
-                        k = _MERGE
-                else:
-                    k = scalar_anchors.get(ev.anchor, _SKIP)
-                if type(k) is not str and k is not _MERGE and k is not _SKIP:
-                    k = _key_string(k)
-                    if k is None:
-                        k = _SKIP
-                key = k
-                key_span = _mark_span(sm, em, lo)
-                if cls is not Scalar or ev.value or ev.style:  # an empty key has no reliable place
-                    last_end = (key_span.end_line, key_span.end_column)
-                if type(k) is str and seen is not None:
-                    if k in seen:
-                        first[(key_span.line, key_span.column)] = seen[k]
-                    else:
-                        seen[k] = key_span.line
-                continue
-            if is_map:
-                if key is _SKIP or key is _MERGE:
-                    if key is _MERGE:
-                        if merges is None:
-                            merges = []
-                        merges.append(_mark_span(sm, em, lo) if cls is Scalar or cls is Alias
-                                      else Span.point(sm.line + 1 + lo, sm.column + 1))
-                    key = _NOKEY
-                    if cls is MapStart or cls is SeqStart:
+            if cls is MapStart or cls is SeqStart:
+                if is_map:
+                    if key is NOKEY:  # a collection as a key: dropped, with everything in it
+                        key = SKIP
                         skip = 1
-                    elif cls is not Scalar or ev.value or ev.style:
-                        last_end = (em.line + 1 + lo, em.column + 1)
-                    continue
-                npath = path + (key,)
-                nkey_span = key_span
-                key = _NOKEY
-            elif in_root:
-                npath = ()
-                nkey_span = None
-                in_root = False
-            else:
-                npath = path + (idx,)
-                idx += 1
-                nkey_span = None
-            had_child = True
-            if cls is Scalar:
-                style = ev.style
-                if ev.ctag is None and not style:
-                    v = ev.value
-                    if v:
-                        pos[npath] = Node(nkey_span, _mark_span(sm, em, lo))
-                        last_end = (em.line + 1 + lo, em.column + 1)
-                        if type(resolve_plain(v)) is str:
-                            styles[npath] = None
-                    elif nkey_span is not None:
-                        # `key:` with no value: the parsers disagree on where the nothing is; use the
-                        # character after the key (normally the colon)
-                        pos[npath] = Node(nkey_span, Span(nkey_span.end_line, nkey_span.end_column,
-                                                          nkey_span.end_line, nkey_span.end_column + 1))
-                    else:
-                        pos[npath] = Node(None, Span.point(sm.line + 1 + lo, sm.column + 1))
+                        continue
+                    if key is SKIP or key is MERGE:
+                        if key is MERGE:
+                            if merges is None:
+                                merges = []
+                            sm = ev.start_mark
+                            line = sm.line + lo1
+                            col = sm.column + 1
+                            merges.append(tnew(SpanT, (line, col, line, col + 1)))
+                        key = NOKEY
+                        skip = 1
+                        continue
+                    npath = path + (key,)
+                    nkey_span = key_span
+                    key = NOKEY
+                elif in_root:
+                    npath = ()
+                    nkey_span = None
+                    in_root = False
                 else:
-                    if style == "|" or style == ">":
-                        end = self._block_end(em)
-                        vspan = Span(sm.line + 1 + lo, sm.column + 1, end[0], end[1])
-                    else:
-                        vspan = _mark_span(sm, em, lo)
-                    pos[npath] = Node(nkey_span, vspan)
-                    last_end = (vspan.end_line, vspan.end_column)
-                    if type(_scalar_value(ev)[0]) is str:
-                        styles[npath] = style or None
-            elif cls is Alias:
-                aspan = _mark_span(sm, em, lo)
-                pos[npath] = Node(nkey_span, aspan)
-                self._walk_alias(pos, npath, self._data_at(npath), aspan)
-                last_end = (aspan.end_line, aspan.end_column)
-            else:  # collection start
-                stack.append((path, is_map, key, key_span, idx, in_root, merges, nkey_span, seen, ev))
+                    npath = path + (idx,)
+                    idx += 1
+                    nkey_span = None
+                push((path, is_map, key, key_span, idx, in_root, merges, nkey_span, seen, ev))
                 path = npath
-                is_map = cls is MapStart
-                seen = {} if is_map else None
-                key = _NOKEY
+                if cls is MapStart:
+                    is_map = True
+                    seen = {} if first is not None else None
+                else:
+                    is_map = False
+                    seen = None
+                key = NOKEY
                 key_span = None
                 idx = 0
                 merges = None
                 had_child = False
+                continue
+            if cls is Alias:
+                sm = ev.start_mark
+                em = ev.end_mark
+                aspan = tnew(SpanT, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1))
+                if is_map:
+                    if key is NOKEY:  # an alias as a key
+                        k = scalar_anchors.get(ev.anchor, SKIP)
+                        if type(k) is not str and k is not SKIP:
+                            k = _key_string(k)
+                            if k is None:
+                                k = SKIP
+                        key = k
+                        key_span = aspan
+                        last_end = aspan
+                        if first is not None and type(k) is str:
+                            if k in seen:
+                                first[(aspan[0], aspan[1])] = seen[k]
+                            else:
+                                seen[k] = aspan[0]
+                        continue
+                    if key is SKIP or key is MERGE:
+                        if key is MERGE:
+                            if merges is None:
+                                merges = []
+                            merges.append(aspan)
+                        key = NOKEY
+                        last_end = aspan
+                        continue
+                    npath = path + (key,)
+                    nkey_span = key_span
+                    key = NOKEY
+                elif in_root:
+                    npath = ()
+                    nkey_span = None
+                    in_root = False
+                else:
+                    npath = path + (idx,)
+                    idx += 1
+                    nkey_span = None
+                had_child = True
+                pos[npath] = tnew(NodeT, (nkey_span, aspan))
+                self._walk_alias(pos, npath, self._data_at(npath), aspan)
+                last_end = aspan
+                continue
+            if cls is DocEnd or cls is StreamEnd:
+                break
         return pos, styles
 
     def _data_at(self, path: Path) -> Any:
