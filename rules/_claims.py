@@ -16,7 +16,6 @@ What the API server does before validation matters for what it reports
   over-long lists (only the size error, the items are not validated).
 """
 
-from __future__ import annotations
 
 
 from typing import Any, Iterable, Iterator, NamedTuple

@@ -75,25 +75,36 @@ def selector_expressions(doc) -> Iterator[tuple[tuple, tuple, str]]:
         yield from _selectors(doc, r + ("selectors",), r + ("selectors",))
 
 
-def _check(doc, report, kinds: set[str]) -> None:
+def _issues(doc) -> list[tuple[tuple, tuple, Any]]:
+    """(path, source path, CelIssue) of every selector of the document, compiled once for all six rules."""
+    selectors = list(selector_expressions(doc))
+    if not selectors:
+        return []
     from dralint.cel import compile_selector  # documents without selectors never load CEL
 
     # The same gate model as the other claim rules (`rule-options: feature-gates`).
     gates = ("DRAConsumableCapacity",) if gate_enabled(doc, "DRAConsumableCapacity") else ()
-    for path, locate, expression in selector_expressions(doc):
-        for issue in compile_selector(expression, doc.release, feature_gates=gates):
-            if issue.kind not in kinds:
-                continue
-            string_range = None
-            if issue.offset is not None:
-                string_range = (issue.offset, issue.offset + max(issue.length, 0))
-            report(
-                path,
-                issue.message,
-                error_type=_ERROR_TYPE.get(issue.kind),
-                locate=locate if locate != path else None,
-                string_range=string_range,
-            )
+    return [
+        (path, locate, issue)
+        for path, locate, expression in selectors
+        for issue in compile_selector(expression, doc.release, feature_gates=gates)
+    ]
+
+
+def _check(doc, report, kinds: set[str]) -> None:
+    for path, locate, issue in doc.memo("cel-issues", lambda: _issues(doc)):
+        if issue.kind not in kinds:
+            continue
+        string_range = None
+        if issue.offset is not None:
+            string_range = (issue.offset, issue.offset + max(issue.length, 0))
+        report(
+            path,
+            issue.message,
+            error_type=_ERROR_TYPE.get(issue.kind),
+            locate=locate if locate != path else None,
+            string_range=string_range,
+        )
 
 
 _COMMON: dict[str, Any] = dict(kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.31", None))

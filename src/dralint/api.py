@@ -20,7 +20,6 @@ callable returning rules), or through `--rules-dir DIR` (every `*.py` file in
 DIR is loaded).
 """
 
-from __future__ import annotations
 
 import functools
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol

@@ -5,7 +5,6 @@ are the ones raised before any rule runs. Every code is stable: users select,
 ignore and re-level them in `.dralint.yaml`.
 """
 
-from __future__ import annotations
 
 
 from typing import NamedTuple

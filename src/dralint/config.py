@@ -13,7 +13,6 @@ Command-line options win over the file; lists given on the command line are
 added to the file's.
 """
 
-from __future__ import annotations
 
 import os
 from typing import Any, NamedTuple

@@ -5,8 +5,9 @@ Nothing here knows about YAML: a Document is plain data plus a table that
 maps field paths to source ranges.
 """
 
-from __future__ import annotations
 
+# No `from __future__ import annotations` in the modules that define named tuples on the
+# lint path: typing compiles every string annotation of a NamedTuple (~2 ms of start-up).
 import enum
 from typing import Any, Callable, NamedTuple, Union
 

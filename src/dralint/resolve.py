@@ -4,7 +4,6 @@ Fails closed: a resource.k8s.io apiVersion or kind the release does not serve
 is an error that says what it does serve, never a silently skipped document.
 """
 
-from __future__ import annotations
 
 
 from typing import NamedTuple

@@ -170,20 +170,27 @@ def as_decoded(schema: dict[str, Any]) -> dict[str, Any]:
     found = _decoding_cache.get(key)
     if found is not None:
         return found
-    import copy
-
-    relaxed = copy.deepcopy(schema)
-    defs = relaxed.get("$defs", {})
-    for node in [relaxed, *defs.values()]:
+    # Copy only the nodes whose `required` changes; the rest is shared, read-only
+    # (a deep copy of a kind's schema was a visible part of a hook's start-up).
+    def relax(node: dict[str, Any]) -> dict[str, Any]:
         required = node.get("required")
         if not required:
-            continue
+            return node
         props = node.get("properties", {})
-        kept = [name for name in required if not _is_struct(props.get(name), relaxed)]
+        kept = [name for name in required if not _is_struct(props.get(name), schema)]
+        if len(kept) == len(required):
+            return node
+        node = dict(node)
         if kept:
             node["required"] = kept
         else:
             del node["required"]
+        return node
+
+    relaxed = relax(schema)
+    if "$defs" in schema:
+        relaxed = dict(relaxed)
+        relaxed["$defs"] = {name: relax(node) for name, node in schema["$defs"].items()}
     _decoding_cache[key] = relaxed
     return relaxed
 

@@ -9,7 +9,6 @@ file when first asked for, and both are cached.
     explain_not_served("1.35", "resource.k8s.io/v1alpha2", "ResourceClaim")
 """
 
-from __future__ import annotations
 
 import json
 import os

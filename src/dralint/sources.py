@@ -5,7 +5,6 @@ Files named explicitly are always read; directories are walked for
 (`.git`, `.venv`) so a repository root can be linted as it is.
 """
 
-from __future__ import annotations
 
 import os
 import sys

@@ -1,6 +1,5 @@
 """Formatters: a LintResult in, text out. A formatter never validates anything."""
 
-from __future__ import annotations
 
 import importlib
 from typing import Callable, NamedTuple
