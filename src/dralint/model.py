@@ -5,7 +5,6 @@ Nothing here knows about YAML: a Document is plain data plus a table that
 maps field paths to source ranges.
 """
 
-
 # No `from __future__ import annotations` in the modules that define named tuples on the
 # lint path: typing compiles every string annotation of a NamedTuple (~2 ms of start-up).
 import enum
