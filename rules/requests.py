@@ -69,19 +69,28 @@ def request_name_duplicate(doc, report):
 
     Invalid: two requests both named `gpu`. Valid: `gpu-0` and `gpu-1`.
     """
+    _report_duplicate_names(doc, report, requests(doc), "duplicate request name '{name}': every request needs its own name (Duplicate)")
+
+
+def _report_duplicate_names(doc, report, entries, message: str) -> None:
+    """Duplicate `name`s among requests or subrequests (entries with `.data` and `.path`).
+
+    A missing name is compared as the zero value, as the server does, so two
+    nameless entries collide. `message` is formatted with `name`.
+    """
     seen: set[str] = set()
-    for req in requests(doc):
-        name = req.data.get("name")
+    for entry in entries:
+        name = entry.data.get("name")
         if name is None:
-            name = ""  # missing: the server compares the zero value, so two nameless requests collide
+            name = ""
         if not isinstance(name, str):
             continue
         if name in seen:
             report(
-                duplicate_path(doc, req.path, "name"),
-                f"duplicate request name '{name}': every request needs its own name (Duplicate)",
+                duplicate_path(doc, entry.path, "name"),
+                message.format(name=name),
                 error_type="Duplicate",
-                locate=req.path + ("name",),
+                locate=entry.path + ("name",),
                 at_key=True,
             )
         seen.add(name)
@@ -235,22 +244,8 @@ def subrequest_name_duplicate(doc, report):
     for req in requests(doc):
         if req.state != "first" or not items_validated(doc, req.first_available_raw, FIRST_AVAILABLE_MAX):
             continue
-        seen: set[str] = set()
-        for sub in req.first_available:
-            name = sub.data.get("name")
-            if name is None:
-                name = ""  # missing: compared as the zero value
-            if not isinstance(name, str):
-                continue
-            if name in seen:
-                report(
-                    duplicate_path(doc, sub.path, "name"),
-                    f"duplicate subrequest name '{name}' in request '{req.data.get('name')}' (Duplicate)",
-                    error_type="Duplicate",
-                    locate=sub.path + ("name",),
-                    at_key=True,
-                )
-            seen.add(name)
+        owner = str(req.data.get("name")).replace("{", "{{").replace("}", "}}")
+        _report_duplicate_names(doc, report, req.first_available, f"duplicate subrequest name '{{name}}' in request '{owner}' (Duplicate)")
 
 
 @rule("DRA311", "too-many-selectors", severity="error", kinds=CLASS_AND_CLAIMS, api_versions=STRUCTURED, releases=("1.31", None))
