@@ -41,12 +41,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .k8s.resource import EXACT_FIELDS
+
 TARGETS = ("resource.k8s.io/v1",)
 SOURCES = ("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2")
 KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
 VERIFY_RELEASE = "1.35"
 # v1beta1 DeviceRequest fields that v1 keeps in ExactDeviceRequest (upstream conversion order).
-FLAT_REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")
 _MARKER = re.compile(r"^(---|\.\.\.)(?=[ \t]|$)(.*)$")
 
 
@@ -117,7 +118,7 @@ def check(obj: Any) -> list[str]:
             return reasons
         if not isinstance(requests, list):
             return [f"{where}.devices.requests is not a list"]
-        allowed = {"name", "firstAvailable", *FLAT_REQUEST_FIELDS}
+        allowed = {"name", "firstAvailable", *EXACT_FIELDS}
         for i, req in enumerate(requests):
             at = f"{where}.devices.requests[{i}]"
             if not _is_map(req):
@@ -129,7 +130,7 @@ def check(obj: Any) -> list[str]:
             unknown = [str(k) for k in req if k not in allowed]
             if unknown:
                 reasons.append(f"{at} has field(s) {', '.join(repr(k) for k in unknown)} that v1beta1 does not define; where they belong in v1 cannot be told")
-            flat = [k for k in req if k in FLAT_REQUEST_FIELDS]
+            flat = [k for k in req if k in EXACT_FIELDS]
             if flat and "firstAvailable" in req:
                 reasons.append(f"{at} has both firstAvailable and {', '.join(flat)}; v1 allows exactly one of 'exactly' and 'firstAvailable'")
     elif kind == "ResourceSlice":
@@ -187,7 +188,7 @@ def convert(obj: Any, target: str) -> None:
             spec, _ = _claim_spec(obj)
             devices = spec.get("devices") if _is_map(spec) else None
             for req in (devices.get("requests") or []) if _is_map(devices) else []:
-                flat = [k for k in req if k in FLAT_REQUEST_FIELDS]
+                flat = [k for k in req if k in EXACT_FIELDS]
                 if not flat:
                     continue
                 pos = list(req).index(flat[0])
