@@ -216,7 +216,7 @@ def test_release_comment_in_file_wins_and_bad_one_is_reported(tmp_path):
     path = tmp_path / "old.yaml"
     path.write_text("# dralint: kubernetes-version=1.24\n" + (ROOT / "examples" / "deviceclass.yaml").read_text())
     run = lint_json(str(path))
-    assert brief(run.problems) == [("DRA009", "", 1, 1)]
+    assert brief(run.problems) == [("DRA009", "", 1, 31)]
     older = lint_json(str(ROOT / "examples" / "older-releases" / "v1alpha2-1.30.yaml"))
     assert {p["rule"] for p in older.problems} == {"DRA011"}
 

@@ -29,7 +29,8 @@ def _docs(text: str):
 
 
 def _upgrade(text: str, target: str, release: str = "1.35"):
-    return [(p.rule, p.span.line, p.span.column, p.message) for p in lifecycle.target_version_postprocessor(target, release)([], _docs(text))]
+    problems = [p for doc in _docs(text) for p in lifecycle.upgrade_problems(doc, lifecycle.parse_release(target), release)]
+    return [(p.rule, p.span.line, p.span.column, p.message) for p in problems]
 
 
 def test_table_comes_from_the_index_data():

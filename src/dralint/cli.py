@@ -16,37 +16,15 @@ import sys
 from typing import Sequence
 
 from . import __version__
+from .arguments import Parser, UsageError, add_rule_arguments, overrides_from
 
 SUBCOMMANDS = ("lint", "rules", "serve", "migrate")
-
-
-class UsageError(Exception):
-    pass
-
-
-def _help_formatter(prog: str) -> argparse.HelpFormatter:
-    # Given a width, argparse does not import shutil to ask the terminal for one
-    # (on every add_argument call): a few milliseconds of every pre-commit run.
-    try:
-        width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
-    except (ValueError, OSError):
-        width = 80
-    return argparse.HelpFormatter(prog, width=max(width - 2, 40))
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("formatter_class", _help_formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # argparse exits 2 too, but prints usage noise first
-        raise UsageError(message)
 
 
 def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     from .schemas import DEFAULT_RELEASE, RELEASES
 
-    parser = _Parser(
+    parser = Parser(
         prog=prog,
         description="Lint Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.",
         epilog="Other commands: dralint rules | dralint serve --help | dralint migrate --help",
@@ -63,18 +41,6 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     parser.add_argument("--version", action="version", version=f"dralint {__version__}")
     return parser
-
-
-def add_rule_arguments(parser: argparse._ActionsContainer) -> None:
-    """Which rules run and how, from the command line: shared by `dralint lint` and `dralint serve`."""
-    parser.add_argument("--select", action="append", default=[], metavar="CODES", help="only these rule codes, slugs or code prefixes (comma-separated, repeatable)")
-    parser.add_argument("--ignore", action="append", default=[], metavar="CODES", help="skip these rule codes, slugs or code prefixes")
-    parser.add_argument("--severity", action="append", default=[], metavar="CODE=LEVEL", help="re-level a rule, e.g. DRA011=error")
-    parser.add_argument("--rules-dir", action="append", default=[], metavar="DIR", help="load extra rules from the *.py files in DIR")
-    parser.add_argument("--policy", action="append", default=[], metavar="FILE", help="CEL policy file(s) to enforce")
-    parser.add_argument("--no-plugins", action="store_true", help="do not load rules from installed plugins (entry points)")
-    parser.add_argument("-c", "--config", metavar="FILE", help="configuration file (default: .dralint.yaml found upward from the working directory)")
-    parser.add_argument("--no-config", action="store_true", help="ignore configuration files")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -116,19 +82,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_lint(argv: list[str]) -> int:
     from .config import ConfigError, build_options
+    from .lint import lint
     from .model import Severity
     from .registry import RuleLoadError
+    from .sources import collect
 
     args = lint_parser().parse_args(argv)
     if not args.paths:
         raise UsageError("no PATH given (use - to read standard input)")
     try:
-        options, settings = build_options(args)
-    except (ConfigError, RuleLoadError, ValueError) as exc:
+        options, settings = build_options(overrides_from(args))
+    except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
-
-    from .lint import lint
-    from .sources import collect
 
     result = lint(collect(args.paths), options)
     if result.files == 0:
@@ -139,11 +104,11 @@ def run_lint(argv: list[str]) -> int:
     fmt = settings.format
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not sys.stdout.isatty() else "text"
-    fail_on = Severity.parse(settings.fail_on)
+    # Decided before -q trims the report: quiet changes what is shown, never the verdict.
+    failed = any(p.severity >= settings.fail_on for p in result.problems)
     if args.quiet:
         result.problems = [p for p in result.problems if p.severity >= Severity.ERROR]
     _write_report(result, fmt, args)
-    failed = any(p.severity >= fail_on for p in result.problems)
     return 1 if failed else 0
 
 

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from .arguments import UsageError
+
 
 def all_checks(rules_dirs: list[str] | None = None, plugins: bool = True) -> list[dict]:
     from .catalog import ENGINE_CHECKS
@@ -21,8 +23,6 @@ def all_checks(rules_dirs: list[str] | None = None, plugins: bool = True) -> lis
 
 
 def rules_command(argv: list[str]) -> int:
-    from .cli import UsageError
-
     parser = argparse.ArgumentParser(prog="dralint rules", description="List every rule with code, slug, severity and summary.")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--rules-dir", action="append", default=[])

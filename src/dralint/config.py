@@ -10,14 +10,21 @@
     plugins: true                 # load rules from installed entry points
 
 Command-line options win over the file; lists given on the command line are
-added to the file's.
+added to the file's. Every front door turns what it was told into `Overrides`
+and gets typed `LintOptions` (for `lint()`) and `Settings` (output and exit
+policy) back.
 """
-
 
 import os
 from typing import Any, NamedTuple
 
-from .model import Severity
+from . import schemas
+from .lint import LintOptions, known_codes
+from .load import load
+from .model import Document, Severity
+from .releases import parse_release, supported_release
+from .selection import Selection
+from .suppress import SuppressionError, ignore_paths
 
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
 KNOWN_KEYS = {
@@ -34,20 +41,36 @@ KNOWN_KEYS = {
     "rule-options",
     "ignore-paths",
 }
+SEVERITIES = ("error", "warning", "info")
 
 
 class ConfigError(Exception):
-    pass
+    """A setting that cannot be used: a usage error (exit 2) naming the file and line."""
+
+
+class Overrides(NamedTuple):
+    """What the command line (or another front door) says; empty means "not given"."""
+
+    kubernetes_version: str | None = None
+    target_version: str | None = None
+    format: str | None = None
+    fail_on: str | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: tuple[str, ...] = ()  # CODE=LEVEL
+    rules_dirs: tuple[str, ...] = ()
+    policies: tuple[str, ...] = ()
+    no_plugins: bool = False
+    config: str | None = None  # an explicit file; else discovered
+    no_config: bool = False
 
 
 class Settings(NamedTuple):
     """What the front door needs besides LintOptions (output and exit policy)."""
 
     format: str = "auto"
-    fail_on: str = "error"
-    target_version: str | None = None
+    fail_on: Severity = Severity.ERROR
     config_path: str | None = None
-    raw: dict[str, Any] = {}
 
 
 def discover(start: str | None = None) -> str | None:
@@ -64,9 +87,32 @@ def discover(start: str | None = None) -> str | None:
         folder = parent
 
 
-def read_config(path: str) -> dict[str, Any]:
-    from .load import load
+class ConfigFile(NamedTuple):
+    path: str
+    document: Document | None  # None: an empty file
 
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.document.data if self.document is not None else {}
+
+    def where(self, key: str, *, at_key: bool = False) -> str:
+        """`file:line:column` of a setting's value (or key), for error messages."""
+        if self.document is None:
+            return self.path
+        span = self.document.locate((key,), prefer_key=at_key)
+        return f"{self.path}:{span.line}:{span.column}"
+
+    def source_text(self, key: str) -> str | None:
+        """A setting's value as written (YAML reads an unquoted 1.30 as the number 1.3)."""
+        if self.document is None or self.document.text is None or (key,) not in self.document.positions:
+            return None
+        span = self.document.positions[(key,)].value
+        if span.end_line != span.line:
+            return None
+        return self.document.text.split("\n")[span.line - 1][span.column - 1 : span.end_column - 1]
+
+
+def read_config(path: str) -> ConfigFile:
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -77,28 +123,146 @@ def read_config(path: str) -> dict[str, Any]:
         p = loaded.problems[0]
         raise ConfigError(f"{path}:{p.span.line}:{p.span.column}: {p.message}")
     if not loaded.documents:
-        return {}
-    raw = loaded.documents[0].data
-    if not isinstance(raw, dict):
+        return ConfigFile(path, None)
+    config = ConfigFile(path, loaded.documents[0])
+    if not isinstance(config.document.data, dict):
         raise ConfigError(f"{path}: the configuration must be a mapping")
-    unknown = sorted(set(raw) - KNOWN_KEYS)
+    unknown = sorted(set(config.data) - KNOWN_KEYS, key=str)
     if unknown:
-        import difflib
+        import difflib  # only on this error path: ~3 ms of start-up otherwise
 
         hints = []
         for key in unknown:
             close = difflib.get_close_matches(str(key), sorted(KNOWN_KEYS), n=1)
             hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        raise ConfigError(f"{path}: unknown setting {', '.join(hints)}; known: {', '.join(sorted(KNOWN_KEYS))}")
-    return raw
+        raise ConfigError(f"{config.where(str(unknown[0]), at_key=True)}: unknown setting {', '.join(hints)}; known: {', '.join(sorted(KNOWN_KEYS))}")
+    return config
 
 
-def _list(raw: dict[str, Any], key: str, path: str | None) -> list[str]:
-    value = raw.get(key, [])
+def build_options(overrides: Overrides) -> tuple[LintOptions, Settings]:
+    """LintOptions and Settings from a front door's overrides plus the config file."""
+    config = _config_file(overrides)
+    raw = config.data if config else {}
+    # Paths in the config file are relative to the file's folder.
+    base = os.path.dirname(os.path.abspath(config.path)) if config else os.getcwd()
+
+    release = _release(overrides.kubernetes_version, config, "kubernetes-version", supported_release) or schemas.DEFAULT_RELEASE
+    target = _release(overrides.target_version, config, "target-version", parse_release)
+    selection = Selection(
+        select=_split([*_list(config, "select"), *overrides.select]),
+        ignore=_split([*_list(config, "ignore"), *overrides.ignore]),
+        severities=_severities(config, overrides.severity),
+    )
+    plugins = raw.get("plugins", True)
+    if not isinstance(plugins, bool):
+        raise ConfigError(f"{config.where('plugins')}: 'plugins' must be true or false")
+    rule_options = raw.get("rule-options", {})
+    if not isinstance(rule_options, dict):
+        raise ConfigError(f"{config.where('rule-options')}: 'rule-options' must be a mapping")
+    policies = [os.path.join(base, p) for p in _list(config, "policies")] + list(overrides.policies)
+    extra_rules = _policy_rules(policies) if policies else []
+    rules_dirs = [os.path.realpath(os.path.join(base, d)) for d in _list(config, "rules-dirs")] + list(overrides.rules_dirs)
+    options = LintOptions(
+        release,
+        rules_dirs=rules_dirs,
+        plugins=plugins and not overrides.no_plugins,
+        selection=selection,
+        rule_options=rule_options,
+        extra_rules=extra_rules,
+        target_version=target,
+    )
+    known = known_codes(options.rules())
+    unknown = selection.unknown(known)
+    if unknown:
+        raise ConfigError(f"unknown rule {unknown[0]!r} (see 'dralint rules')")
+    if raw.get("ignore-paths") is not None:
+        try:
+            options.ignore_paths = ignore_paths(raw["ignore-paths"], config.path, known)
+        except SuppressionError as exc:
+            raise ConfigError(str(exc)) from exc
+    return options, _settings(overrides, config)
+
+
+def _policy_rules(paths: list[str]) -> list:
+    # Imported only for runs with policies: dataclasses and pathlib are ~6 ms of a pre-commit hook's start-up.
+    from .policy import PolicyError, load_policies
+
+    try:
+        return load_policies(paths)
+    except PolicyError as exc:
+        raise ConfigError(str(exc)) from exc
+
+
+def _config_file(overrides: Overrides) -> ConfigFile | None:
+    if overrides.no_config:
+        return None
+    path = overrides.config or discover()
+    if path is None:
+        return None
+    if not os.path.isfile(path):
+        raise ConfigError(f"config file {path} does not exist")
+    return read_config(path)
+
+
+def _settings(overrides: Overrides, config: ConfigFile | None) -> Settings:
+    raw = config.data if config else {}
+    fail_on = overrides.fail_on or raw.get("fail-on") or "error"
+    if fail_on not in SEVERITIES:
+        where = config.where("fail-on") if config and not overrides.fail_on else "--fail-on"
+        raise ConfigError(f"{where}: fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
+    fmt = overrides.format or raw.get("format") or "auto"
+    if not isinstance(fmt, str):
+        raise ConfigError(f"{config.where('format')}: 'format' must be a string")
+    return Settings(format=fmt, fail_on=Severity.parse(fail_on), config_path=config.path if config else None)
+
+
+def _release(given: str | None, config: ConfigFile | None, key: str, parse: Any) -> str | None:
+    """A release from the command line, else from the config file, checked by `parse`."""
+    if given:
+        try:
+            return parse(given)
+        except ValueError as exc:
+            raise ConfigError(f"--{key}: {exc}") from None
+    if config is None or config.data.get(key) is None:
+        return None
+    value = config.data[key]
+    if isinstance(value, float):
+        value = config.source_text(key) or str(value)  # 1.30 unquoted: take it as written
+    try:
+        return parse(str(value))
+    except ValueError as exc:
+        raise ConfigError(f"{config.where(key)}: {key}: {exc}") from None
+
+
+def _severities(config: ConfigFile | None, given: tuple[str, ...]) -> dict[str, Severity]:
+    severities: dict[str, Severity] = {}
+    configured = config.data.get("severity", {}) if config else {}
+    if not isinstance(configured, dict):
+        raise ConfigError(f"{config.where('severity')}: 'severity' must map rule codes to error, warning or info")
+    for code, level in configured.items():
+        try:
+            severities[str(code)] = Severity.parse(str(level))
+        except ValueError as exc:
+            raise ConfigError(f"{config.where('severity')}: {code}: {exc}") from None
+    for item in _split(list(given)):
+        code, sep, level = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--severity takes CODE=LEVEL, got {item!r}")
+        try:
+            severities[code.strip()] = Severity.parse(level)
+        except ValueError as exc:
+            raise ConfigError(f"--severity {item}: {exc}") from None
+    return severities
+
+
+def _list(config: ConfigFile | None, key: str) -> list[str]:
+    if config is None:
+        return []
+    value = config.data.get(key, [])
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{path}: '{key}' must be a list of strings")
+        raise ConfigError(f"{config.where(key)}: '{key}' must be a list of strings")
     return value
 
 
@@ -106,135 +270,4 @@ def _split(values: list[str]) -> list[str]:
     return [item.strip() for value in values for item in value.split(",") if item.strip()]
 
 
-def build_options(args: Any) -> tuple[Any, Settings]:
-    """LintOptions and Settings from parsed command-line arguments plus the config file."""
-    from . import schemas
-    from .lint import LintOptions
-
-    config_path: str | None = None
-    raw: dict[str, Any] = {}
-    if not getattr(args, "no_config", False):
-        config_path = str(args.config) if getattr(args, "config", None) else discover()
-        if config_path is not None:
-            if not os.path.isfile(config_path):
-                raise ConfigError(f"config file {config_path} does not exist")
-            raw = read_config(config_path)
-    # Paths in the config file are relative to the file's folder.
-    base = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()
-
-    release = args.kubernetes_version or raw.get("kubernetes-version") or schemas.DEFAULT_RELEASE
-    release = _release(str(release))
-    target = getattr(args, "target_version", None) or raw.get("target-version")
-
-    severities: dict[str, Severity] = {}
-    config_sev = raw.get("severity", {})
-    if not isinstance(config_sev, dict):
-        raise ConfigError(f"{config_path}: 'severity' must map rule codes to error, warning or info")
-    for code, level in config_sev.items():
-        severities[str(code)] = Severity.parse(str(level))
-    for item in _split(args.severity):
-        code, sep, level = item.partition("=")
-        if not sep:
-            raise ConfigError(f"--severity takes CODE=LEVEL, got {item!r}")
-        severities[code.strip()] = Severity.parse(level)
-
-    rules_dirs = [os.path.realpath(os.path.join(base, d)) for d in _list(raw, "rules-dirs", config_path)] + list(args.rules_dir)
-    plugins = raw.get("plugins", True)
-    if not isinstance(plugins, bool):
-        raise ConfigError(f"{config_path}: 'plugins' must be true or false")
-    if getattr(args, "no_plugins", False):
-        plugins = False
-    rule_options = raw.get("rule-options", {})
-    if not isinstance(rule_options, dict):
-        raise ConfigError(f"{config_path}: 'rule-options' must be a mapping")
-
-    options = LintOptions(
-        release=release,
-        rules_dirs=rules_dirs,
-        plugins=plugins,
-        select=_split(_list(raw, "select", config_path) + list(args.select)),
-        ignore=_split(_list(raw, "ignore", config_path) + list(args.ignore)),
-        severities=severities,
-        rule_options=rule_options,
-    )
-    policies = [os.path.join(base, p) for p in _list(raw, "policies", config_path)] + list(getattr(args, "policy", []))
-    if policies:
-        from .policy import load_policies
-
-        options.extra_rules.extend(load_policies(policies))
-    if target:
-        from .lifecycle import parse_release, target_version_postprocessor
-
-        try:
-            target = parse_release(str(target))  # may lie beyond the schemas: 1.38 is a fair upgrade target
-        except ValueError as exc:
-            raise ConfigError(f"--target-version: {exc}") from None
-        options.postprocessors.append(target_version_postprocessor(target, release))
-    # Last, so that it sees (and can suppress) what the other postprocessors add.
-    ignore_paths = raw.get("ignore-paths")
-    if ignore_paths is not None:
-        from .suppress import SuppressionError, suppressions
-
-        try:
-            options.postprocessors.append(suppressions(options, ignore_paths, _as_path(config_path)))
-        except SuppressionError as exc:
-            raise ConfigError(str(exc)) from exc
-    else:
-        options.postprocessors.append(_inline_suppressions(options, config_path))
-
-    settings = Settings(
-        format=getattr(args, "format", None) or raw.get("format") or "auto",
-        fail_on=getattr(args, "fail_on", None) or raw.get("fail-on") or "error",
-        target_version=target,
-        config_path=config_path,
-        raw=raw,
-    )
-    _validate_codes(options)
-    return options, settings
-
-
-def _as_path(path: str | None) -> Any:
-    from pathlib import Path  # only where suppressions are in play: pathlib is ~4 ms of start-up
-
-    return Path(path) if path is not None else None
-
-
-def _inline_suppressions(options: Any, config_path: str | None) -> Any:
-    """Inline `# dralint:` comments, handled only for runs whose files have any.
-
-    Most files have none; this spares them the suppression module's import.
-    """
-
-    def apply(problems: list, documents: list) -> list:
-        texts = {id(doc.text): doc.text for doc in documents if doc.text}
-        if not any("dralint" in text for text in texts.values()):
-            return problems
-        from .suppress import suppressions
-
-        return suppressions(options, None, _as_path(config_path))(problems, documents)
-
-    return apply
-
-
-def _release(text: str) -> str:
-    from . import schemas
-
-    if text not in schemas.RELEASES:
-        raise ConfigError(f"unsupported Kubernetes version {text!r}; supported: {', '.join(schemas.RELEASES)}")
-    return text
-
-
-def _validate_codes(options: Any) -> None:
-    """A typo in select/ignore would silently switch a rule off or everything else off: refuse it."""
-    from .lint import known_codes
-    from .registry import all_rules
-
-    codes = known_codes([*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules])
-    slugs = set(codes.values())
-    for selector in [*options.select, *options.ignore, *options.severities]:
-        if selector in slugs or any(code.startswith(selector) for code in codes):
-            continue
-        raise ConfigError(f"unknown rule {selector!r} (see 'dralint rules')")
-
-
-__all__ = ["ConfigError", "Settings", "build_options", "discover", "read_config"]
+__all__ = ["ConfigError", "Overrides", "Settings", "build_options", "discover", "read_config"]

@@ -232,28 +232,6 @@ def upgrade_problems(doc: Document, target: str, release: str) -> list[Problem]:
     return []
 
 
-def target_version_postprocessor(target: str, release: str) -> Callable[[list[Problem], list[Document]], list[Problem]]:
-    """A LintOptions postprocessor adding the upgrade check's problems for `target`.
-
-    The pipeline applies select/ignore/severity after postprocessors, so these
-    problems are tuned like any other.
-    """
-    target = parse_release(target)
-
-    def add_upgrade_problems(problems: list[Problem], documents: list[Document]) -> list[Problem]:
-        extra: list[Problem] = []
-        seen: set[tuple[str, int, int | None]] = set()
-        for doc in documents:
-            key = (doc.source, doc.index, doc.list_item)
-            if key in seen:
-                continue
-            seen.add(key)
-            extra.extend(upgrade_problems(doc, target, release))
-        return problems + extra
-
-    return add_upgrade_problems
-
-
 def main(argv: list[str] | None = None) -> int:
     """`python -m dralint.lifecycle [1.NN ...]`: print the table (what `dralint versions` would show)."""
     import sys

@@ -1,197 +1,233 @@
-"""The one `lint` function every front door (CLI, pre-commit, webhook) feeds.
+"""The one `lint` function every front door (CLI, pre-commit, webhook, Python API) feeds.
 
-source -> load -> Document -> resolve type -> schema check -> rules -> filter -> problems.
+    source -> load -> Document -> resolve type -> schema check -> rules
+           -> suppressions and ignore-paths -> upgrade check -> selection and severity -> problems
+
+It owns every stage, so the front doors differ only in how they report. Files
+stream through: each is loaded, checked and filtered before the next is read;
+what rules over the whole run (pod references across files) need is kept as
+document views and judged at the end.
+
+    from dralint.lint import LintOptions, lint
+    from dralint.sources import Source
+    result = lint([Source("claim.yaml", data)], LintOptions(release="1.35"))
 """
 
-from __future__ import annotations
-
-import re
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from . import schemas
 from .api import DocumentView, Rule
 from .catalog import ENGINE_CHECKS
-from .model import Document, Problem, Record, Severity, Span
+from .engine import run_document_rules, run_run_rules
+from .lifecycle import upgrade_problems
+from .load import load
+from .model import Document, Problem, Record, Severity
+from .registry import all_rules
+from .releases import file_release
+from .resolve import resolve
+from .schema_check import check_schema
+from .selection import Selection
 from .sources import Source
+from .suppress import IgnorePaths, Suppressor
 
 
 class LintOptions(Record):
-    """What to check and how: the release, which rules, and how to tune them."""
+    """What to check and how. Every front door builds one (the CLI and the webhook from
+    the command line and `.dralint.yaml`, see `dralint.config`) and hands it to `lint`."""
 
-    __slots__ = ("release", "rules_dirs", "plugins", "select", "ignore", "severities", "rule_options", "postprocessors", "extra_rules")
+    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions")
 
     def __init__(
         self,
         release: str = schemas.DEFAULT_RELEASE,
-        rules_dirs: list[str] | None = None,
+        *,
+        rules_dirs: Iterable[str] = (),
         plugins: bool = True,
-        select: list[str] | None = None,
-        ignore: list[str] | None = None,
-        severities: dict[str, Severity] | None = None,
+        selection: Selection | None = None,
         rule_options: dict[str, Any] | None = None,
-        postprocessors: list[Callable[[list[Problem], list[Document]], list[Problem]]] | None = None,
-        extra_rules: list[Rule] | None = None,
+        extra_rules: Iterable[Rule] = (),
+        target_version: str | None = None,
+        ignore_paths: IgnorePaths | None = None,
+        inline_suppressions: bool = True,
     ):
-        self.release = release
-        self.rules_dirs = rules_dirs or []
-        self.plugins = plugins
-        self.select = select or []  # codes, slugs or prefixes ("DRA3"); empty: all
-        self.ignore = ignore or []
-        self.severities = severities or {}  # code or slug -> severity
-        self.rule_options = rule_options or {}
-        # Applied before select/ignore, with the documents at hand (inline suppressions, upgrade check).
-        self.postprocessors = postprocessors or []
-        # Rules that are not in a module: CEL policy files compile into these.
-        self.extra_rules = extra_rules or []
+        self.release = release  # the default; a file's `# dralint: kubernetes-version=` comment wins
+        self.rules_dirs: tuple[str, ...] = tuple(rules_dirs)
+        self.plugins = plugins  # rules from installed `dralint.rules` entry points
+        self.selection = selection or Selection()
+        self.rule_options: dict[str, Any] = rule_options or {}
+        self.extra_rules: tuple[Rule, ...] = tuple(extra_rules)  # rules from no module: compiled CEL policies
+        self.target_version = target_version  # upgrade check (DRA020/DRA021); may lie beyond the schemas
+        self.ignore_paths = ignore_paths  # the config's `ignore-paths`, parsed
+        self.inline_suppressions = inline_suppressions  # honour `# dralint: disable` comments
 
-    def with_release(self, release: str) -> "LintOptions":
-        copy = LintOptions.__new__(LintOptions)
-        for name in self.__slots__:
-            setattr(copy, name, getattr(self, name))
-        copy.release = release
-        return copy
+    def rules(self) -> list[Rule]:
+        """Every rule these options load, selected or not."""
+        return [*all_rules(self.rules_dirs, plugins=self.plugins), *self.extra_rules]
+
+
+class DocumentSummary(NamedTuple):
+    """What a report needs to know of a document once the document itself is gone."""
+
+    source: str
+    index: int
+    list_item: int | None
+    kind: str | None
+    object: str | None
 
 
 class LintResult(Record):
-    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "empty", "dra_documents", "foreign_documents", "sources")
+    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "empty", "objects", "source_names", "texts")
 
-    def __init__(self, problems: list[Problem] | None = None):
-        self.problems: list[Problem] = problems if problems is not None else []
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
         self.files = 0
         self.documents = 0  # every object found, DRA or not
         self.checked = 0  # DRA objects checked against a schema
         self.passed_over = 0  # objects outside resource.k8s.io that no rule applied to
         self.empty = 0
-        self.dra_documents: set[tuple[str, int]] = set()  # (source, index) of resource.k8s.io objects
-        self.foreign_documents: set[tuple[str, int]] = set()  # YAML that is no Kubernetes object at all
-        # Raw bytes of each source by name, for formatters that quote the offending line.
-        self.sources: dict[str, bytes] = {}
+        self.objects: list[DocumentSummary] = []
+        self.source_names: list[str] = []
+        # Raw bytes of the sources that have problems, for formatters that quote the offending line.
+        self.texts: dict[str, bytes] = {}
 
     def count(self, severity: Severity) -> int:
         return sum(1 for p in self.problems if p.severity == severity)
 
 
-# A file may name the release it is meant for, in a comment before its first
-# document: `# dralint: kubernetes-version=1.30`. It wins over the command line,
-# so one run can check manifests written for clusters of different releases.
-_RELEASE_COMMENT = re.compile(rb"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*?[ \t]*#[ \t]*dralint:[ \t]*kubernetes-version=[ \t]*(\S+)")
-
-
-def file_release(data: bytes) -> tuple[str, int] | None:
-    """The release a file's leading `# dralint: kubernetes-version=` comment names, and its line."""
-    match = _RELEASE_COMMENT.match(data[:4096])
-    if match is None:
-        return None
-    line = data.count(b"\n", 0, match.start(1)) + 1
-    return match.group(1).decode("utf-8", "replace").strip("\"'"), line
-
-
 def lint(sources: Iterable[Source], options: LintOptions | None = None) -> LintResult:
-    from .load import load  # keeps `import dralint.lint` light for the webhook's start-up
-
-    options = options or LintOptions()
-    result = LintResult(problems=[])
-    by_release: dict[str, list[Document]] = {}
+    run = _Run(options or LintOptions())
     for source in sources:
-        result.files += 1
-        if source.data is None:
-            result.problems.append(_unreadable(source))
-            continue
-        result.sources[source.name] = source.data
-        release = options.release
-        declared = file_release(source.data)
-        if declared is not None:
-            if declared[0] in schemas.RELEASES:
-                release = declared[0]
-            else:
-                result.problems.append(_bad_release_comment(source.name, *declared))
-        loaded = load(source.name, source.data)
-        result.problems.extend(loaded.problems)
-        result.empty += loaded.empty
-        by_release.setdefault(release, []).extend(loaded.documents)
-    rules = _rules(options)
-    for release, documents in by_release.items():
-        _check_documents(documents, options.with_release(release), rules, result)
-    _finish(result, options, [d for docs in by_release.values() for d in docs])
-    return result
+        run.check_source(source)
+    return run.finish()
 
 
 def lint_documents(documents: list[Document], options: LintOptions | None = None) -> LintResult:
-    """For callers that already hold objects (the admission webhook)."""
+    """For callers that already hold objects (the admission webhook): no file, no comments."""
     options = options or LintOptions()
-    result = LintResult(problems=[])
-    rules = _rules(options)
-    _check_documents(documents, options, rules, result)
-    _finish(result, options, documents)
-    return result
+    run = _Run(options)
+    run.check_documents(documents, options.release, text=None)
+    return run.finish()
 
 
-def _rules(options: LintOptions) -> list[Rule]:
-    from .registry import all_rules
-
-    rules = [*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules]
-    # A rule whose code is not selected would only have its problems dropped: skip it.
-    return [r for r in rules if _selected(r.code, r.slug, options)]
-
-
-def _selected(code: str, slug: str, options: LintOptions) -> bool:
-    def matches(selectors: list[str]) -> bool:
-        return any(code.startswith(s) or slug == s for s in selectors)
-
-    return not (options.select and not matches(options.select)) and not (options.ignore and matches(options.ignore))
+def known_codes(rules: Iterable[Rule]) -> dict[str, str]:
+    """code -> slug for every engine check and rule, for validating select/ignore lists."""
+    codes = {c.code: c.slug for c in ENGINE_CHECKS.values()}
+    codes.update({r.code: r.slug for r in rules})
+    return codes
 
 
-def _check_documents(documents: list[Document], options: LintOptions, rules: list[Rule], result: LintResult) -> None:
-    from .resolve import resolve
+class _Run:
+    """The state of one lint run: rules matched per type, suppressions, run-scope views."""
 
-    document_rules = [r for r in rules if r.scope == "document"]
-    by_type: dict[tuple[str | None, str | None], list[Rule]] = {}  # (apiVersion, kind) -> rules that apply
-    views: list[DocumentView] = []
-    catalog = schemas.catalog(options.release)
-    for doc in documents:
+    def __init__(self, options: LintOptions):
+        self.options = options
+        self.selection = options.selection
+        rules = options.rules()
+        # A rule whose code is not selected would only have its problems dropped: it does not run.
+        selected = [r for r in rules if self.selection.selected(r.code, r.slug)]
+        self.document_rules = [r for r in selected if r.scope == "document"]
+        self.run_rules = [r for r in selected if r.scope == "run"]
+        self.rules_by_type: dict[tuple[str, str | None, str | None], list[Rule]] = {}
+        self.suppressor = Suppressor(self.selection, known_codes(rules), options.ignore_paths, options.inline_suppressions)
+        self.views_by_release: dict[str, list[DocumentView]] = {}
+        self.result = LintResult()
+
+    def check_source(self, source: Source) -> None:
+        result = self.result
+        result.files += 1
+        result.source_names.append(source.name)
+        if source.data is None:
+            self._add(source.name, None, [_unreadable(source)])
+            return
+        release, problems = file_release(source.name, source.data, self.options.release)
+        loaded = load(source.name, source.data)
+        result.empty += loaded.empty
+        problems.extend(loaded.problems)
+        text = loaded.documents[0].text if loaded.documents else None
+        problems = self._check(loaded.documents, release, problems)
+        self.suppressor.add_source(source.name, text, loaded.documents)
+        self._add(source.name, source.data, problems)
+
+    def check_documents(self, documents: list[Document], release: str, text: str | None) -> None:
+        problems = self._check(documents, release, [])
+        if documents:
+            self.suppressor.add_source(documents[0].source, text, documents)
+        self._add(documents[0].source if documents else "", None, problems)
+
+    def finish(self) -> LintResult:
+        result = self.result
+        late: list[Problem] = []
+        for release, views in self.views_by_release.items():
+            if any(r.in_releases(release) for r in self.run_rules):
+                late.extend(run_run_rules(self.run_rules, views, release))
+        late = self.suppressor.keep(late)
+        if self.suppressor.active:
+            late.extend(self.suppressor.unused())
+        result.problems.extend(self.selection.apply(late))
+        result.problems.sort(key=Problem.sort_key)
+        return result
+
+    def _add(self, name: str, data: bytes | None, problems: list[Problem]) -> None:
+        kept = self.selection.apply(self.suppressor.keep(problems))
+        if kept:
+            self.result.problems.extend(kept)
+            if data is not None:
+                self.result.texts[name] = data
+
+    def _check(self, documents: list[Document], release: str, problems: list[Problem]) -> list[Problem]:
+        """Every problem of one file's documents (added to the loader's), before suppressions and selection."""
+        dra: set[int] = set()
+        foreign: set[int] = set()
+        for doc in documents:
+            verdict = self._check_document(doc, release, problems)
+            if verdict == "dra":
+                dra.add(doc.index)
+            elif verdict == "foreign":
+                foreign.add(doc.index)
+        if self.options.target_version:
+            problems.extend(_upgrade_problems(documents, self.options.target_version, release))
+        return _soften_outside_dra(_merge_overlaps(problems), dra, foreign)
+
+    def _check_document(self, doc: Document, release: str, problems: list[Problem]) -> str:
+        result = self.result
         result.documents += 1
-        resolution = resolve(doc, options.release)
-        result.problems.extend(resolution.problems)
-        if resolution.is_dra:
-            result.dra_documents.add((doc.source, doc.index))
-        elif not resolution.is_object:
-            result.foreign_documents.add((doc.source, doc.index))
+        result.objects.append(DocumentSummary(doc.source, doc.index, doc.list_item, doc.kind, doc.object_ref))
+        resolution = resolve(doc, release)
+        problems.extend(resolution.problems)
         if resolution.info is not None:
-            from .schema_check import check_schema
-
             result.checked += 1
-            result.problems.extend(check_schema(doc, catalog.schema(doc.api_version, doc.kind)))
-        view = DocumentView(doc, options.release, options.rule_options)
-        views.append(view)
-        key = (view.api_version, view.kind)
-        applicable = by_type.get(key)
-        if applicable is None:
-            applicable = by_type[key] = [r for r in document_rules if r.applies_to(view.api_version, view.kind, options.release)]
+            problems.extend(check_schema(doc, schemas.catalog(release).schema(doc.api_version, doc.kind)))
+        view = DocumentView(doc, release, self.options.rule_options)
+        if self.run_rules:
+            self.views_by_release.setdefault(release, []).append(view)
+        applicable = self._rules_for(release, view.api_version, view.kind)
         if not resolution.is_dra and not applicable and not resolution.problems:
             result.passed_over += 1
-        if resolution.is_dra and resolution.info is None:
-            # Not served: there is no schema to hold the rules' assumptions to.
-            continue
-        if applicable:
-            from .engine import run_document_rules
+        # A DRA object the release does not serve has no schema to hold the rules' assumptions to.
+        if applicable and not (resolution.is_dra and resolution.info is None):
+            problems.extend(run_document_rules(applicable, view))
+        if resolution.is_dra:
+            return "dra"
+        return "object" if resolution.is_object else "foreign"
 
-            result.problems.extend(run_document_rules(applicable, view))
-    if any(r.scope == "run" and r.in_releases(options.release) for r in rules):
-        from .engine import run_run_rules
+    def _rules_for(self, release: str, api_version: str | None, kind: str | None) -> list[Rule]:
+        key = (release, api_version, kind)
+        rules = self.rules_by_type.get(key)
+        if rules is None:
+            rules = self.rules_by_type[key] = [r for r in self.document_rules if r.applies_to(api_version, kind, release)]
+        return rules
 
-        result.problems.extend(run_run_rules(rules, views, options.release))
 
-
-def _finish(result: LintResult, options: LintOptions, documents: list[Document]) -> None:
-    problems = _merge_overlaps(result.problems)
-    problems = _soften_outside_dra(problems, documents, result)
-    # Postprocessors first: what they add (upgrade warnings, unused suppressions)
-    # is selected, ignored and re-levelled like every other problem.
-    for post in options.postprocessors:
-        problems = post(problems, documents)
-    problems = _filter(problems, options)
-    problems.sort(key=Problem.sort_key)
-    result.problems = problems
+def _upgrade_problems(documents: list[Document], target: str, release: str) -> list[Problem]:
+    """DRA020/DRA021: the upgrade check, judged from the release each file is written for."""
+    problems: list[Problem] = []
+    seen: set[tuple[int, int | None]] = set()
+    for doc in documents:
+        key = (doc.index, doc.list_item)
+        if key not in seen:
+            seen.add(key)
+            problems.extend(upgrade_problems(doc, target, release))
+    return problems
 
 
 def _merge_overlaps(problems: list[Problem]) -> list[Problem]:
@@ -200,15 +236,13 @@ def _merge_overlaps(problems: list[Problem]) -> list[Problem]:
     The schema says "missing required field"; the rule for the same field says
     what the API server of this release answers, which is more precise.
     """
-    by_rule = {(p.source, p.document, p.path, p.error_type) for p in problems if not p.rule.startswith("DRA1")}
-    return [
-        p
-        for p in problems
-        if not (p.rule.startswith("DRA1") and p.error_type and (p.source, p.document, p.path, p.error_type) in by_rule)
-    ]
+    by_rule = {(p.document, p.path, p.error_type) for p in problems if not p.rule.startswith("DRA1")}
+    if not by_rule:
+        return problems
+    return [p for p in problems if not (p.rule.startswith("DRA1") and p.error_type and (p.document, p.path, p.error_type) in by_rule)]
 
 
-def _soften_outside_dra(problems: list[Problem], documents: list[Document], result: LintResult) -> list[Problem]:
+def _soften_outside_dra(problems: list[Problem], dra: set[int], foreign: set[int]) -> list[Problem]:
     """Key problems outside resource.k8s.io: warnings in other Kubernetes objects, nothing in other YAML.
 
     dralint judges DRA objects; for the Deployments and ConfigMaps around them
@@ -216,41 +250,15 @@ def _soften_outside_dra(problems: list[Problem], documents: list[Document], resu
     an object it does not otherwise check. YAML that is no Kubernetes object
     (a GitHub workflow's `on:` key is a boolean to YAML 1.1) is not its business.
     """
-    outside = {(d.source, d.index) for d in documents} - result.dra_documents
     kept = []
     for p in problems:
-        if p.rule in ("DRA002", "DRA008") and (p.source, p.document) in outside:
-            if (p.source, p.document) in result.foreign_documents:
+        if p.rule in ("DRA002", "DRA008") and p.document not in dra:
+            if p.document in foreign:
                 continue
             p.severity = Severity.WARNING
             p.message += " (in an object outside resource.k8s.io)"
         kept.append(p)
     return kept
-
-
-def _filter(problems: list[Problem], options: LintOptions) -> list[Problem]:
-    out: list[Problem] = []
-    for p in problems:
-        if not _selected(p.rule, p.name, options):
-            continue
-        override = options.severities.get(p.rule) or options.severities.get(p.name)
-        if override is not None:
-            p.severity = override
-        out.append(p)
-    return out
-
-
-def _bad_release_comment(source: str, value: str, line: int) -> Problem:
-    check = ENGINE_CHECKS["DRA009"]
-    return Problem(
-        rule=check.code,
-        name=check.slug,
-        severity=check.severity,
-        message=f"unsupported Kubernetes version {value!r} in the file's dralint comment; supported: {', '.join(schemas.RELEASES)}",
-        source=source,
-        document=0,
-        span=Span.point(line, 1),
-    )
 
 
 def _unreadable(source: Source) -> Problem:
@@ -265,8 +273,4 @@ def _unreadable(source: Source) -> Problem:
     )
 
 
-def known_codes(rules: Iterable[Rule]) -> dict[str, str]:
-    """code -> slug for every engine check and rule, for validating select/ignore lists."""
-    codes = {c.code: c.slug for c in ENGINE_CHECKS.values()}
-    codes.update({r.code: r.slug for r in rules})
-    return codes
+__all__ = ["LintOptions", "LintResult", "DocumentSummary", "lint", "lint_documents", "known_codes"]

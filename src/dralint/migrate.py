@@ -41,6 +41,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .arguments import UsageError
 from .k8s.resource import EXACT_FIELDS
 
 TARGETS = ("resource.k8s.io/v1",)
@@ -517,7 +518,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def migrate_command(argv: list[str]) -> int:
-    from .cli import UsageError
 
     parser = _parser()
     try:

@@ -47,7 +47,7 @@ from pathlib import Path as FsPath
 from typing import Any, Iterable
 
 from .api import DocumentView, Rule, rule
-from .config import ConfigError
+from .load import load
 from .model import Document, Path, Severity, Span
 
 API_VERSION = "dralint.dev/v1"
@@ -58,7 +58,7 @@ _CEL_POSITION = re.compile(r"<input>:(\d+):(\d+)")
 _VALIDATION_KEYS = {"code", "expression", "message", "messageExpression", "fieldPath", "severity", "reason"}
 
 
-class PolicyError(ConfigError):
+class PolicyError(ValueError):
     """A policy file that cannot be used; the message starts with file:line:column."""
 
 
@@ -71,7 +71,7 @@ def _cel() -> tuple[Any, Any]:
 
 
 def load_policies(paths: Iterable[str | FsPath]) -> list[Rule]:
-    """One rule per validation of every policy in `paths`; raises PolicyError (a ConfigError) on any defect."""
+    """One rule per validation of every policy in `paths`; raises PolicyError (a usage error) on any defect."""
     rules: list[Rule] = []
     codes: dict[str, str] = {}
     seen: set[FsPath] = set()
@@ -89,8 +89,6 @@ def load_policies(paths: Iterable[str | FsPath]) -> list[Rule]:
 
 
 def _load_file(path: FsPath) -> list[tuple[Rule, str]]:
-    from .load import load
-
     try:
         data = path.read_bytes()
     except OSError as exc:

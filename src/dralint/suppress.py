@@ -40,20 +40,21 @@ it (`disable-file=DRA900`), never by a bare `disable`.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path as FsPath
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from .catalog import ENGINE_CHECKS
-from .model import Document, Problem, Severity, Span
+from .load import load
+from .model import Document, Problem, Span
+from .releases import RELEASE_DIRECTIVE
+from .selection import Selection
 
 UNUSED = "DRA900"
 DIRECTIVES = ("disable", "disable-next-line", "disable-file")
-# Other `# dralint:` comments that are not suppressions (read elsewhere): left alone here.
-OTHER_DIRECTIVES = ("kubernetes-version",)
 
 # `#`, then `dralint:` and whatever follows on the line.
 _MARKER = re.compile(r"#[ \t]*dralint[ \t]*:[ \t]*(?P<body>[^\r\n]*)")
@@ -114,9 +115,8 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
         i = m.start()
         if i > 0 and text[i - 1] not in " \t\r\n":
             continue  # `a#b` is part of a plain scalar
-        verb = _DIRECTIVE.match(m.group("body"))
-        if verb and verb.group("verb").lower() in OTHER_DIRECTIVES:
-            continue  # e.g. the release comment: no need to map the file's strings for it
+        if RELEASE_DIRECTIVE.match(m.group("body")):
+            continue  # the release comment, also misspelt: dralint.releases reports it
         if starts is None:
             starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         line = _line_of(starts, i)
@@ -135,8 +135,6 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
         d = _DIRECTIVE.match(body)
         verb = d.group("verb").lower() if d else ""
         rest = body[d.end():] if d else body
-        if verb in OTHER_DIRECTIVES:
-            continue
         if not d or verb not in DIRECTIVES or (rest and not rest[0] in " \t"):
             close = difflib.get_close_matches(verb or body.split("=")[0].strip(), DIRECTIVES, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -161,8 +159,6 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
 
 
 def _line_of(starts: list[int], offset: int) -> int:
-    import bisect
-
     return bisect.bisect_right(starts, offset)
 
 
@@ -212,8 +208,6 @@ class IgnoreEntry:
     rules: list[str]  # codes, slugs or prefixes; empty: every rule
     fields: list[re.Pattern[str]]
     field_globs: list[str] = field(default_factory=list)
-    used: bool = False
-    in_scope: bool = False
 
     def matches_file(self, relative: str | None) -> bool:
         if not self.files:
@@ -277,7 +271,21 @@ def field_glob_to_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"(?:[.\[].*)?")
 
 
-def parse_ignore_paths(raw: Any, config_path: FsPath | None, known: dict[str, str]) -> list[IgnoreEntry]:
+class IgnorePaths(NamedTuple):
+    """The config's `ignore-paths`, parsed: what `LintOptions.ignore_paths` holds."""
+
+    entries: list[IgnoreEntry]
+    config_path: str | None  # where the setting stands, to point at an unused entry
+    base: str  # the folder the file globs are relative to
+
+
+def ignore_paths(raw: Any, config_path: str | None, known: dict[str, str]) -> IgnorePaths:
+    """Parse and check `ignore-paths`; raises SuppressionError for a malformed setting."""
+    base = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()
+    return IgnorePaths(parse_ignore_paths(raw, config_path, known), config_path, base)
+
+
+def parse_ignore_paths(raw: Any, config_path: str | None, known: dict[str, str]) -> list[IgnoreEntry]:
     where = f"{config_path}: " if config_path else ""
     if raw is None:
         return []
@@ -323,51 +331,53 @@ def parse_ignore_paths(raw: Any, config_path: FsPath | None, known: dict[str, st
 
 
 # ---------------------------------------------------------------------------
-# The postprocessor.
+# Applying them, file by file as the run goes.
 
 
-@dataclass
 class Suppressor:
-    select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    severities: dict[str, Severity] = field(default_factory=dict)
-    known: dict[str, str] = field(default_factory=dict)  # code -> slug
-    entries: list[IgnoreEntry] = field(default_factory=list)
-    config_path: FsPath | None = None
-    base: FsPath | None = None
+    """The suppressions of one run: fed each file's comments as it is checked, asked
+    which problems survive, and at the end which suppressions suppressed nothing."""
 
-    def __call__(self, problems: list[Problem], documents: list[Document]) -> list[Problem]:
-        by_source: dict[str, list[Document]] = {}
-        for doc in documents:
-            by_source.setdefault(doc.source, []).append(doc)
-        directives: dict[str, list[Directive]] = {}
-        unused: list[Problem] = []
-        for source, docs in by_source.items():
-            text = next((d.text for d in docs if d.text), None)
-            if text is None:
-                continue
-            found, bad = parse_comments(source, text, docs)
-            if found:
-                directives[source] = found
-            unused.extend(self._problem(b.source, b.line, b.column, b.end_column, b.message) for b in bad)
-        relative = {source: self._relative(source) for source in {*by_source, *(p.source for p in problems)}}
-        for entry in self.entries:
-            entry.in_scope = not entry.files or any(entry.matches_file(r) for r in relative.values())
-        kept: list[Problem] = []
-        for p in problems:
-            if not self._suppressed(p, directives.get(p.source, ()), relative.get(p.source)):
-                kept.append(p)
-        unused.extend(self._unused_inline(directives))
-        unused.extend(self._unused_entries())
+    def __init__(self, selection: Selection, known: dict[str, str], ignore: IgnorePaths | None = None, inline: bool = True):
+        self.selection = selection
+        self.known = known  # code -> slug of every rule the run knows
+        self.ignore = ignore
+        self.inline = inline
+        self._directives: dict[str, list[Directive]] = {}
+        self._bad: list[Problem] = []
+        self._relative: dict[str, str | None] = {}
+        self._entries_used: set[int] = set()
+        self._entries_in_scope: set[int] = set()
+
+    @property
+    def active(self) -> bool:
+        return self.inline or bool(self.ignore and self.ignore.entries)
+
+    def add_source(self, source: str, text: str | None, documents: list[Document]) -> None:
+        """Read the `# dralint:` comments of a file before its problems are filtered."""
+        relative = self._relative_of(source)
+        if self.ignore:
+            for entry in self.ignore.entries:
+                if entry.index not in self._entries_in_scope and (not entry.files or entry.matches_file(relative)):
+                    self._entries_in_scope.add(entry.index)
+        if not self.inline or not text or "dralint" not in text:
+            return
+        found, bad = parse_comments(source, text, documents)
+        if found:
+            self._directives[source] = found
+        self._bad.extend(self._problem(b.source, b.line, b.column, b.end_column, b.message) for b in bad)
+
+    def keep(self, problems: list[Problem]) -> list[Problem]:
+        """The problems no comment or config entry suppresses (marking what was used)."""
+        if not self._directives and not (self.ignore and self.ignore.entries):
+            return problems
+        return [p for p in problems if not self._suppressed(p, self._directives.get(p.source, ()), self._relative_of(p.source))]
+
+    def unused(self) -> list[Problem]:
+        """DRA900 for each suppression that suppressed nothing, and for malformed comments."""
+        unused = [*self._bad, *self._unused_inline(), *self._unused_entries()]
         # DRA900 problems answer only to comments that name DRA900 itself.
-        unused = [p for p in unused if not self._suppressed(p, directives.get(p.source, ()), relative.get(p.source), own=True)]
-        if self._active(UNUSED, ENGINE_CHECKS[UNUSED].slug):
-            override = self.severities.get(UNUSED) or self.severities.get(ENGINE_CHECKS[UNUSED].slug)
-            for p in unused:
-                if override is not None:
-                    p.severity = override
-                kept.append(p)
-        return kept
+        return [p for p in unused if not self._suppressed(p, self._directives.get(p.source, ()), self._relative_of(p.source), own=True)]
 
     def _suppressed(self, p: Problem, directives: Iterable[Directive], relative: str | None, own: bool = False) -> bool:
         hit = False
@@ -384,22 +394,12 @@ class Suppressor:
                         c.used = True
                 else:
                     d.used = True
-        if not own:
-            for entry in self.entries:
+        if not own and self.ignore:
+            for entry in self.ignore.entries:
                 if entry.matches(p, relative):
-                    entry.used = True
+                    self._entries_used.add(entry.index)
                     hit = True
         return hit
-
-    def _active(self, code: str, slug: str | None) -> bool:
-        """Whether the run checked this rule at all (select/ignore), so an unused suppression of it means something."""
-
-        def hit(selectors: list[str]) -> bool:
-            return any(code.startswith(s) or slug == s for s in selectors)
-
-        if self.select and not hit(self.select):
-            return False
-        return not (self.ignore and hit(self.ignore))
 
     def _resolve(self, text: str) -> tuple[str, str | None] | None:
         if text in self.known:
@@ -409,45 +409,46 @@ class Suppressor:
                 return code, slug
         return None
 
-    def _unused_inline(self, directives: dict[str, list[Directive]]) -> list[Problem]:
+    def _unused_inline(self) -> list[Problem]:
         out: list[Problem] = []
-        for source, found in directives.items():
+        for source, found in self._directives.items():
             for d in found:
-                scope = {"disable": "on this line", "disable-next-line": f"on line {d.target}", "disable-file": "in this file"}[d.verb]
-                if d.codes is None:
-                    if not d.used:
-                        hint = " (a disable= comment on a line of its own covers only that line; use disable-next-line)" if d.verb == "disable" and d.alone else ""
-                        out.append(self._problem(source, d.line, d.column, d.end_column,
-                                                 f"unused suppression: '{d.verb}' suppressed no problem {scope}{hint}"))
-                    continue
-                for c in d.codes:
-                    if c.used or c.text in (UNUSED, ENGINE_CHECKS[UNUSED].slug):
-                        continue
-                    resolved = self._resolve(c.text)
-                    if resolved is None:
-                        close = difflib.get_close_matches(c.text, [*self.known, *self.known.values()], n=1)
-                        hint = f"; did you mean {close[0]!r}?" if close else " (see 'dralint rules')"
-                        out.append(self._problem(source, d.line, c.column, c.column + len(c.text),
-                                                 f"unknown rule {c.text!r} in a dralint suppression{hint}"))
-                        continue
-                    if not self._active(*resolved):
-                        continue
-                    hint = ""
-                    if d.verb == "disable" and d.alone:
-                        hint = " (a disable= comment on a line of its own covers only that line; use disable-next-line)"
-                    out.append(self._problem(source, d.line, c.column, c.column + len(c.text),
-                                             f"unused suppression: no {c.text} problem {scope}{hint}"))
+                out.extend(self._unused_in(source, d))
+        return out
+
+    def _unused_in(self, source: str, d: Directive) -> list[Problem]:
+        scope = {"disable": "on this line", "disable-next-line": f"on line {d.target}", "disable-file": "in this file"}[d.verb]
+        hint = ""
+        if d.verb == "disable" and d.alone:
+            hint = " (a disable= comment on a line of its own covers only that line; use disable-next-line)"
+        if d.codes is None:
+            if d.used:
+                return []
+            return [self._problem(source, d.line, d.column, d.end_column, f"unused suppression: '{d.verb}' suppressed no problem {scope}{hint}")]
+        out: list[Problem] = []
+        for c in d.codes:
+            if c.used or c.text in (UNUSED, ENGINE_CHECKS[UNUSED].slug):
+                continue
+            resolved = self._resolve(c.text)
+            if resolved is None:
+                close = difflib.get_close_matches(c.text, [*self.known, *self.known.values()], n=1)
+                advice = f"; did you mean {close[0]!r}?" if close else " (see 'dralint rules')"
+                out.append(self._problem(source, d.line, c.column, c.column + len(c.text), f"unknown rule {c.text!r} in a dralint suppression{advice}"))
+            elif self.selection.selected(*resolved):
+                # A rule the run did not check suppressed nothing for a reason: not reported.
+                out.append(self._problem(source, d.line, c.column, c.column + len(c.text), f"unused suppression: no {c.text} problem {scope}{hint}"))
         return out
 
     def _unused_entries(self) -> list[Problem]:
         out: list[Problem] = []
-        if not self.entries:
+        if not self.ignore:
             return out
-        for entry in self.entries:
-            if entry.used or not entry.in_scope:
+        for entry in self.ignore.entries:
+            if entry.index in self._entries_used or entry.index not in self._entries_in_scope:
                 continue
-            if entry.rules and not any(self._active(code, slug) for code, slug in self.known.items()
-                                       if any(code.startswith(r) or slug == r for r in entry.rules)):
+            if entry.rules and not any(
+                self.selection.selected(code, slug) for code, slug in self.known.items() if any(code.startswith(r) or slug == r for r in entry.rules)
+            ):
                 continue
             span = self._entry_span(entry.index)
             what = "; ".join(f"{k}: {', '.join(v)}" for k, v in (("paths", entry.file_globs), ("fields", entry.field_globs), ("rules", entry.rules)) if v)
@@ -456,29 +457,36 @@ class Suppressor:
         return out
 
     def _entry_span(self, index: int) -> Span:
-        if self.config_path is None:
+        config_path = self.ignore.config_path if self.ignore else None
+        if config_path is None:
             return Span.point()
         try:
-            from .load import load
-
-            loaded = load(str(self.config_path), self.config_path.read_bytes())
-            doc = loaded.documents[0]
-            return doc.locate(("ignore-paths", index))
-        except Exception:  # the file was read moments ago; positions are a nicety
+            with open(config_path, "rb") as handle:
+                loaded = load(config_path, handle.read())
+            return loaded.documents[0].locate(("ignore-paths", index))
+        except (OSError, IndexError):  # the file was read moments ago; its position is a nicety
             return Span.point()
 
     def _config_name(self) -> str:
-        assert self.config_path is not None
+        assert self.ignore is not None and self.ignore.config_path is not None
         try:
-            return os.path.relpath(self.config_path)
+            return os.path.relpath(self.ignore.config_path)
         except ValueError:
-            return str(self.config_path)
+            return self.ignore.config_path
 
-    def _relative(self, source: str) -> str | None:
-        if source in ("-", "<admission>") or self.base is None:
+    def _relative_of(self, source: str) -> str | None:
+        try:
+            return self._relative[source]
+        except KeyError:
+            relative = self._relative[source] = self._compute_relative(source)
+            return relative
+
+    def _compute_relative(self, source: str) -> str | None:
+        base = self.ignore.base if self.ignore else None
+        if source in ("-", "<admission>") or base is None:
             return None
         try:
-            rel = os.path.relpath(os.path.abspath(source), self.base)
+            rel = os.path.relpath(os.path.abspath(source), base)
         except ValueError:
             return None
         return rel.replace(os.sep, "/")
@@ -496,23 +504,4 @@ class Suppressor:
         )
 
 
-def suppressions(options: Any, ignore_paths: Any = None, config_path: FsPath | None = None) -> Callable[[list[Problem], list[Document]], list[Problem]]:
-    """The postprocessor for `LintOptions.postprocessors`; raises SuppressionError for a bad `ignore-paths`."""
-    from .lint import known_codes
-    from .registry import all_rules
-
-    known = known_codes([*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules])
-    base = config_path.parent if config_path is not None else FsPath.cwd()
-    entries = parse_ignore_paths(ignore_paths, config_path, known)
-    return Suppressor(
-        select=list(options.select),
-        ignore=list(options.ignore),
-        severities=dict(options.severities),
-        known=known,
-        entries=entries,
-        config_path=config_path,
-        base=FsPath(os.path.abspath(base)),
-    )
-
-
-__all__ = ["suppressions", "parse_comments", "Directive", "SuppressionError", "glob_to_regex", "field_glob_to_regex"]
+__all__ = ["Suppressor", "IgnorePaths", "ignore_paths", "parse_comments", "Directive", "SuppressionError", "glob_to_regex", "field_glob_to_regex"]

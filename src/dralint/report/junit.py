@@ -43,17 +43,7 @@ class _Case:
 
 
 def _documents(result: LintResult) -> list[_Case]:
-    from ..load import load
-
-    cases: list[_Case] = []
-    for name, data in result.sources.items():
-        try:
-            loaded = load(name, data)
-        except Exception:  # the lint run already reported what is wrong with it
-            continue
-        for doc in loaded.documents:
-            cases.append(_Case(name, doc.index, doc.list_item, doc.kind, doc.object_ref))
-    return cases
+    return [_Case(o.source, o.index, o.list_item, o.kind, o.object) for o in result.objects]
 
 
 def _assign(result: LintResult, cases: list[_Case]) -> list[_Case]:
@@ -69,7 +59,7 @@ def _assign(result: LintResult, cases: list[_Case]) -> list[_Case]:
         exact = [c for c in candidates if c.kind == p.kind and c.obj == p.object]
         (exact or candidates)[0].problems.append(p)
     files = {c.source for c in cases}
-    for name in result.sources:  # a file with no document at all still shows up, and passes
+    for name in result.source_names:  # a file with no document at all still shows up, and passes
         if name not in files:
             cases.append(_Case(name, 0))
     return sorted(cases, key=lambda c: (c.source, c.index, -1 if c.item is None else c.item))

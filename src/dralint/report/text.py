@@ -38,7 +38,7 @@ def problem_line(p: Problem, color: bool = False) -> str:
 
 def _source_excerpt(p: Problem, result: LintResult, cache: dict[str, list[str]], color: bool) -> list[str]:
     if p.source not in cache:
-        raw = result.sources.get(p.source)
+        raw = result.texts.get(p.source)
         cache[p.source] = raw.decode("utf-8", "replace").splitlines() if raw is not None else []
     text_lines = cache[p.source]
     if not 1 <= p.span.line <= len(text_lines):

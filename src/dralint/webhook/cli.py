@@ -14,7 +14,8 @@ import argparse
 import sys
 from typing import Any, Sequence
 
-from ..cli import UsageError, _Parser, add_rule_arguments
+from ..arguments import Parser, UsageError, add_rule_arguments, overrides_from
+from ..k8s.resource import GROUP
 
 DEFAULT_PORT = 8443
 
@@ -35,7 +36,7 @@ def _positive(kind: type) -> Any:
 def serve_parser() -> argparse.ArgumentParser:
     from ..schemas import DEFAULT_RELEASE, RELEASES
 
-    parser = _Parser(
+    parser = Parser(
         prog="dralint serve",
         description="Run dralint as a Kubernetes validating admission webhook (HTTPS, AdmissionReview admission.k8s.io/v1 on POST /validate).",
         epilog="Endpoints: POST /validate, GET /healthz, GET /readyz, GET /metrics. See docs/webhook.md.",
@@ -63,8 +64,6 @@ def serve_parser() -> argparse.ArgumentParser:
 
 def serve_command(argv: Sequence[str]) -> int:
     args = serve_parser().parse_args(list(argv))
-    args.target_version = None
-    args.format = None
 
     from . import logs
 
@@ -80,9 +79,9 @@ def serve_command(argv: Sequence[str]) -> int:
     from ..registry import RuleLoadError
 
     try:
-        options, settings = build_options(args)
-        fail_on = Severity.parse(settings.fail_on)
-    except (ConfigError, RuleLoadError, ValueError) as exc:
+        options, settings = build_options(overrides_from(args))
+        fail_on = settings.fail_on
+    except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
     if fail_on < Severity.WARNING:
         raise UsageError("fail-on: info would deny on informational findings; use error or warning")
@@ -155,7 +154,7 @@ def _warm_up(policy: Any) -> list[str]:
             request = {
                 "uid": "warm-up",
                 "operation": "CREATE",
-                "kind": {"group": "resource.k8s.io", "version": api_version.rpartition("/")[2], "kind": kind},
+                "kind": {"group": GROUP, "version": api_version.rpartition("/")[2], "kind": kind},
                 "object": {"apiVersion": api_version, "kind": kind, "metadata": {"name": "warm-up", "namespace": "default"}},
             }
             decide(request, policy)

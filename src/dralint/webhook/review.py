@@ -31,6 +31,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..k8s.resource import GROUP
 from ..model import Document, Node, Problem, Severity, Span, format_path
 
 REVIEW_API_VERSION = "admission.k8s.io/v1"
@@ -232,19 +233,14 @@ def _immutable_spec(old: dict[str, Any], new: dict[str, Any], request: dict[str,
     if kind not in IMMUTABLE_SPEC_KINDS or request.get("subResource"):
         # The status subresource copies the old spec: a spec sent with it is ignored, not rejected.
         return None
-    if str(new.get("apiVersion", "")).rpartition("/")[0] != "resource.k8s.io":
+    if str(new.get("apiVersion", "")).rpartition("/")[0] != GROUP:
         return None
     if _normal(old.get("spec")) == _normal(new.get("spec")):
         return None
-    options = policy.options
-    severity = Severity.ERROR
-    override = options.severities.get(IMMUTABLE_CODE) or options.severities.get(IMMUTABLE_SLUG)
-    if override is not None:
-        severity = override
-    if options.select and not any(IMMUTABLE_CODE.startswith(s) or s == IMMUTABLE_SLUG for s in options.select):
+    selection = policy.options.selection
+    if not selection.selected(IMMUTABLE_CODE, IMMUTABLE_SLUG):
         return None
-    if options.ignore and any(IMMUTABLE_CODE.startswith(s) or s == IMMUTABLE_SLUG for s in options.ignore):
-        return None
+    severity = selection.severity(IMMUTABLE_CODE, IMMUTABLE_SLUG, Severity.ERROR)
     meta = new.get("metadata") if isinstance(new.get("metadata"), dict) else {}
     namespace, name = meta.get("namespace"), meta.get("name")
     return Problem(
