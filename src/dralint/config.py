@@ -1,6 +1,6 @@
 """`.dralint.yaml`: project settings, found upward from the working directory.
 
-    kubernetes-version: "1.35"
+    kubernetes-version: "1.37"
     fail-on: error
     select: [DRA1, DRA3]          # codes, slugs or code prefixes
     ignore: [DRA011]
@@ -220,7 +220,7 @@ def _release(text: str) -> str:
     from . import schemas
 
     if text not in schemas.RELEASES:
-        raise ConfigError(f"unsupported Kubernetes version {text!r}; supported: {', '.join(schemas.RELEASES)}")
+        raise ConfigError(schemas.unsupported_release(text))
     return text
 
 

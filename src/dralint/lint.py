@@ -246,7 +246,7 @@ def _bad_release_comment(source: str, value: str, line: int) -> Problem:
         rule=check.code,
         name=check.slug,
         severity=check.severity,
-        message=f"unsupported Kubernetes version {value!r} in the file's dralint comment; supported: {', '.join(schemas.RELEASES)}",
+        message=f"{schemas.unsupported_release(value)} (in the file's dralint comment)",
         source=source,
         document=0,
         span=Span.point(line, 1),
