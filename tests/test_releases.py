@@ -225,3 +225,36 @@ def test_gate_data_matches_the_go_markers():
 ])
 def test_dra801_follows_the_generated_gate_data(release, options, expected):
     assert [p for p in _lint(CLAIM_WITH_TOLERATIONS, release, rule_options=options) if p[0] == "DRA801"] == expected
+
+
+# ---------------------------------------------------------------- examples and corpus at 1.36 / 1.37
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("release", ["1.36", "1.37"])
+def test_every_example_runs_at_the_new_releases(release):
+    run = lint_json("-k", release, str(ROOT / "examples"))
+    assert run.code == 1  # examples/mistakes.yaml is wrong on purpose
+    assert run.json["summary"]["files"] == 11
+    new = [p for p in run.problems if Path(p["file"]).name in ("devicetaintrule.yaml", "resourceslice-list-attributes.yaml")]
+    assert [p for p in new if p["severity"] == "error"] == []
+
+
+def test_valid_corpus_files_stay_clean_at_1_37():
+    index = SHARED / "corpus" / "real-world" / "index.json"
+    if not index.is_file():
+        pytest.skip("real-world corpus not present")
+    rows = [r for r in json.loads(index.read_text()) if r["expected_valid"] is True]
+    run = run_dralint("--format", "json", "--no-config", "-k", "1.37", *(str(index.parent / r["file"]) for r in rows), timeout=120)
+    assert run.code in (0, 1), run.stderr
+    errors: dict[str, set[str]] = {}
+    for p in run.json["problems"]:
+        if p["severity"] == "error":
+            errors.setdefault(p["file"], set()).add(p["rule"])
+    # A file whose apiVersion 1.37 no longer serves (v1alpha1-3 claims and classes) gets
+    # DRA010 (and what follows from it, e.g. a Pod naming a template that is gone: DRA703);
+    # every other valid file gets no error at all.
+    not_served = {f for f, rules in errors.items() if "DRA010" in rules}
+    assert {f: rules for f, rules in errors.items() if f not in not_served} == {}
+    assert len(rows) - len(not_served) >= 200
