@@ -218,7 +218,7 @@ def test_each_release_takes_the_first_source_that_exists():
     assert list(sources) == [f"1.{n}" for n in range(26, 38)]
     assert {r: s for r, (s, _) in sources.items() if s != "openapi-v3"} == {"1.36": "openapi-v2", "1.37": "go-types"}
     index = json.loads((REPO / "schemas" / "index.json").read_text())
-    assert index["sources"]["1.37"] == "go-types (other packages' types from 1.36 openapi-v2)"
+    assert index["sources"]["1.37"] == "go-types (apimachinery types from 1.36 openapi-v2)"
 
 
 @needs_shared

@@ -11,9 +11,10 @@ A release's API, as every reader returns it:
 * `read_openapi_v2(path)`: a whole-cluster `swagger.json` (definitions under
   `definitions`, bare `$ref`s, every group in one document).
 * `read_go_types(dir, base)`: the Go packages `k8s.io/api/resource/<version>` (see
-  go_types.py and go_schema.py); types from other packages (ObjectMeta,
-  NodeSelector, Quantity) are taken from `base`, the components of an OpenAPI
-  document, because their Go sources are not part of the input.
+  go_types.py and go_schema.py), and `k8s.io/api/core/v1` where the release folder
+  has it (NodeSelector ...); apimachinery types (ObjectMeta, Quantity, Condition) are
+  taken from `base`, the components of an OpenAPI document, because their Go
+  sources are not part of the input.
 
 The extractor converts any of them to the same JSON Schemas, so two sources of
 one release can be compared file by file.
@@ -26,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from go_schema import package_api
+from go_schema import package_api, sibling_packages
 
 GROUP = "resource.k8s.io"
 V3_REF = "#/components/schemas/"
@@ -123,12 +124,15 @@ def read_openapi_v2(swagger: Path) -> ReleaseAPI:
 
 
 def read_go_types(release_dir: Path, base: dict[str, Any]) -> ReleaseAPI:
-    """The Go packages under `<release_dir>/resource/<version>/`, other packages' types from `base`."""
+    """The Go packages under `<release_dir>/resource/<version>/`; types of other packages from
+    their Go source when the release folder has it (`core/v1`), else from `base`."""
     api: ReleaseAPI = {}
-    external = {n: s for n, s in base.items() if not n.startswith(RESOURCE_PREFIX)}
+    siblings = sibling_packages(release_dir)
+    own = tuple(f"io.k8s.api.{path.split('/', 2)[2].replace('/', '.')}." for path in siblings)
+    external = {n: s for n, s in base.items() if not n.startswith(RESOURCE_PREFIX) and not n.startswith(own)}
     for pkg_dir in sorted((Path(release_dir) / "resource").iterdir(), key=lambda p: p.name):
         if pkg_dir.is_dir():
-            entry = package_api(pkg_dir, external)
+            entry = package_api(pkg_dir, external, siblings)
             if entry["kinds"]:
                 api[f"{GROUP}/{pkg_dir.name}"] = entry
     return api

@@ -8,8 +8,9 @@
 Sources, under `--shared` (default ../shared); each release takes the first that exists:
 1. OpenAPI v3: `openapi/k8s-1.NN/apis__resource.k8s.io__<version>_openapi.json`;
 2. OpenAPI v2: `openapi-v2/1.NN/swagger.json`;
-3. the Go API types: `k8s-api/1.NN/resource/<version>/*.go`, with the types of other
-   packages (ObjectMeta, NodeSelector, Quantity) from the newest older release's OpenAPI.
+3. the Go API types: `k8s-api/1.NN/resource/<version>/*.go` (and `core/v1/types.go` where
+   present), with the apimachinery types (ObjectMeta, Quantity, Condition), whose Go
+   source is not part of the data, from the newest older release's OpenAPI.
 All three give the same schemas (tests/test_sources.py proves it release by release), so a
 new Kubernetes release is a data drop plus a rerun. The Go types also give what no
 OpenAPI document carries: introduced/deprecated/removed per kind
@@ -234,7 +235,7 @@ def read_source(source: str, path: Path, base: dict[str, Any] | None = None) -> 
 
 
 def read_releases(shared: Path) -> dict[str, tuple[str, ReleaseAPI]]:
-    """release -> (description of the source, API); Go-type releases borrow other packages'
+    """release -> (description of the source, API); Go-type releases borrow the apimachinery
     types from the newest OpenAPI release before them."""
     out: dict[str, tuple[str, ReleaseAPI]] = {}
     base: tuple[str, dict[str, Any]] | None = None
@@ -242,7 +243,7 @@ def read_releases(shared: Path) -> dict[str, tuple[str, ReleaseAPI]]:
         if source == "go-types":
             if base is None:
                 raise SystemExit(f"{path}: no older OpenAPI document to take ObjectMeta and core types from")
-            out[release] = (f"go-types (other packages' types from {base[0]})", read_source(source, path, base[1]))
+            out[release] = (f"go-types (apimachinery types from {base[0]})", read_source(source, path, base[1]))
         else:
             api = read_source(source, path)
             base = (f"{release} {source}", base_components(api))
@@ -276,11 +277,9 @@ def upstream_lifecycle(shared: Path) -> dict[str, dict[str, Any]]:
     """group/version -> kind -> {introduced, deprecated, removed, source}, newest file winning."""
     out: dict[str, dict[str, Any]] = {}
     root = Path(shared) / "k8s-api"
-    for release, (source, path) in release_sources(shared).items():
-        release_dir = root / release / "resource"
-        if not release_dir.is_dir():
-            continue
-        for pkg_dir in sorted(release_dir.iterdir()):
+    releases = sorted((p.name for p in root.iterdir() if RELEASE_DIR_RE.match(p.name) and (p / "resource").is_dir()), key=_version_key) if root.is_dir() else []
+    for release in releases:
+        for pkg_dir in sorted((root / release / "resource").iterdir()):
             for kind, facts in prerelease_lifecycle(pkg_dir).items():
                 entry = {"introduced": None, "deprecated": None, "removed": None, **facts}
                 entry["source"] = f"k8s-api/{release}/resource/{pkg_dir.name}/zz_generated.prerelease-lifecycle.go"
@@ -293,13 +292,13 @@ def _version_lifecycle(gv: str, hand: dict[str, Any], kinds: dict[str, Any], ser
     """One `versions` entry: policy facts from the hand-kept file, dates from upstream where it has them."""
     entry = {k: v for k, v in hand.items() if k not in ("introduced", "deprecated", "removed")}
     if kinds:
-        # The version's dates are those of the kinds it serves in its newest release: it
-        # starts to go away when the first of them does (each kind keeps its own dates).
-        newest = [k for k in (releases[served_in[-1]][gv]["kinds"] if served_in else kinds) if k in kinds] or list(kinds)
-        for what, pick in (("introduced", min), ("deprecated", min), ("removed", min)):
+        # A version starts to go away when the first of the kinds it serves in its newest
+        # release does (each kind keeps its own dates in kind_lifecycle).
+        newest = [k for k in (releases[served_in[-1]][gv]["kinds"] if served_in else kinds) if k in kinds] or sorted(kinds)
+        entry["introduced"] = min((k["introduced"] for k in kinds.values() if k["introduced"]), key=_version_key, default=None)
+        for what in ("deprecated", "removed"):
             dates = [kinds[k][what] for k in newest if kinds[k][what]]
-            entry[what] = pick(dates, key=_version_key) if dates and len(dates) == len(newest) else None
-        entry["introduced"] = min((k["introduced"] for k in kinds.values() if k["introduced"]), key=_version_key)
+            entry[what] = min(dates, key=_version_key) if len(dates) == len(newest) else None
         entry["source"] = "upstream: zz_generated.prerelease-lifecycle.go (see kind_lifecycle)"
     else:
         for what in ("introduced", "deprecated", "removed"):

@@ -70,11 +70,16 @@ def flag(markers: dict[str, list[str]], name: str) -> bool:
 
 
 class _SchemaBuilder:
-    def __init__(self, pkg: GoPackage, version: str, external: dict[str, Any]) -> None:
+    """Component schemas of one Go package; `siblings` (import path -> package) are other
+    packages whose Go source is at hand: their types are built too, not taken from `external`."""
+
+    def __init__(self, pkg: GoPackage, import_path: str, external: dict[str, Any],
+                 siblings: dict[str, GoPackage] | None = None, components: dict[str, Any] | None = None) -> None:
         self.pkg = pkg
-        self.prefix = f"io.k8s.api.resource.{version}."
+        self.prefix = definition_prefix(import_path) + "."
         self.external = external
-        self.components: dict[str, Any] = {}
+        self.siblings = siblings or {}
+        self.components: dict[str, Any] = {} if components is None else components
 
     def type_schema(self, expr: TypeExpr) -> dict[str, Any]:
         if isinstance(expr, Pointer):
@@ -102,6 +107,9 @@ class _SchemaBuilder:
             name = definition_prefix(path) + "." + expr.name
             if name in _EXTERNAL_BASIC:
                 return dict(_EXTERNAL_BASIC[name])
+            if path in self.siblings:
+                sibling = _SchemaBuilder(self.siblings[path], path, self.external, self.siblings, self.components)
+                return sibling.type_schema(Ident(expr.name))
             if name not in self.external:
                 raise KeyError(f"{name} is not in the base OpenAPI components")
             return {"$ref": V3_REF + name}
@@ -171,11 +179,11 @@ def registered_kinds(pkg: GoPackage) -> list[str]:
     return kinds
 
 
-def package_api(pkg_dir: Path, external: dict[str, Any]) -> dict[str, Any]:
+def package_api(pkg_dir: Path, external: dict[str, Any], siblings: dict[str, GoPackage] | None = None) -> dict[str, Any]:
     """{"components": ..., "kinds": ...} of one `resource/<version>` package."""
     version = Path(pkg_dir).name
     pkg = load_package(pkg_dir)
-    builder = _SchemaBuilder(pkg, version, external)
+    builder = _SchemaBuilder(pkg, f"k8s.io/api/resource/{version}", external, siblings)
     kinds: dict[str, Any] = {}
     for kind in registered_kinds(pkg):
         decl = pkg.types[kind]
@@ -185,6 +193,17 @@ def package_api(pkg_dir: Path, external: dict[str, Any]) -> dict[str, Any]:
         scope = "Cluster" if flag(decl.markers, "genclient:nonNamespaced") else "Namespaced"
         kinds[kind] = {"definition": definition, "scope": scope, "plural": plural(kind)}
     return {"components": {**external, **builder.components}, "kinds": kinds}
+
+
+def sibling_packages(release_dir: Path) -> dict[str, GoPackage]:
+    """Packages other than resource/* whose Go source a release folder carries (core/v1 from 1.36)."""
+    out: dict[str, GoPackage] = {}
+    for group_dir in sorted(Path(release_dir).iterdir()):
+        if not group_dir.is_dir() or group_dir.name == "resource":
+            continue
+        for pkg_dir in sorted(p for p in group_dir.iterdir() if p.is_dir()):
+            out[f"k8s.io/api/{group_dir.name}/{pkg_dir.name}"] = load_package(pkg_dir)
+    return out
 
 
 _LIFECYCLE_METHODS = {"APILifecycleIntroduced": "introduced", "APILifecycleDeprecated": "deprecated", "APILifecycleRemoved": "removed"}
