@@ -158,8 +158,9 @@ class _SchemaBuilder:
             properties["apiVersion"] = {"type": "string"}
             properties["kind"] = {"type": "string"}
             return
-        if isinstance(expr, Ident) and isinstance(self.pkg.types.get(expr.name, None) and self.pkg.types[expr.name].type, Struct):
-            self._fields(self.pkg.types[expr.name].type, properties, required)
+        decl = self.pkg.types.get(expr.name) if isinstance(expr, Ident) else None
+        if decl is not None and isinstance(decl.type, Struct):
+            self._fields(decl.type, properties, required)
             return
         raise TypeError(f"cannot inline {expr!r}")
 

@@ -217,34 +217,34 @@ def markers(doc: Iterable[str]) -> dict[str, list[str]]:
 class _Parser:
     def __init__(self, tokens: list[Token], path: str) -> None:
         self.path = path
-        self.pending_doc: list[str] = []
+        pending_doc: list[str] = []
         self.tokens: list[Token] = []
         self.docs: list[tuple[str, ...]] = []  # comment lines preceding each token
         blank_run = 0
         for tok in tokens:
             if tok.kind == "comment":
                 if tok.text.startswith("//"):
-                    self.pending_doc.append(tok.text[2:])
+                    pending_doc.append(tok.text[2:])
                 else:
-                    self.pending_doc.extend(tok.text[2:-2].splitlines())
+                    pending_doc.extend(tok.text[2:-2].splitlines())
                 blank_run = 0
             elif tok.kind == "newline":
                 blank_run += 1
-                if blank_run > 1 and self.pending_doc:
+                if blank_run > 1 and pending_doc:
                     # A blank line ends a comment block; gengo still reads the block
                     # above it for type markers (+genclient ...), so keep it.
-                    self.pending_doc.append("")
+                    pending_doc.append("")
             else:
                 self.tokens.append(tok)
-                self.docs.append(tuple(self.pending_doc))
-                self.pending_doc = []
+                self.docs.append(tuple(pending_doc))
+                pending_doc = []
                 blank_run = 0
-        # Statement ends matter only for field lists: record which tokens end a line.
-        self.line_end = set()
-        last_line = {}
+        # Go ends a statement at a line break; the parser needs that only to tell an
+        # embedded field (`metav1.TypeMeta`) from a named one, so record the last token of each line.
+        last_on_line: dict[int, int] = {}
         for i, tok in enumerate(self.tokens):
-            last_line[tok.line] = i
-        self.line_end = set(last_line.values())
+            last_on_line[tok.line] = i
+        self.line_end = set(last_on_line.values())
         self.pos = 0
 
     # helpers
