@@ -10,17 +10,10 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.api import rule
+from dralint.gates import field_gates as gates_of
 
 from dralint.k8s.claims import devices_path, gate_enabled, gate_on_by_default, is_nested, raw_requests
 from dralint.k8s.resource import CLAIM_KINDS, STRUCTURED
-
-_REQUEST_FIELDS = (
-    # (field, gate, first release)
-    ("adminAccess", "DRAAdminAccess", (1, 32)),
-    ("tolerations", "DRADeviceTaints", (1, 33)),
-    ("capacity", "DRAConsumableCapacity", (1, 34)),
-)
-
 
 def _exact_objects(doc: Any) -> Iterator[tuple[int, tuple, dict]]:
     """(request index, source path, object) of every exact request as written."""
@@ -36,53 +29,59 @@ def _exact_objects(doc: Any) -> Iterator[tuple[int, tuple, dict]]:
             yield i, base + (i,), req
 
 
-def _dropped(doc: Any) -> Iterator[tuple[tuple, str, str]]:
-    rel = doc.release_tuple
-    base = devices_path(doc) + ("requests",)
-    for field, gate, since in _REQUEST_FIELDS:
-        if rel < since or gate_on_by_default(doc, gate):
+def _dropped_fields(doc: Any, obj: Any, go_type: str, base: tuple) -> Iterator[tuple[tuple, str, str]]:
+    """(path, field, gate) of each field of `obj` whose gate a default cluster has off.
+
+    Which gates govern which field of `go_type` is upstream's `+featureGate=` marker
+    of this release (dralint.gates)."""
+    if not isinstance(obj, dict):
+        return
+    for field, gates in gates_of(doc.release, doc.api_version, go_type).items():
+        if obj.get(field) is None:
             continue
-        for _i, src, obj in _exact_objects(doc):
-            if obj.get(field) is not None:
-                yield src + (field,), field, gate
+        off = next((g for g in gates if not gate_on_by_default(doc, g)), None)
+        if off is not None:
+            yield base + (field,), field, off
+
+
+def _dropped(doc: Any) -> Iterator[tuple[tuple, str, str]]:
+    base = devices_path(doc) + ("requests",)
+    nested = is_nested(doc)
     for i, req in enumerate(raw_requests(doc)):
         if not isinstance(req, dict):
             continue
+        request_level = list(_dropped_fields(doc, req, "DeviceRequest", base + (i,)))
+        yield from request_level
+        if nested:
+            yield from _dropped_fields(doc, req.get("exactly"), "ExactDeviceRequest", base + (i, "exactly"))
         fa = req.get("firstAvailable")
-        if not isinstance(fa, list):
-            continue
-        if rel >= (1, 33) and not gate_on_by_default(doc, "DRAPrioritizedList"):
-            yield base + (i, "firstAvailable"), "firstAvailable", "DRAPrioritizedList"
-            continue
+        if not isinstance(fa, list) or any(field == "firstAvailable" for _, field, _ in request_level):
+            continue  # the whole list is dropped: its entries do not matter
         for j, sub in enumerate(fa):
-            if not isinstance(sub, dict):
-                continue
-            for field, gate, since in _REQUEST_FIELDS[1:]:
-                if rel >= since and not gate_on_by_default(doc, gate) and sub.get(field) is not None:
-                    yield base + (i, "firstAvailable", j, field), field, gate
-    if rel >= (1, 34) and not gate_on_by_default(doc, "DRAConsumableCapacity"):
-        for k, c in enumerate(doc.get(*devices_path(doc), "constraints", type=list, default=[])):
-            if isinstance(c, dict) and c.get("distinctAttribute") is not None:
-                yield devices_path(doc) + ("constraints", k, "distinctAttribute"), "distinctAttribute", "DRAConsumableCapacity"
+            yield from _dropped_fields(doc, sub, "DeviceSubRequest", base + (i, "firstAvailable", j))
+    for k, c in enumerate(doc.get(*devices_path(doc), "constraints", type=list, default=[])):
+        yield from _dropped_fields(doc, c, "DeviceConstraint", devices_path(doc) + ("constraints", k))
 
 
 @rule("DRA801", "field-dropped-by-feature-gate", severity="warning", kinds=[*CLAIM_KINDS, "DeviceClass"], api_versions=STRUCTURED, releases=("1.32", None))
 def field_dropped(doc, report):
     """A field whose feature gate is off by default at this release is silently dropped on create.
 
-    adminAccess (DRAAdminAccess, off 1.32-1.33), firstAvailable
-    (DRAPrioritizedList, off 1.33), tolerations (DRADeviceTaints, off
-    1.33-1.35), capacity and distinctAttribute (DRAConsumableCapacity, off
-    1.34-1.35), DeviceClass extendedResourceName (DRAExtendedResource, off
-    1.34-1.35). The object may then mean something else, or fail
-    validation (a request with only firstAvailable has no device left).
+    Which gate governs which field comes from upstream's `+featureGate=` markers
+    of each release, the defaults from upstream's gate table (both generated into
+    schemas/feature_gates.json). For example adminAccess (DRAAdminAccess, off
+    1.32-1.33), firstAvailable (DRAPrioritizedList, off 1.33), tolerations
+    (DRADeviceTaints, off 1.33-1.35), capacity and distinctAttribute
+    (DRAConsumableCapacity, off 1.34-1.35), DeviceClass extendedResourceName
+    (DRAExtendedResource, off 1.34-1.35). The object may then mean something
+    else, or fail validation (a request with only firstAvailable has no device left).
 
     Example (1.33): `firstAvailable: [...]` is dropped unless the cluster
     enables DRAPrioritizedList.
     """
     if doc.kind == "DeviceClass":
-        if doc.release_tuple >= (1, 34) and not gate_on_by_default(doc, "DRAExtendedResource") and doc.get("spec", "extendedResourceName") is not None:
-            report(("spec", "extendedResourceName"), f"spec.extendedResourceName is ignored: the DRAExtendedResource feature gate is off by default in Kubernetes {doc.release}", at_key=True)
+        for path, field, gate in _dropped_fields(doc, doc.get("spec"), "DeviceClassSpec", ("spec",)):
+            report(path, f"spec.{field} is ignored: the {gate} feature gate is off by default in Kubernetes {doc.release}", at_key=True)
         return
     for path, field, gate in _dropped(doc):
         report(path, f"{field} is silently dropped unless the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)

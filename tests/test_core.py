@@ -97,7 +97,7 @@ def test_api_versions_and_kinds_fail_closed():
         ("DRA007", "", 28, 1, 30, 23),
     ]
     by_rule = {p["rule"] + p["path"] + str(p["line"]): p["message"] for p in run.problems}
-    assert by_rule["DRA010apiVersion6"] == "resource.k8s.io/v1alpha2 is not served by Kubernetes 1.35 (removed in 1.31); use resource.k8s.io/v1"
+    assert by_rule["DRA010apiVersion6"] == "resource.k8s.io/v1alpha2 is not served by Kubernetes 1.37 (removed in 1.31); use resource.k8s.io/v1"
     assert "use apiVersion: resource.k8s.io/v1" in by_rule["DRA012apiVersion1"]
     assert "did you mean DeviceClass?" in by_rule["DRA010kind19"]
     assert "did you mean ResourceClaim?" in by_rule["DRA013kind24"]

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-OPENAPI = REPO.parent / "shared" / "openapi"
+SHARED = REPO.parent / "shared"
+OPENAPI = SHARED / "openapi"
 SCHEMAS = REPO / "schemas"
 
 sys.path.insert(0, str(REPO / "src"))
@@ -37,7 +38,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 def _committed() -> dict[str, bytes]:
     tree = _tree(SCHEMAS)
-    return {k: v for k, v in tree.items() if k == "index.json" or k.startswith("1.")}
+    return {k: v for k, v in tree.items() if k in ("index.json", "feature_gates.json") or k.startswith("1.")}
 
 
 # ---------------------------------------------------------------- extractor
@@ -47,8 +48,8 @@ def _committed() -> dict[str, bytes]:
 def test_no_drift_and_reproducible(tmp_path):
     tool = _load_tool()
     first, second = tmp_path / "a", tmp_path / "b"
-    written = tool.extract(OPENAPI, first)
-    tool.extract(OPENAPI, second)
+    written = tool.extract(SHARED, first)
+    tool.extract(SHARED, second)
     assert written and all(p.is_file() for p in written)
     assert _tree(first) == _tree(second), "two runs differ"
     assert _tree(first) == _committed(), "schemas/ is out of date: run python tools/extract_schemas.py"
@@ -56,7 +57,7 @@ def test_no_drift_and_reproducible(tmp_path):
     stale = first / "1.35" / "resource.k8s.io" / "v9" / "old.json"
     stale.parent.mkdir(parents=True)
     stale.write_text("{}")
-    tool.extract(OPENAPI, first)
+    tool.extract(SHARED, first)
     assert not stale.exists() and not stale.parent.exists()
     assert _tree(first) == _tree(second)
 
@@ -65,11 +66,11 @@ def test_no_drift_and_reproducible(tmp_path):
 def test_check_mode(tmp_path, capsys):
     tool = _load_tool()
     out = tmp_path / "s"
-    tool.extract(OPENAPI, out)
-    assert tool.main(["--openapi", str(OPENAPI), "--out", str(out), "--check"]) == 0
+    tool.extract(SHARED, out)
+    assert tool.main(["--shared", str(SHARED), "--out", str(out), "--check"]) == 0
     (out / "1.35" / "resource.k8s.io" / "v1" / "deviceclass.json").write_text("{}\n")
     (out / "1.26" / "extra.json").write_text("{}\n")
-    assert tool.main(["--openapi", str(OPENAPI), "--out", str(out), "--check"]) == 1
+    assert tool.main(["--shared", str(SHARED), "--out", str(out), "--check"]) == 1
     err = capsys.readouterr().err
     assert "changed: 1.35/resource.k8s.io/v1/deviceclass.json" in err
     assert "stale:   1.26/extra.json" in err
@@ -96,7 +97,7 @@ def _all_schema_files():
 
 def test_every_schema_is_valid_2020_12():
     files = _all_schema_files()
-    assert len(files) == 75
+    assert len(files) == 106
     for path in files:
         schema = json.loads(path.read_text(encoding="utf-8"))
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -233,11 +234,12 @@ def test_slice_quantities_and_timestamps():
 
 
 def test_releases_and_kinds():
-    assert S.RELEASES == tuple(f"1.{n}" for n in range(26, 36))
-    assert S.DEFAULT_RELEASE == "1.35"
+    assert S.RELEASES == tuple(f"1.{n}" for n in range(26, 38))
+    assert S.DEFAULT_RELEASE == "1.37"
     assert S.ALL_DRA_KINDS == {
         "ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "DeviceClass", "ResourceSlice",
         "PodScheduling", "PodSchedulingContext", "ResourceClaimParameters", "ResourceClassParameters", "DeviceTaintRule",
+        "ResourcePoolStatusRequest",
     }
     assert os.path.isfile(os.path.join(S.schemas_dir(), "index.json"))
 
@@ -323,7 +325,7 @@ def test_lifecycle():
          "did you mean DeviceClass?"),
         ("1.35", "resource.k8s.io/v1", "DeviceTaintRule",
          "kind DeviceTaintRule is not served by resource.k8s.io/v1 in Kubernetes 1.35 "
-         "(it serves DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice); use resource.k8s.io/v1alpha3"),
+         "(resource.k8s.io/v1 serves it in 1.37; in 1.35 it serves DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice); use resource.k8s.io/v1alpha3"),
         ("1.35", "v1", "ResourceClaim",
          "kind ResourceClaim belongs to API group resource.k8s.io, not v1; use apiVersion resource.k8s.io/v1"),
         ("1.27", "resource.k8s.io/v1alpha2", "PodScheduling",
@@ -345,5 +347,5 @@ def test_explain_not_served_other_cases():
     assert S.explain_not_served("1.35", "resource.k8s.io/v1", "Foo").endswith("resource.k8s.io has no kind Foo in any release")
     assert "not a resource.k8s.io version" in S.explain_not_served("1.35", "resource.k8s.io/v2", "ResourceClaim")
     msg = S.explain_not_served("1.30", "apps/v1", "DeviceClass")
-    assert "not apps/v1" in msg and "1.31-1.35" in msg
+    assert "not apps/v1" in msg and "1.31-1.37" in msg
     assert S.explain_not_served("1.26", "resource.k8s.io/v1alpha1", "PodSchedulingContext").endswith("did you mean PodScheduling?")

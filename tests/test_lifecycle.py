@@ -51,10 +51,18 @@ def test_projection_past_the_data():
     assert "resource.k8s.io/v1beta1" in lifecycle.served_kinds("1.37")
     assert "resource.k8s.io/v1beta1" not in lifecycle.served_kinds("1.38")
     assert "resource.k8s.io/v1beta2" in lifecycle.served_kinds("1.38")
-    assert "resource.k8s.io/v1beta2" not in lifecycle.served_kinds("1.39")
+    # Upstream's prerelease-lifecycle dates are per kind: v1beta2 loses its claim and
+    # class kinds in 1.39 but keeps DeviceTaintRule (introduced there in 1.36) until 1.42.
+    assert lifecycle.served_kinds("1.39")["resource.k8s.io/v1beta2"] == {"DeviceTaintRule"}
+    assert "resource.k8s.io/v1beta2" not in lifecycle.served_kinds("1.42")
+    assert lifecycle.served_kinds("1.39")["resource.k8s.io/v1alpha3"] == {"ResourcePoolStatusRequest"}
     assert "ResourceClaim" in lifecycle.served_kinds("1.50")["resource.k8s.io/v1"]
     s = lifecycle.status("resource.k8s.io/v1beta1", "ResourceClaim", "1.38")
     assert (s.served, s.removed, s.removed_in, s.replacement, s.projected) == (False, True, "1.38", "resource.k8s.io/v1", True)
+    s = lifecycle.status("resource.k8s.io/v1alpha3", "DeviceTaintRule", "1.39")
+    assert (s.served, s.removed_in, s.replacement) == (False, "1.39", "resource.k8s.io/v1")
+    s = lifecycle.status("resource.k8s.io/v1beta2", "DeviceTaintRule", "1.39")
+    assert (s.served, s.deprecated, s.deprecated_in) == (True, True, "1.39")
 
 
 def test_kind_level_removal_inside_the_data():

@@ -272,7 +272,7 @@ spec:
     f.write_text(text)
     run = run_dralint(*TO, str(f))
     assert run.code == 1
-    assert "would not lint clean at Kubernetes 1.35" in run.stderr and "deviceClasName" in run.stderr
+    assert "would not lint clean at Kubernetes 1.37" in run.stderr and "deviceClasName" in run.stderr
     assert run.stdout == ""
     assert f.read_text() == text
 

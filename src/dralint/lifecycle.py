@@ -1,11 +1,13 @@
 """API lifecycle: which resource.k8s.io version of which kind is served, deprecated or removed when.
 
 Nothing here is hand-written: the table is computed from `schemas/index.json`
-— its `releases` section (what each release's OpenAPI documents serve,
-1.26-1.35) and its `versions` section (deprecation and removal releases, from
-`tools/api_lifecycle.json`). Releases newer than the data (`--target-version
-1.38`) are projected: the newest known release's kinds, minus the versions
-whose `removed` release has come.
+— its `releases` section (what each release serves, 1.26-1.37), its
+`kind_lifecycle` section (introduced/deprecated/removed per group/version and
+kind, generated from upstream's `zz_generated.prerelease-lifecycle.go`) and its
+`versions` section (the same per version; hand-kept only for the old alphas
+v1alpha1/v1alpha2, which have no such file). Releases newer than the data
+(`--target-version 1.38`) are projected: the newest known release's kinds,
+minus those whose `removed` release has come.
 
 `--target-version 1.NN` (the upgrade check) adds, for every object:
 
@@ -76,16 +78,19 @@ def served_kinds(release: str) -> dict[str, frozenset[str]]:
         raise ValueError(f"no data for Kubernetes {release}")
     out = {}
     for gv, e in releases[newest].items():
-        life = schemas.lifecycle(gv)
-        if life and life.removed and _key(life.removed) <= _key(release):
-            continue
-        out[gv] = frozenset(e["kinds"])
+        kinds = frozenset(k for k in e["kinds"] if not _removed_by(schemas.kind_lifecycle(gv, k), release))
+        if kinds:
+            out[gv] = kinds
     return out
+
+
+def _removed_by(life: schemas.VersionLifecycle | None, release: str) -> bool:
+    return bool(life and life.removed and _key(life.removed) <= _key(release))
 
 
 def _first_unserved(api_version: str, kind: str | None, release: str) -> str | None:
     """The first release after the last one serving api_version/kind, up to `release` (projected too)."""
-    life = schemas.lifecycle(api_version)
+    life = schemas.kind_lifecycle(api_version, kind)
     served_before = None
     for r in known_releases():
         if _key(r) > _key(release):
@@ -105,7 +110,7 @@ def _replacement(api_version: str, kind: str | None, release: str) -> str | None
     serving = served_kinds(release)
     candidates = [gv for gv, kinds in serving.items() if kind in kinds and gv != api_version]
     if candidates:
-        stable = [gv for gv in candidates if (schemas.lifecycle(gv) and not schemas.lifecycle(gv).deprecated)]
+        stable = [gv for gv in candidates if (schemas.kind_lifecycle(gv, kind) and not schemas.kind_lifecycle(gv, kind).deprecated)]
         return max(stable or candidates, key=schemas.version_key)
     life = schemas.lifecycle(api_version)
     return life.replacement if life else None
@@ -114,7 +119,7 @@ def _replacement(api_version: str, kind: str | None, release: str) -> str | None
 @lru_cache(maxsize=None)
 def status(api_version: str, kind: str | None, release: str) -> Status:
     release = parse_release(release)
-    life = schemas.lifecycle(api_version)
+    life = schemas.kind_lifecycle(api_version, kind)
     served = kind in served_kinds(release).get(api_version, frozenset())
     deprecated_in = life.deprecated if life else None
     deprecated = bool(deprecated_in and _key(deprecated_in) <= _key(release))
@@ -222,10 +227,10 @@ def upgrade_problems(doc: Document, target: str, release: str) -> list[Problem]:
     if then.removed or not then.served:
         when = f"removed in Kubernetes {then.removed_in}" if then.removed_in else f"not served by Kubernetes {target}"
         advice = f"; use {then.replacement}{migrate}" if then.replacement else ""
-        projected = " (projected from the deprecation policy)" if then.projected else ""
+        projected = " (upstream's planned removal)" if then.projected else ""
         return [_problem(REMOVED, doc, f"{what} is {when}, at or before the target release {target}{projected}{advice}")]
     if then.deprecated:
-        life = schemas.lifecycle(api_version)
+        life = schemas.kind_lifecycle(api_version, kind)
         removal = f" and will be removed in {life.removed}" if life and life.removed else ""
         advice = f"; use {then.replacement}{migrate}" if then.replacement else ""
         return [_problem(DEPRECATED, doc, f"{what} is deprecated since Kubernetes {then.deprecated_in}{removal}{advice}")]

@@ -18,7 +18,7 @@ What changes, as the API server's own conversion does it (checked against the
 Only the documents that are migrated are re-emitted (a ruamel.yaml round trip
 that keeps comments, key order, quoting and the file's indentation); every
 other byte of the file stays as it was. Each migrated object is linted at
-Kubernetes 1.35 before it is accepted: an object that cannot be converted
+Kubernetes 1.37 before it is accepted: an object that cannot be converted
 without loss or guessing, or whose result would not lint clean, is reported
 and left unchanged.
 
@@ -47,7 +47,7 @@ from .k8s.resource import EXACT_FIELDS
 TARGETS = ("resource.k8s.io/v1",)
 SOURCES = ("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2")
 KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
-VERIFY_RELEASE = "1.35"
+VERIFY_RELEASE = "1.37"  # the newest release (schemas.DEFAULT_RELEASE): where migrated objects must land
 # v1beta1 DeviceRequest fields that v1 keeps in ExactDeviceRequest (upstream conversion order).
 _MARKER = re.compile(r"^(---|\.\.\.)(?=[ \t]|$)(.*)$")
 

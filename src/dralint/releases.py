@@ -36,12 +36,12 @@ def parse_release(text: str) -> str:
 
 def supported_release(text: str) -> str:
     """A release dralint has schemas for; ValueError that names the supported ones otherwise."""
-    release = parse_release(text)
+    try:
+        release = parse_release(text)
+    except ValueError:
+        raise ValueError(schemas.unsupported_release(str(text).strip())) from None
     if release not in schemas.RELEASES:
-        newest = schemas.RELEASES[-1]
-        if schemas.release_key(release) > schemas.release_key(newest):
-            raise ValueError(f"Kubernetes {release} is not released yet, or newer than this dralint; the newest release it knows is {newest}")
-        raise ValueError(f"unsupported Kubernetes version {text!r}; supported: {schemas.RELEASES[0]} to {newest}")
+        raise ValueError(schemas.unsupported_release(release))
     return release
 
 

@@ -3,10 +3,10 @@
 Cheap to import: only `json`; `index.json` is read on first use and each schema
 file when first asked for, and both are cached.
 
-    cat = catalog("1.35")
+    cat = catalog("1.37")
     info = cat.served("resource.k8s.io/v1", "ResourceClaim")   # KindInfo | None
     schema = cat.schema("resource.k8s.io/v1", "ResourceClaim")  # dict, JSON Schema 2020-12
-    explain_not_served("1.35", "resource.k8s.io/v1alpha2", "ResourceClaim")
+    explain_not_served("1.37", "resource.k8s.io/v1alpha2", "ResourceClaim")
 """
 
 
@@ -28,6 +28,8 @@ __all__ = [
     "index",
     "catalog",
     "lifecycle",
+    "kind_lifecycle",
+    "unsupported_release",
     "explain_not_served",
     "release_key",
     "version_key",
@@ -35,7 +37,8 @@ __all__ = [
 
 from .k8s.resource import GROUP
 
-DEFAULT_RELEASE = "1.35"
+# The newest release the data covers: the one a current cluster runs.
+DEFAULT_RELEASE = "1.37"
 
 _STABILITY_RANK = {"alpha": 1, "beta": 2, "ga": 3}
 
@@ -213,6 +216,32 @@ def lifecycle(api_version: str | None) -> VersionLifecycle | None:
         served_in=tuple(entry.get("served_in", ())),
         note=entry.get("note"),
     )
+
+
+@lru_cache(maxsize=None)
+def kind_lifecycle(api_version: str | None, kind: str | None) -> VersionLifecycle | None:
+    """Lifecycle of one kind in one group/version: upstream's prerelease-lifecycle dates where
+    they exist (a kind can outlive the others of its version, as DeviceTaintRule does in
+    v1beta2), else those of the version."""
+    life = lifecycle(api_version)
+    facts = index().get("kind_lifecycle", {}).get(api_version or "", {}).get(kind or "")
+    if life is None or facts is None:
+        return life
+    return life._replace(introduced=facts.get("introduced"), deprecated=facts.get("deprecated"), removed=facts.get("removed"))
+
+
+def unsupported_release(text: str) -> str:
+    """Why `text` cannot be judged against: newer than the data (not released yet) or unknown."""
+    releases = sorted(index()["releases"], key=release_key)
+    newest = releases[-1]
+    try:
+        newer = release_key(text) > release_key(newest)
+    except ValueError:
+        newer = False
+    if newer:
+        return (f"Kubernetes {text} is not released yet (or is newer than this dralint); the newest release "
+                f"dralint knows is {newest}. Use --target-version {text} to check an upgrade to it.")
+    return f"unsupported Kubernetes version {text!r}; supported: {releases[0]}..{newest}"
 
 
 def _releases_serving(api_version: str | None, kind: str | None) -> list[str]:

@@ -20,6 +20,7 @@ What the API server does before validation matters for what it reports
 
 from typing import Any, Iterable, Iterator, NamedTuple
 
+from .. import gates
 from .names import dns1123_label
 from .resource import (
     CLAIM_KINDS,
@@ -64,34 +65,12 @@ def report_too_many(doc: Any, report: Any, path: Path, count: int, limit: int, w
 
 # --- feature gates (§9) ------------------------------------------------------
 
-# gate -> (first release, last release, default) ranges; outside any range the gate does not
-# exist and the field is either unknown (schema) or always kept.
-_GATE_DEFAULTS: dict[str, list[tuple[tuple[int, int], tuple[int, int], bool]]] = {
-    "DRAAdminAccess": [((1, 32), (1, 33), False), ((1, 34), (1, 99), True)],
-    "DRAPrioritizedList": [((1, 33), (1, 33), False), ((1, 34), (1, 99), True)],
-    "DRADeviceTaints": [((1, 33), (1, 35), False)],
-    "DRAConsumableCapacity": [((1, 34), (1, 35), False)],
-    "DRAExtendedResource": [((1, 34), (1, 35), False)],
-    "DRAResourceClaimDeviceStatus": [((1, 32), (1, 32), False), ((1, 33), (1, 99), True)],
-    "DRADeviceBindingConditions": [((1, 34), (1, 35), False)],
-}
+# Gate defaults per release and the fields each gate governs are generated from upstream
+# (dralint.gates reads schemas/feature_gates.json); no table here.
 
 
 def gate_default(release: tuple[int, int], gate: str) -> bool:
-    for low, high, value in _GATE_DEFAULTS.get(gate, []):
-        if low <= release <= high:
-            return value
-    return True
-
-
-# Fields whose presence shows that the manifest relies on a gate.
-_GATE_FIELDS: dict[str, tuple[str, ...]] = {
-    "DRAAdminAccess": ("adminAccess",),
-    "DRAPrioritizedList": ("firstAvailable",),
-    "DRADeviceTaints": ("tolerations",),
-    "DRAConsumableCapacity": ("capacity", "distinctAttribute"),
-    "DRAExtendedResource": ("extendedResourceName",),
-}
+    return gates.gate_default(f"{release[0]}.{release[1]}", gate)
 
 
 def _gate_override(doc: Any, gate: str) -> bool | None:
@@ -135,7 +114,7 @@ def gate_enabled(doc: Any, gate: str) -> bool:
         return override
     if gate_default(doc.release_tuple, gate):
         return True
-    keys = _GATE_FIELDS.get(gate)
+    keys = tuple(sorted(gates.gate_fields(doc.release, doc.api_version, gate)))
     return bool(keys) and doc.memo(("uses-gate-fields", gate), lambda: _uses(doc.get("spec"), keys))
 
 
