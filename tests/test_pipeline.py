@@ -123,7 +123,7 @@ def test_a_release_after_the_newest_is_named_as_such():
     later = f"{major}.{int(minor) + 1}"
     run = run_dralint("--no-config", "-k", later, "examples/deviceclass.yaml")
     assert run.code == 2
-    assert f"Kubernetes {later} is not released yet" in run.stderr and f"newest release it knows is {newest}" in run.stderr
+    assert f"Kubernetes {later} is not released yet" in run.stderr and f"newest release dralint knows is {newest}" in run.stderr
 
 
 def test_config_accepts_an_unquoted_release_as_written(tmp_path):
