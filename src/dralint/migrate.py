@@ -47,6 +47,7 @@ from .rewrite import RewriteError, rewrite, write_atomic
 from .sources import MAX_BYTES, Source, collect
 from .textlines import (
     Chunk,
+    collapse_comment_runs,
     guess_indent,
     plain_endings,
     restore_untouched_lines,
@@ -296,50 +297,83 @@ def _file_lines(chunk: Chunk) -> list[int]:
     return list(accumulate((line.count("\n") for line in split_lines(chunk.body)), initial=chunk.line))
 
 
-def _migrate_yaml_chunk(job: _Job, chunk: Chunk) -> str:
-    if "resource.k8s.io/v1beta" not in chunk.body:
-        return chunk.body
-    name, result = job.name, job.result
-    if starts_content(chunk.header):
-        result.failed.append(Note(name, chunk.line - 1, "document", "the document starts on its '---' line; move its content to the next line to migrate it"))
-        return chunk.body
-    plain = plain_endings(chunk.body)
-    yaml = _yaml(guess_indent(plain))
+def _load(job: _Job, chunk: Chunk, yaml: Any, text: str) -> Any:
     try:
-        root = yaml.load(plain)
+        return yaml.load(text)
     except Exception as exc:  # any failure of the parser on hostile text: leave it to `dralint lint` to explain
-        if re.search(r"^apiVersion:\s*['\"]?resource\.k8s\.io/v1beta[12]\b", plain, re.MULTILINE):
-            result.failed.append(Note(name, chunk.line, "document", f"not parsable as YAML ({type(exc).__name__}); not migrated"))
-        return chunk.body
-    objects = _objects(root)
+        if re.search(r"^apiVersion:\s*['\"]?resource\.k8s\.io/v1beta[12]\b", text, re.MULTILINE):
+            job.result.failed.append(Note(job.name, chunk.line, "document", f"not parsable as YAML ({type(exc).__name__}); not migrated"))
+        return None
+
+
+def _dump(yaml: Any, root: Any) -> str:
+    out = io.StringIO()
+    yaml.dump(root, out)
+    return out.getvalue()
+
+
+def _convert_document(job: _Job, chunk: Chunk, plain: str) -> tuple[str, list[tuple[str, int]], list[int]] | None:
+    """The emitter's text of the converted document, what was converted (and its line), the chunk's file lines.
+
+    None when there is nothing to convert or it cannot be done (then it is reported).
+    """
+    yaml = _yaml(guess_indent(plain))
+    collapsed = collapse_comment_runs(plain)
+    root = _load(job, chunk, yaml, collapsed.text)
+    objects = _objects(root) if root is not None else []
     if not objects:
-        return chunk.body
+        return None
     file_line = _file_lines(chunk)
+
+    def line_of(obj: Any) -> int:
+        return file_line[collapsed.origin[min(_index_of(obj), len(collapsed.origin) - 1)]]
+
     blocked = False
     for obj in objects:
         reasons = check(obj)
         for reason in reasons:
-            result.failed.append(Note(name, file_line[_index_of(obj)], _describe(obj), reason))
+            job.result.failed.append(Note(job.name, line_of(obj), _describe(obj), reason))
         blocked = blocked or bool(reasons)
     if blocked:
-        return chunk.body
-    descriptions = [(_describe(obj), file_line[_index_of(obj)]) for obj in objects]
+        return None
+    descriptions = [(_describe(obj), line_of(obj)) for obj in objects]
     for obj in objects:
         convert(obj, job.target)
-    out = io.StringIO()
-    yaml.dump(root, out)
+    emitted = collapsed.expand(_dump(yaml, root))
+    if emitted is None:
+        # A placeholder ended up inside a scalar the emitter re-flowed: convert the text as it is (slower on long comment runs).
+        root = _load(job, chunk, yaml, plain)
+        if root is None:
+            return None
+        for obj in _objects(root):
+            convert(obj, job.target)
+        emitted = _dump(yaml, root)
+    return emitted, descriptions, file_line
+
+
+def _migrate_yaml_chunk(job: _Job, chunk: Chunk) -> str:
+    if "resource.k8s.io/v1beta" not in chunk.body:
+        return chunk.body
+    if starts_content(chunk.header):
+        job.result.failed.append(Note(job.name, chunk.line - 1, "document", "the document starts on its '---' line; move its content to the next line to migrate it"))
+        return chunk.body
+    plain = plain_endings(chunk.body)
+    converted = _convert_document(job, chunk, plain)
+    if converted is None:
+        return chunk.body
+    emitted, descriptions, file_line = converted
     # Keep the body's own trailing blank lines (ruamel ends with exactly one newline) or its missing last one.
     trailing = plain[len(plain.rstrip("\n")):]
-    new = restore_untouched_lines(chunk.body, out.getvalue().rstrip("\n") + trailing, _yaml_same_data)
-    errors = _verify(name, plain_endings(new), job.release)
+    new = restore_untouched_lines(chunk.body, emitted.rstrip("\n") + trailing, _yaml_same_data)
+    errors = _verify(job.name, plain_endings(new), job.release)
     if errors:
         what = descriptions[0][0] if len(descriptions) == 1 else "document"
         for index, message in errors:
             line = file_line[min(max(index, 0), len(file_line) - 1)]
-            result.failed.append(Note(name, line, what, f"the {job.target} result would not lint clean at Kubernetes {job.release}: {message}; left unchanged"))
+            job.result.failed.append(Note(job.name, line, what, f"the {job.target} result would not lint clean at Kubernetes {job.release}: {message}; left unchanged"))
         return chunk.body
     for what, line in descriptions:
-        result.migrated.append(Note(name, line, what, f"-> {job.target}"))
+        job.result.migrated.append(Note(job.name, line, what, f"-> {job.target}"))
     return new
 
 

@@ -132,8 +132,10 @@ def restore_untouched_lines(old: str, new: str, same_data: Callable[[str, str], 
                 out.append(old_lines[i] + (first_ending if old_lines[i] == old_plain[i] and new_lines[j].endswith("\n") else ""))
             continue
         paired = tag == "replace" and i2 - i1 == j2 - j1
+        # A line the migration moved (re-indented under `exactly:`) keeps its own ending.
+        moved = {} if paired else {old_plain[i].strip(): i for i in range(i1, i2)}
         for k, j in enumerate(range(j1, j2)):
-            i = i1 + k if paired else max(i1 - 1, 0)
+            i = i1 + k if paired else moved.get(new_plain[j].strip(), max(i1 - 1, 0))
             if paired and _spacing(old_lines[i]) == _spacing(new_lines[j]) and old_lines[i].endswith(("\n", "\r")) == new_lines[j].endswith("\n"):
                 out.append(old_lines[i])
             else:
@@ -142,3 +144,60 @@ def restore_untouched_lines(old: str, new: str, same_data: Callable[[str, str], 
     if restored == new or same_data(restored, new):
         return restored
     return new if first_ending == "\n" else new.replace("\n", first_ending)
+
+
+# ruamel.yaml joins consecutive comment lines by string concatenation on an
+# attribute, which is quadratic (80,000 comment lines: minutes). Long runs of
+# comment and blank lines are therefore handed to it as one placeholder
+# comment each and put back, byte for byte, after it wrote the document.
+COMMENT_RUN_MIN = 16
+
+
+@dataclass
+class CollapsedComments:
+    text: str  # what the YAML library reads
+    origin: list[int]  # 0-based line in the original text of each line of `text`
+    runs: dict[str, str]  # placeholder comment -> the original lines it stands for
+
+    def expand(self, emitted: str) -> str | None:
+        """`emitted` with each placeholder line replaced by its run; None when a placeholder did not come back alone on its line."""
+        if not self.runs:
+            return emitted
+        out, seen = [], 0
+        for line in split_lines(emitted):
+            run = self.runs.get(line.strip())
+            if run is None:
+                out.append(line)
+            else:
+                out.append(run)
+                seen += 1
+        return "".join(out) if seen == len(self.runs) else None
+
+
+def collapse_comment_runs(plain: str) -> CollapsedComments:
+    """Runs of COMMENT_RUN_MIN or more full-line comments and blank lines ("\\n" endings) as one placeholder comment each."""
+    lines = split_lines(plain)
+    nonce = 0
+    while f"dralint-comments-{nonce}-" in plain:
+        nonce += 1
+    out: list[str] = []
+    origin: list[int] = []
+    runs: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        end = i
+        while end < len(lines) and lines[end].endswith("\n") and lines[end].lstrip(" \t")[:1] in ("#", "\n"):
+            end += 1
+        if end - i < COMMENT_RUN_MIN or not any(line.lstrip(" \t").startswith("#") for line in lines[i:end]):
+            end = max(end, i + 1)
+            out.extend(lines[i:end])
+            origin.extend(range(i, end))
+            i = end
+            continue
+        first = next(line for line in lines[i:end] if line.lstrip(" \t").startswith("#"))
+        placeholder = f"# dralint-comments-{nonce}-{len(runs)}"
+        runs[placeholder] = "".join(lines[i:end])
+        out.append(first[: len(first) - len(first.lstrip(" \t"))] + placeholder + "\n")
+        origin.append(i)
+        i = end
+    return CollapsedComments("".join(out), origin, runs)
