@@ -16,14 +16,20 @@ What changes, as the API server's own conversion does it (checked against the
 * v1beta1 DeviceClass and every v1beta2 kind: only `apiVersion` changes.
 
 Only the documents that are migrated are re-emitted (a ruamel.yaml round trip
-that keeps comments, key order, quoting and the file's indentation); every
-other byte of the file stays as it was. Each migrated object is linted at
-Kubernetes 1.35 before it is accepted: an object that cannot be converted
-without loss or guessing, or whose result would not lint clean, is reported
-and left unchanged.
+that keeps comments, key order, quoting and the file's indentation), and in
+them every line the migration did not change is put back byte for byte, line
+ending included (`textlines.restore_untouched_lines`); every other byte of the
+file stays as it was. Each migrated object is linted before it is accepted (at
+Kubernetes 1.35, or at the release the file pins, moved to one that serves the
+target): an object that cannot be converted without loss or guessing, or whose
+result would not lint clean, is reported and left unchanged.
+
+A file is written only when it was read whole and is still what was read,
+atomically and not through a hard link (`rewrite.rewrite`); a file that cannot
+be written is a problem of that file, and the run goes on.
 
 Exit codes: 0 nothing to do or everything migrated, 1 something could not be
-migrated, 2 usage error (bad option, unreadable path).
+migrated or written, 2 usage error (bad option, unreadable path).
 """
 
 from __future__ import annotations
