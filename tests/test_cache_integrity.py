@@ -6,8 +6,8 @@ import json
 import stat
 
 import pytest
-
 from conftest import lint_json
+
 from dralint.cache import VerdictCache
 
 SELECTORS = """\
@@ -65,7 +65,7 @@ def test_entry_copied_from_a_passing_expression_is_ignored(primed):
 
 def test_verdict_edited_in_place_is_ignored(primed):
     target, cache = primed
-    path, data, good, bad = _entries(cache)
+    path, data, _, bad = _entries(cache)
     entry = data[bad]
     data[bad] = [[], entry[1]] if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str) else []
     path.write_text(json.dumps(data))

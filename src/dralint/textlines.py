@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from . import linediff
 
@@ -71,7 +72,7 @@ def guess_indent(text: str) -> tuple[int, int, int]:
     maps: Counter[int] = Counter()
     offsets: Counter[int] = Counter()
     seqs: Counter[int] = Counter()
-    for a, b in zip(lines, lines[1:]):
+    for a, b in pairwise(lines):
         sa = a.lstrip(" ")
         m = _KEY_LINE.match(sa)
         if not m:
