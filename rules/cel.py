@@ -18,7 +18,8 @@ from typing import Any, Iterator
 
 from dralint.api import rule
 
-from ._claims import DEVICE_SELECTORS_MAX, gate_enabled, items_validated, selector_lists
+from dralint.k8s.claims import gate_enabled, items_validated, selector_lists
+from dralint.k8s.resource import DEVICE_SELECTORS_MAX
 
 _STRUCTURED = {
     "resource.k8s.io/v1alpha3",

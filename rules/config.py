@@ -10,18 +10,9 @@ from typing import Any, Iterator
 
 from dralint.api import rule
 
-from ._claims import (
-    CLAIM_KINDS,
-    DEVICE_CONFIG_MAX,
-    DEVICE_REQUESTS_MAX,
-    STRUCTURED,
-    report_request_refs,
-    request_refs,
-    devices_path,
-    items_validated,
-    report_too_many,
-)
-from ._k8s import OPAQUE_PARAMETERS_MAX, driver_name_error_types, go_json_size
+from dralint.k8s.claims import report_request_refs, request_refs, devices_path, items_validated, report_too_many
+from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONFIG_MAX, DEVICE_REQUESTS_MAX, STRUCTURED
+from dralint.k8s.names import OPAQUE_PARAMETERS_MAX, driver_name_error_types, go_json_size
 
 KINDS = [*CLAIM_KINDS, "DeviceClass"]
 

@@ -9,11 +9,7 @@ from typing import Any, Iterator
 
 from dralint.api import rule
 
-from ._claims import (
-    CLAIM_KINDS,
-    DEVICE_CONSTRAINTS_MAX,
-    DEVICE_REQUESTS_MAX,
-    STRUCTURED,
+from dralint.k8s.claims import (
     report_request_refs,
     request_refs,
     devices_path,
@@ -21,7 +17,8 @@ from ._claims import (
     items_validated,
     report_too_many,
 )
-from ._k8s import fully_qualified_name
+from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONSTRAINTS_MAX, DEVICE_REQUESTS_MAX, STRUCTURED
+from dralint.k8s.names import fully_qualified_name
 
 
 def _constraints(doc: Any) -> Iterator[tuple[tuple, dict]]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dralint.api import rule
 
-from ._claims import CLASSIC, STRUCTURED, gate_enabled, node_selector_problems
-from ._k8s import is_extended_resource_name
+from dralint.k8s.claims import gate_enabled, node_selector_problems
+from dralint.k8s.resource import CLASSIC, STRUCTURED
+from dralint.k8s.names import is_extended_resource_name
 
 
 @rule("DRA551", "class-suitable-nodes", severity="error", kinds=["DeviceClass", "ResourceClass"], api_versions=[*STRUCTURED, *CLASSIC], releases=(None, "1.31"))

@@ -11,15 +11,8 @@ from typing import Any, Iterator
 
 from dralint.api import rule
 
-from ._claims import (
-    CLAIM_KINDS,
-    STRUCTURED,
-    devices_path,
-    gate_enabled,
-    gate_on_by_default,
-    is_nested,
-    raw_requests,
-)
+from dralint.k8s.claims import devices_path, gate_enabled, gate_on_by_default, is_nested, raw_requests
+from dralint.k8s.resource import CLAIM_KINDS, STRUCTURED
 
 _REQUEST_FIELDS = (
     # (field, gate, first release)

@@ -16,8 +16,8 @@ from typing import Any
 
 from dralint.api import rule
 
-from ._claims import EVERY_VERSION
-from ._k8s import (
+from dralint.k8s.resource import EVERY_VERSION
+from dralint.k8s.names import (
     ANNOTATIONS_MAX_TOTAL,
     dns1123_label,
     dns1123_subdomain,

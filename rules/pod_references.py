@@ -20,7 +20,8 @@ from typing import Any, Iterator
 
 from dralint.api import DocumentView, rule
 
-from ._k8s import dns1123_label, dns1123_subdomain
+from dralint.k8s.names import dns1123_label, dns1123_subdomain
+from dralint.k8s.resource import GROUP
 
 # (API version, kind) -> path of the pod spec inside the object.
 POD_SPECS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -36,7 +37,6 @@ POD_SPECS: dict[tuple[str, str], tuple[str, ...]] = {
 }
 POD_KINDS = frozenset(kind for _, kind in POD_SPECS)
 POD_API_VERSIONS = frozenset(version for version, _ in POD_SPECS)
-DRA_GROUP = "resource.k8s.io"
 FLAT_SHAPE = "1.31"  # PodResourceClaim lost its `source` in 1.31; container claims gained `request`
 SOURCE_KEYS = ("resourceClaimName", "resourceClaimTemplateName")
 
@@ -241,7 +241,7 @@ class _Index:
     def __init__(self, views: list[DocumentView]):
         self.by_kind: dict[str, dict[str, list[tuple[str | None, DocumentView]]]] = {}
         for view in views:
-            if view.group != DRA_GROUP or not view.name:
+            if view.group != GROUP or not view.name:
                 continue
             self.by_kind.setdefault(view.kind or "", {}).setdefault(view.name, []).append((view.namespace, view))
 
@@ -371,7 +371,7 @@ def device_class_unresolved(run, report):
     """
     index = _Index(run.documents)
     for view in run.documents:
-        if view.group != DRA_GROUP:
+        if view.group != GROUP:
             continue
         for path, kind, name in _class_references(view):
             if index.find(kind, name):

@@ -15,14 +15,7 @@ from typing import Any
 
 from dralint.api import rule
 
-from ._claims import (
-    ALLOCATION_MODES,
-    CLAIM_KINDS,
-    DEVICE_REQUESTS_MAX,
-    DEVICE_SELECTORS_MAX,
-    FIRST_AVAILABLE_MAX,
-    STRUCTURED,
-    TOLERATIONS_DOCUMENTED_MAX,
+from dralint.k8s.claims import (
     device_selector_targets,
     devices_path,
     duplicate_path,
@@ -38,7 +31,16 @@ from ._claims import (
     validated_exacts,
     validated_subrequests,
 )
-from ._k8s import dns1123_label, dns1123_subdomain, driver_name_error_types, label_value, qualified_name
+from dralint.k8s.resource import (
+    ALLOCATION_MODES,
+    CLAIM_KINDS,
+    DEVICE_REQUESTS_MAX,
+    DEVICE_SELECTORS_MAX,
+    FIRST_AVAILABLE_MAX,
+    STRUCTURED,
+    TOLERATIONS_DOCUMENTED_MAX,
+)
+from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, label_value, qualified_name
 
 CLASS_AND_CLAIMS = [*CLAIM_KINDS, "DeviceClass"]
 
@@ -257,7 +259,7 @@ def too_many_selectors(doc, report):
     """
     for api, src, seq in selector_lists(doc):
         if len(seq) > DEVICE_SELECTORS_MAX:
-            from ._claims import too_many_type
+            from dralint.k8s.claims import too_many_type
 
             etype = too_many_type(doc)
             report(api, f"{len(seq)} selectors; at most {DEVICE_SELECTORS_MAX} are allowed ({etype})", error_type=etype, locate=src, at_key=True)
@@ -300,7 +302,7 @@ def allocation_mode(doc, report):
 
     Invalid: `allocationMode: Any`. Valid: `allocationMode: All`.
     """
-    from ._claims import allocation
+    from dralint.k8s.claims import allocation
 
     targets = [(e.api, e.src, e.data, e.defaulted) for _r, e in validated_exacts(doc)]
     targets += [(s.path, s.path, s.data, True) for _r, s in validated_subrequests(doc)]
@@ -320,7 +322,7 @@ def count_invalid(doc, report):
 
     Invalid: `allocationMode: All` with `count: 2`, or `count: -1`. Valid: `count: 2`.
     """
-    from ._claims import allocation
+    from dralint.k8s.claims import allocation
 
     targets = [(e.api, e.src, e.data, e.defaulted) for _r, e in validated_exacts(doc)]
     targets += [(s.path, s.path, s.data, True) for _r, s in validated_subrequests(doc)]

@@ -15,9 +15,7 @@ from typing import Any
 
 from dralint.api import rule
 
-from ._claims import (
-    CLASSIC,
-    STRUCTURED,
+from dralint.k8s.claims import (
     RequestNames,
     check_request_ref,
     duplicate_path,
@@ -25,7 +23,8 @@ from ._claims import (
     node_selector_problems,
     too_many_type,
 )
-from ._k8s import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size
+from dralint.k8s.resource import CLASSIC, STRUCTURED
+from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size
 
 ALL = [*CLASSIC, *STRUCTURED]
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

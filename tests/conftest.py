@@ -1,10 +1,9 @@
-"""Shared test helpers: every test drives the real, installed `dralint` command."""
+"""Shared test helpers. The tests run this checkout: `pip install -e '.[test]'`."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -17,13 +16,26 @@ CASES = ROOT / "tests" / "cases"
 SHARED = ROOT.parent / "shared"
 
 
+def _fail_unless_this_checkout() -> None:
+    """A copy of dralint installed from elsewhere would make every test test that copy instead."""
+    import dralint
+
+    here = Path(dralint.__file__).resolve()
+    if not here.is_relative_to(ROOT / "src"):
+        pytest.exit(
+            f"dralint is imported from {here}, not from this checkout ({ROOT}); install it in editable mode: pip install -e '.[test]'",
+            returncode=2,
+        )
+
+
+_fail_unless_this_checkout()
+
+
 def dralint_exe() -> list[str]:
-    # The console script installed next to this interpreter is what users run.
+    # The console script installed next to this interpreter is what users run; with the
+    # editable install it runs this checkout, which the check above makes sure of.
     script = Path(sys.executable).parent / "dralint"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("dralint")
-    return [found] if found else [sys.executable, "-m", "dralint"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "dralint"]
 
 
 @dataclass

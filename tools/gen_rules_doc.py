@@ -46,7 +46,7 @@ def _releases(lo: str | None, hi: str | None) -> str:
 
 
 def _origin(origin: str) -> str:
-    prefix = "dralint_builtin_rules."
+    prefix = "dralint.rules."
     if origin.startswith(prefix):
         return f"`rules/{origin[len(prefix):].replace('.', '/')}.py`"
     return f"`{origin}`"

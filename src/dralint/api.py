@@ -36,7 +36,6 @@ __all__ = [
     "release_tuple",
 ]
 
-DRA_GROUP = "resource.k8s.io"
 
 
 @functools.lru_cache(maxsize=64)

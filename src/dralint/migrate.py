@@ -47,6 +47,7 @@ from typing import Any
 from ruamel.yaml import YAML, YAMLError
 
 from . import linediff, schemas
+from .k8s.resource import EXACT_FIELDS, GROUP
 from .lint import LintOptions, file_release, lint
 from .model import Severity
 from .rewrite import RewriteError, rewrite, write_atomic
@@ -64,16 +65,11 @@ from .textlines import (
 
 __all__ = ["check", "convert", "migrate_command", "migrate_text", "restore_untouched_lines", "split_documents", "write_atomic"]
 
-TARGETS = ("resource.k8s.io/v1",)
-SOURCES = ("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2")
+V1BETA1 = f"{GROUP}/v1beta1"
+TARGETS = (f"{GROUP}/v1",)
+SOURCES = (V1BETA1, f"{GROUP}/v1beta2")
 KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
 VERIFY_RELEASE = "1.35"
-# v1beta1 DeviceRequest fields that v1 keeps in ExactDeviceRequest (upstream conversion order).
-FLAT_REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")
-
-
-class MigrateUsageError(Exception):
-    pass
 
 
 @dataclass
@@ -129,7 +125,7 @@ def needs_migration(obj: Any) -> bool:
 def check(obj: Any) -> list[str]:
     """Why `obj` cannot be converted without loss or guessing (empty: it can)."""
     reasons: list[str] = []
-    if obj.get("apiVersion") != "resource.k8s.io/v1beta1":
+    if obj.get("apiVersion") != V1BETA1:
         return reasons  # v1beta2 has the v1 shape
     kind = obj["kind"]
     if kind in ("ResourceClaim", "ResourceClaimTemplate"):
@@ -140,7 +136,7 @@ def check(obj: Any) -> list[str]:
             return reasons
         if not isinstance(requests, list):
             return [f"{where}.devices.requests is not a list"]
-        allowed = {"name", "firstAvailable", *FLAT_REQUEST_FIELDS}
+        allowed = {"name", "firstAvailable", *EXACT_FIELDS}
         for i, req in enumerate(requests):
             at = f"{where}.devices.requests[{i}]"
             if not _is_map(req):
@@ -152,7 +148,7 @@ def check(obj: Any) -> list[str]:
             unknown = [str(k) for k in req if k not in allowed]
             if unknown:
                 reasons.append(f"{at} has field(s) {', '.join(repr(k) for k in unknown)} that v1beta1 does not define; where they belong in v1 cannot be told")
-            flat = [k for k in req if k in FLAT_REQUEST_FIELDS]
+            flat = [k for k in req if k in EXACT_FIELDS]
             if flat and "firstAvailable" in req:
                 reasons.append(f"{at} has both firstAvailable and {', '.join(flat)}; v1 allows exactly one of 'exactly' and 'firstAvailable'")
     elif kind == "ResourceSlice":
@@ -204,13 +200,13 @@ def _move(src: Any, dst: Any, key: str) -> None:
 
 def convert(obj: Any, target: str) -> None:
     """Convert `obj` (checked with `check`) to `target` in place."""
-    if obj.get("apiVersion") == "resource.k8s.io/v1beta1":
+    if obj.get("apiVersion") == V1BETA1:
         kind = obj["kind"]
         if kind in ("ResourceClaim", "ResourceClaimTemplate"):
             spec, _ = _claim_spec(obj)
             devices = spec.get("devices") if _is_map(spec) else None
             for req in (devices.get("requests") or []) if _is_map(devices) else []:
-                flat = [k for k in req if k in FLAT_REQUEST_FIELDS]
+                flat = [k for k in req if k in EXACT_FIELDS]
                 if not flat:
                     continue
                 pos = list(req).index(flat[0])
@@ -307,7 +303,7 @@ def _load(job: _Job, chunk: Chunk, yaml: Any, text: str) -> Any:
     try:
         return yaml.load(text)
     except Exception as exc:  # any failure of the parser on hostile text: leave it to `dralint lint` to explain
-        if re.search(r"^apiVersion:\s*['\"]?resource\.k8s\.io/v1beta[12]\b", text, re.MULTILINE):
+        if re.search(rf"^apiVersion:\s*['\"]?{re.escape(GROUP)}/v1beta[12]\b", text, re.MULTILINE):
             job.result.failed.append(Note(job.name, chunk.line, "document", f"not parsable as YAML ({type(exc).__name__}); not migrated"))
         return None
 
@@ -358,7 +354,7 @@ def _convert_document(job: _Job, chunk: Chunk, plain: str) -> tuple[str, list[tu
 
 
 def _migrate_yaml_chunk(job: _Job, chunk: Chunk) -> str:
-    if "resource.k8s.io/v1beta" not in chunk.body:
+    if f"{GROUP}/v1beta" not in chunk.body:
         return chunk.body
     if starts_content(chunk.header):
         job.result.failed.append(Note(job.name, chunk.line - 1, "document", "the document starts on its '---' line; move its content to the next line to migrate it"))

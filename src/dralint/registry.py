@@ -1,11 +1,12 @@
-"""Finding rules: the built-in `rules/` folder, `--rules-dir` folders and the `dralint.rules` entry points.
+"""Finding rules: the built-in `dralint.rules` package, `--rules-dir` folders and the `dralint.rules` entry points.
 
-The built-in rules are loaded by the same code path as a user's rules folder,
+The built-in rules are loaded the way a plugin package is (`rules_in_package`),
 so they can use nothing a plugin could not.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import sys
@@ -14,17 +15,11 @@ from typing import Any, Iterable
 
 from .api import Rule
 
+BUILTIN_PACKAGE = "dralint.rules"
+
 
 class RuleLoadError(Exception):
     """A plugin or rules folder could not be loaded; a usage error (exit 2)."""
-
-
-def builtin_rules_dir() -> str:
-    here = os.path.dirname(os.path.abspath(__file__))
-    installed = os.path.join(here, "_data", "rules")
-    if os.path.isdir(installed):
-        return installed
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(here))), "rules")
 
 
 def rules_in_module(module: ModuleType) -> list[Rule]:
@@ -36,7 +31,24 @@ def rules_in_module(module: ModuleType) -> list[Rule]:
     return found
 
 
-def load_rules_dir(folder: str, *, namespace: str) -> list[Rule]:
+def rules_in_package(package: ModuleType) -> list[Rule]:
+    """Every `@rule` of a package and of its modules; modules starting with `_` are helpers."""
+    rules = rules_in_module(package)
+    for folder in getattr(package, "__path__", []):
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py") and not name.startswith("_"):
+                module = importlib.import_module(f"{package.__name__}.{name[:-3]}")
+                rules.extend(rules_in_module(module))
+    return rules
+
+
+def folder_namespace(folder: str) -> str:
+    """The package name a rules folder is mounted as: one per folder, whatever the load order."""
+    digest = hashlib.sha1(os.path.realpath(folder).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return f"dralint_user_rules_{digest}"
+
+
+def load_rules_dir(folder: str, *, namespace: str | None = None) -> list[Rule]:
     """Every `@rule` in the `*.py` files of `folder`.
 
     The folder is mounted as a package named `namespace`, so its modules can
@@ -44,6 +56,7 @@ def load_rules_dir(folder: str, *, namespace: str) -> list[Rule]:
     starting with `_` are helpers, not rule modules.
     """
     folder = str(folder)
+    namespace = namespace or folder_namespace(folder)
     if not os.path.isdir(folder):
         raise RuleLoadError(f"rules folder {folder} does not exist")
     package = sys.modules.get(namespace)
@@ -128,7 +141,7 @@ def load_entry_points(group: str = "dralint.rules") -> list[Rule]:
 
 def _rules_from(target: Any, name: str) -> list[Rule]:
     if isinstance(target, ModuleType):
-        return rules_in_module(target)
+        return rules_in_package(target) if hasattr(target, "__path__") else rules_in_module(target)
     if isinstance(getattr(target, "__dralint_rule__", None), Rule):
         return [target.__dralint_rule__]
     if callable(target):
@@ -150,11 +163,11 @@ def all_rules(rules_dirs: Iterable[str] = (), *, plugins: bool = True) -> list[R
     key = (tuple(str(d) for d in rules_dirs), plugins)
     if key in _cache:
         return _cache[key]
-    rules = load_rules_dir(builtin_rules_dir(), namespace="dralint_builtin_rules")
+    rules = rules_in_package(importlib.import_module(BUILTIN_PACKAGE))
     if plugins:
         rules += load_entry_points()
-    for i, folder in enumerate(rules_dirs):
-        rules += load_rules_dir(str(folder), namespace=f"dralint_user_rules_{i}")
+    for folder in rules_dirs:
+        rules += load_rules_dir(str(folder))
     codes: dict[str, Rule] = {}
     for rule in rules:
         if rule.code in codes and codes[rule.code] is not rule:

@@ -10,9 +10,9 @@ from typing import NamedTuple
 
 from . import schemas
 from .catalog import engine_problem as _problem
+from .k8s.resource import GROUP
 from .model import Document, Path, Problem, Severity
 
-DRA_GROUP = "resource.k8s.io"
 
 
 class Resolution(NamedTuple):
@@ -37,11 +37,11 @@ def resolve(doc: Document, release: str) -> Resolution:
         return Resolution(None, problems, is_dra=False)
 
     group, _, version = api_version.rpartition("/")
-    if group != DRA_GROUP:
+    if group != GROUP:
         if kind in schemas.ALL_DRA_KINDS and _looks_like_dra(group):
             where = f"API group '{group}'" if group else "the core API group"
             problems.append(
-                _problem(doc, "DRA012", ("apiVersion",), f"kind {kind} belongs to API group {DRA_GROUP}, not {where}; use apiVersion: {_suggest(kind, release)}")
+                _problem(doc, "DRA012", ("apiVersion",), f"kind {kind} belongs to API group {GROUP}, not {where}; use apiVersion: {_suggest(kind, release)}")
             )
             return Resolution(None, problems, is_dra=True)
         return Resolution(None, problems, is_dra=False)
@@ -80,7 +80,7 @@ def _suggest(kind: str, release: str) -> str:
     cat = schemas.catalog(release)
     served = [v for v in cat.served_versions() if cat.served(v, kind)]
     on = [v for v in served if _is_default_on(release, v, kind)]
-    pick = (on or served or [f"{DRA_GROUP}/v1"])[0]
+    pick = (on or served or [f"{GROUP}/v1"])[0]
     return pick
 
 
@@ -91,7 +91,7 @@ def _looks_like_dra(group: str) -> bool:
         return True
     import difflib
 
-    return difflib.SequenceMatcher(None, group, DRA_GROUP).ratio() >= 0.8
+    return difflib.SequenceMatcher(None, group, GROUP).ratio() >= 0.8
 
 
 __all__ = ["resolve", "Resolution", "Severity"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from . import formats
+from .k8s import formats
 from .catalog import engine_problem as _problem
 from .model import Document, Path, Problem
 

@@ -33,7 +33,8 @@ __all__ = [
     "version_key",
 ]
 
-GROUP = "resource.k8s.io"
+from .k8s.resource import GROUP
+
 DEFAULT_RELEASE = "1.35"
 
 _STABILITY_RANK = {"alpha": 1, "beta": 2, "ga": 3}

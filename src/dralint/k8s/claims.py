@@ -1,4 +1,4 @@
-"""Shared helpers for the claim, template and class rules.
+"""How the API server sees claims, templates and classes: the helpers the built-in rules share, public for plugins.
 
 What the API server does before validation matters for what it reports
 (dra-api-rules.md §3, §9), so this module models it once:
@@ -20,36 +20,16 @@ What the API server does before validation matters for what it reports
 
 from typing import Any, Iterable, Iterator, NamedTuple
 
-from ._k8s import dns1123_label
-
-GROUP = "resource.k8s.io"
-CLASSIC_VERSIONS = ("v1alpha1", "v1alpha2")
-FLAT_VERSIONS = ("v1alpha3", "v1beta1")
-NESTED_VERSIONS = ("v1beta2", "v1")
-STRUCTURED_VERSIONS = FLAT_VERSIONS + NESTED_VERSIONS
-ALL_VERSIONS = CLASSIC_VERSIONS + STRUCTURED_VERSIONS
-CLAIM_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
-
-
-def api_versions(*versions: str) -> list[str]:
-    return [f"{GROUP}/{v}" for v in versions]
-
-
-STRUCTURED = api_versions(*STRUCTURED_VERSIONS)
-CLASSIC = api_versions(*CLASSIC_VERSIONS)
-EVERY_VERSION = api_versions(*ALL_VERSIONS)
-
-# Limits (dra-api-rules.md §4).
-DEVICE_REQUESTS_MAX = 32
-DEVICE_CONSTRAINTS_MAX = 32
-DEVICE_CONFIG_MAX = 32
-DEVICE_SELECTORS_MAX = 32
-FIRST_AVAILABLE_MAX = 8
-TOLERATIONS_DOCUMENTED_MAX = 16
-POD_SCHEDULING_NODE_LIST_MAX = 128
-
-EXACT_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")
-ALLOCATION_MODES = ("ExactCount", "All")
+from .names import dns1123_label
+from .resource import (
+    CLAIM_KINDS,
+    DEVICE_REQUESTS_MAX,
+    EXACT_FIELDS,
+    FIRST_AVAILABLE_MAX,
+    FLAT_VERSIONS,
+    NESTED_VERSIONS,
+    STRUCTURED_VERSIONS,
+)
 
 Path = tuple
 
@@ -419,7 +399,7 @@ def check_request_ref(doc: Any, ref: str, names: RequestNames) -> list[tuple[str
 
 def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tuple[Path, Path, str, str]]:
     """core ValidateNodeSelector: (API path, source path, error type, message)."""
-    from ._k8s import qualified_name
+    from .names import qualified_name
 
     if not isinstance(selector, dict):
         return
@@ -473,7 +453,7 @@ def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tupl
             if isinstance(key, str) and key != "metadata.name":
                 yield api + p + ("key",), src + p + ("key",), "Invalid", f"matchFields key '{key}' is not supported; only metadata.name is"
             elif key == "metadata.name":
-                from ._k8s import dns1123_subdomain
+                from .names import dns1123_subdomain
 
                 for v, value in enumerate(values):
                     if isinstance(value, str) and dns1123_subdomain(value):
