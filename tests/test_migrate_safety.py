@@ -14,11 +14,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from conftest import run_dralint
+from ruamel.yaml import YAML
+
 from dralint import cli
-from dralint.lint import LintOptions, lint
 from dralint.linediff import opcodes, unified_diff
+from dralint.lint import LintOptions, lint
 from dralint.migrate import migrate_text
 from dralint.model import Severity
 from dralint.sources import Source
@@ -335,3 +336,22 @@ def test_line_alignment_agrees_with_what_it_aligns():
                 assert a[i1:i2] == b[j1:j2]
             rebuilt.extend(b[j1:j2])
         assert rebuilt == b
+
+
+def test_comment_like_lines_inside_scalars_keep_their_content():
+    # Long runs of `#` lines are handed to ruamel.yaml as one placeholder; inside a scalar they are text, not comments.
+    script = "".join(f"      # step {i}\n" for i in range(20))
+    quoted = "".join(f"    # q {i}\n" for i in range(20))
+    old = (
+        "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata:\n  name: c\n  annotations:\n"
+        f"    script: |\n{script}      echo done\n"
+        f'    note: "first\n{quoted}    last"\n'
+        "spec:\n  devices:\n    requests:\n    - name: gpu\n      deviceClassName: gpu.example.com\n"
+    )
+    result = migrate_text("c.yaml", old)
+    assert result.failed == []
+    assert f"    script: |\n{script}      echo done\n" in result.new  # byte for byte
+    safe = YAML(typ="safe", pure=True)
+    before, after = safe.load(old), safe.load(result.new)
+    assert after["metadata"] == before["metadata"]
+    assert after["spec"]["devices"]["requests"] == [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}]
