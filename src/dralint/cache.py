@@ -8,6 +8,16 @@ fixed. The cache file is keyed by everything that could change a verdict
 stale entry is never read; writes are atomic (temp file + rename), so
 parallel pre-commit processes at worst lose each other's additions.
 
+The cache is not trusted: an entry that says "this expression is fine" would
+make a bad one pass. Each entry is looked up by a hash of what was judged and
+stored with a seal, an HMAC over that hash, the verdict and the code
+fingerprint, made with a random key kept beside the cache (`key`, mode 0600,
+made on first use). An entry whose seal does not verify (edited, moved to
+another key, copied from another machine or another dralint, or written by
+anything but this code) is ignored and judged again. Whoever can write the
+key file can also write your shell profile: that is outside what a cache can
+defend. `DRALINT_NO_CACHE=1` judges everything afresh.
+
 `DRALINT_CACHE_DIR` moves it; `DRALINT_NO_CACHE=1` turns it off.
 """
 
@@ -15,12 +25,15 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import hmac
 import json
 import os
 import tempfile
 from typing import Any
 
 MAX_ENTRIES = 20_000
+KEY_FILE = "key"
+KEY_BYTES = 32
 
 
 def cache_dir() -> str | None:
@@ -36,11 +49,13 @@ def cache_dir() -> str | None:
 class VerdictCache:
     def __init__(self, name: str, fingerprint: str):
         self._path: str | None = None
-        folder = cache_dir()
-        if folder:
+        self._folder = cache_dir()
+        if self._folder:
             digest = hashlib.sha256(fingerprint.encode()).hexdigest()[:16]
-            self._path = os.path.join(folder, f"{name}-{digest}.json")
-        self._entries: dict[str, Any] | None = None
+            self._path = os.path.join(self._folder, f"{name}-{digest}.json")
+        self._fingerprint = fingerprint
+        self._entries: dict[str, Any] | None = None  # key -> [verdict, seal], as read: verified on use
+        self._secret: bytes | None = None
         self._dirty = False
 
     @staticmethod
@@ -56,20 +71,35 @@ class VerdictCache:
                         data = json.load(handle)
                     if isinstance(data, dict):
                         self._entries = data
-                except (OSError, ValueError):
+                except (OSError, ValueError, RecursionError):
                     pass
         return self._entries
 
+    def _seal(self, key: str, value: Any) -> str | None:
+        if self._secret is None and self._folder:
+            self._secret = _secret(self._folder)
+        if not self._secret:
+            return None
+        payload = json.dumps([self._fingerprint, key, value], separators=(",", ":"), sort_keys=True)
+        return hmac.new(self._secret, payload.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
     def get(self, key: str) -> Any:
-        return self._load().get(key)
+        entry = self._load().get(key)
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)):
+            return None
+        seal = self._seal(key, entry[0])
+        return entry[0] if seal is not None and hmac.compare_digest(seal, entry[1]) else None
 
     def put(self, key: str, value: Any) -> None:
-        entries = self._load()
-        if entries.get(key) == value or self._path is None:
+        if self._path is None or self.get(key) == value:
             return
+        seal = self._seal(key, value)
+        if seal is None:
+            return
+        entries = self._load()
         if len(entries) >= MAX_ENTRIES:
             entries.clear()
-        entries[key] = value
+        entries[key] = [value, seal]
         if not self._dirty:
             self._dirty = True
             atexit.register(self.save)
@@ -79,6 +109,7 @@ class VerdictCache:
             return
         self._dirty = False
         folder = os.path.dirname(self._path)
+        tmp = None
         try:
             os.makedirs(folder, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
@@ -87,9 +118,54 @@ class VerdictCache:
             os.replace(tmp, self._path)
         except OSError:
             # A read-only home or a full disk only costs speed.
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+
+def _read_key(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            secret = handle.read(KEY_BYTES + 1)
+    except OSError:
+        return b""
+    return secret if len(secret) == KEY_BYTES else b""
+
+
+def _secret(folder: str) -> bytes:
+    """The cache's sealing key: read, or made (readable by its owner only) when there is none. Empty when neither works."""
+    path = os.path.join(folder, KEY_FILE)
+    secret = _read_key(path)
+    if secret:
+        return secret
+    fresh = os.urandom(KEY_BYTES)
+    tmp = None
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".key-")  # mode 0600
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(fresh)
+        try:
+            os.link(tmp, path)  # only where there is none: a key another process made meanwhile wins
+            return fresh
+        except FileExistsError:
+            secret = _read_key(path)
+            if secret:
+                return secret
+        except OSError:
+            pass  # no hard links on this file system
+        os.replace(tmp, path)  # a damaged key file, or no links: ours replaces it
+        tmp = None
+        return fresh
+    except OSError:
+        return b""
+    finally:
+        if tmp is not None:
             try:
-                os.unlink(tmp)  # type: ignore[possibly-undefined]
-            except (OSError, NameError):
+                os.unlink(tmp)
+            except OSError:
                 pass
 
 

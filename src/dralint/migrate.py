@@ -16,44 +16,63 @@ What changes, as the API server's own conversion does it (checked against the
 * v1beta1 DeviceClass and every v1beta2 kind: only `apiVersion` changes.
 
 Only the documents that are migrated are re-emitted (a ruamel.yaml round trip
-that keeps comments, key order, quoting and the file's indentation); every
-other byte of the file stays as it was. Each migrated object is linted at
-Kubernetes 1.37 before it is accepted: an object that cannot be converted
-without loss or guessing, or whose result would not lint clean, is reported
-and left unchanged.
+that keeps comments, key order, quoting and the file's indentation), and in
+them every line the migration did not change is put back byte for byte, line
+ending included (`textlines.restore_untouched_lines`); every other byte of the
+file stays as it was. Each migrated object is linted before it is accepted (at
+Kubernetes 1.37, the newest release, or at the release the file pins, moved to one that serves the
+target): an object that cannot be converted without loss or guessing, or whose
+result would not lint clean, is reported and left unchanged.
+
+A file is written only when it was read whole and is still what was read,
+atomically and not through a hard link (`rewrite.rewrite`); a file that cannot
+be written is a problem of that file, and the run goes on.
 
 Exit codes: 0 nothing to do or everything migrated, 1 something could not be
-migrated, 2 usage error (bad option, unreadable path).
+migrated or written, 2 usage error (bad option, unreadable path).
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import io
 import json
 import os
 import re
-import stat
 import sys
-import tempfile
-from collections import Counter
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
-from .arguments import UsageError
-from .k8s.resource import EXACT_FIELDS
+from ruamel.yaml import YAML, YAMLError
 
-TARGETS = ("resource.k8s.io/v1",)
-SOURCES = ("resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2")
+from . import linediff, schemas
+from .arguments import UsageError
+from .k8s.resource import EXACT_FIELDS, GROUP
+from .lint import LintOptions, lint
+from .releases import declared_release
+from .selection import Selection
+from .model import Severity
+from .rewrite import RewriteError, rewrite, write_atomic
+from .sources import MAX_BYTES, Source, collect
+from .textlines import (
+    Chunk,
+    collapse_comment_runs,
+    guess_indent,
+    plain_endings,
+    restore_untouched_lines,
+    split_documents,
+    split_lines,
+    starts_content,
+)
+
+__all__ = ["check", "convert", "migrate_command", "migrate_text", "restore_untouched_lines", "split_documents", "write_atomic"]
+
+V1BETA1 = f"{GROUP}/v1beta1"
+TARGETS = (f"{GROUP}/v1",)
+SOURCES = (V1BETA1, f"{GROUP}/v1beta2")
 KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
 VERIFY_RELEASE = "1.37"  # the newest release (schemas.DEFAULT_RELEASE): where migrated objects must land
-# v1beta1 DeviceRequest fields that v1 keeps in ExactDeviceRequest (upstream conversion order).
-_MARKER = re.compile(r"^(---|\.\.\.)(?=[ \t]|$)(.*)$")
-
-
-class MigrateUsageError(Exception):
-    pass
 
 
 @dataclass
@@ -73,6 +92,7 @@ class FileResult:
     new: str
     migrated: list[Note] = field(default_factory=list)
     failed: list[Note] = field(default_factory=list)
+    changes: list[Note] = field(default_factory=list)  # what else the user should know: a moved pin, a broken hard link
 
     @property
     def changed(self) -> bool:
@@ -108,7 +128,7 @@ def needs_migration(obj: Any) -> bool:
 def check(obj: Any) -> list[str]:
     """Why `obj` cannot be converted without loss or guessing (empty: it can)."""
     reasons: list[str] = []
-    if obj.get("apiVersion") != "resource.k8s.io/v1beta1":
+    if obj.get("apiVersion") != V1BETA1:
         return reasons  # v1beta2 has the v1 shape
     kind = obj["kind"]
     if kind in ("ResourceClaim", "ResourceClaimTemplate"):
@@ -183,7 +203,7 @@ def _move(src: Any, dst: Any, key: str) -> None:
 
 def convert(obj: Any, target: str) -> None:
     """Convert `obj` (checked with `check`) to `target` in place."""
-    if obj.get("apiVersion") == "resource.k8s.io/v1beta1":
+    if obj.get("apiVersion") == V1BETA1:
         kind = obj["kind"]
         if kind in ("ResourceClaim", "ResourceClaimTemplate"):
             spec, _ = _claim_spec(obj)
@@ -218,67 +238,7 @@ def convert(obj: Any, target: str) -> None:
 
 # ---------------------------------------------------------------- documents in a file
 
-
-@dataclass
-class _Chunk:
-    header: str  # the `---` line (with its newline), or "" for the part before the first marker
-    body: str
-    line: int  # 1-based line of the body's first line in the file
-
-    @property
-    def text(self) -> str:
-        return self.header + self.body
-
-
-def split_documents(text: str) -> list[_Chunk]:
-    """Split a YAML stream at its `---` / `...` lines, keeping every character."""
-    chunks: list[_Chunk] = []
-    header, body, start = "", [], 1
-    lineno = 0
-    for line in text.splitlines(keepends=True):
-        lineno += 1
-        if _MARKER.match(line.rstrip("\r\n")):
-            chunks.append(_Chunk(header, "".join(body), start))
-            header, body, start = line, [], lineno + 1
-        else:
-            body.append(line)
-    chunks.append(_Chunk(header, "".join(body), start))
-    return chunks
-
-
-def guess_indent(text: str) -> tuple[int, int, int]:
-    """(mapping, sequence, offset) indentation for ruamel.yaml, read from the text's block collections."""
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    maps: Counter[int] = Counter()
-    offsets: Counter[int] = Counter()
-    seqs: Counter[int] = Counter()
-    key_line = re.compile(r"((?:- +)*)([^\s#'\"-][^:#]*|'[^']*'|\"[^\"]*\"):[ \t]*(#.*)?$")
-    for a, b in zip(lines, lines[1:]):
-        sa = a.lstrip(" ")
-        m = key_line.match(sa)
-        if not m:
-            continue
-        kcol = len(a) - len(sa) + len(m.group(1))
-        sb = b.lstrip(" ")
-        cb = len(b) - len(sb)
-        if cb < kcol:
-            continue
-        if sb.startswith("- ") or sb == "-":
-            offsets[cb - kcol] += 1
-            dm = re.match(r"-( +)", sb)
-            if dm:
-                seqs[cb - kcol + 1 + len(dm.group(1))] += 1
-        elif cb > kcol:
-            maps[cb - kcol] += 1
-    mapping = maps.most_common(1)[0][0] if maps else 2
-    offset = offsets.most_common(1)[0][0] if offsets else 0
-    sequence = seqs.most_common(1)[0][0] if seqs else offset + 2
-    return mapping, max(sequence, offset + 2), offset
-
-
 def _yaml(indent: tuple[int, int, int]) -> Any:
-    from ruamel.yaml import YAML
-
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 1 << 16  # never re-wrap long lines
@@ -293,131 +253,154 @@ def _objects(root: Any) -> list[Any]:
     return [root] if needs_migration(root) else []
 
 
-def _line_of(obj: Any, base: int) -> int:
+def _index_of(obj: Any) -> int:
+    """0-based line of `obj` in the text ruamel.yaml read."""
     lc = getattr(obj, "lc", None)
-    return base + (lc.line if lc is not None and lc.line is not None else 0)
+    return lc.line if lc is not None and lc.line is not None else 0
 
 
-def _verify(name: str, text: str, base: int) -> list[tuple[int, str]]:
-    """Lint `text` (one migrated document) at VERIFY_RELEASE: (file line, message) of every error."""
-    from .lint import LintOptions, lint
-    from .model import Severity
-    from .sources import Source
-
-    # A YAML document may carry its own `# dralint: kubernetes-version=` comment: ours comes first.
+def _verify(name: str, text: str, release: str) -> list[tuple[int, str]]:
+    """Lint `text` (one migrated document, "\\n" line ends) at `release`: (0-based line, message) of every error."""
+    # A YAML document may carry its own `# dralint: kubernetes-version=` comment: ours comes first
+    # (the pin is moved after the check), so DRA009 about a second comment is not the migration's.
     # JSON has no comments (and none can pin its release).
     is_json = name.lower().endswith(".json")
-    pinned = "" if is_json else f"# dralint: kubernetes-version={VERIFY_RELEASE}\n"
-    result = lint([Source(name, (pinned + text).encode("utf-8"))], LintOptions(release=VERIFY_RELEASE, plugins=False))
+    pinned = "" if is_json else f"# dralint: kubernetes-version={release}\n"
+    options = LintOptions(release, plugins=False, selection=Selection(ignore=["DRA009"]))
+    result = lint([Source(name, (pinned + text).encode("utf-8"))], options)
     out = []
     for p in result.problems:
         if p.severity >= Severity.ERROR:
             path = p.path_text
-            out.append((base + p.span.line - (1 if is_json else 2), f"{p.message}{f' (at {path})' if path else ''} [{p.rule} {p.name}]"))
+            out.append((p.span.line - (1 if is_json else 2), f"{p.message}{f' (at {path})' if path else ''} [{p.rule} {p.name}]"))
     return out
 
 
-def _restore_untouched_lines(old: str, new: str) -> str:
-    """Undo what the YAML emitter normalised on lines the migration did not mean to touch.
+@dataclass
+class _Job:
+    name: str
+    target: str
+    release: str  # the release a migrated object must lint clean at
+    result: FileResult
 
-    ruamel.yaml writes `kind:  X` as `kind: X`; a line that differs from its
-    original only in the spacing after the indentation is put back as it was.
-    The result must load to the same data as the emitter's output, else the
-    emitter's output is kept.
-    """
-    old_lines = old.splitlines(keepends=True)
-    new_lines = new.splitlines(keepends=True)
 
-    def norm(line: str) -> tuple[str, str]:
-        body = line.rstrip("\r\n")
-        stripped = body.lstrip(" ")
-        return body[: len(body) - len(stripped)], re.sub(r"[ \t]+", " ", stripped).rstrip()
-
-    out: list[str] = []
-    changed = False
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "replace" and i2 - i1 == j2 - j1:
-            for o, n in zip(old_lines[i1:i2], new_lines[j1:j2]):
-                if o != n and norm(o) == norm(n) and o.endswith("\n") == n.endswith("\n"):
-                    out.append(o)
-                    changed = True
-                else:
-                    out.append(n)
-        else:
-            out.extend(new_lines[j1:j2])
-    if not changed:
-        return new
-    restored = "".join(out)
-    from ruamel.yaml import YAML
-
+def _yaml_same_data(a: str, b: str) -> bool:
     safe = YAML(typ="safe", pure=True)
     try:
-        if safe.load(restored) == safe.load(new):
-            return restored
-    except Exception:
-        pass
-    return new
+        return bool(safe.load(a) == safe.load(b))
+    except (YAMLError, RecursionError, ValueError):
+        return False
 
 
-def _migrate_yaml_chunk(name: str, chunk: _Chunk, target: str, result: FileResult) -> str:
-    if "resource.k8s.io/v1beta" not in chunk.body:
-        return chunk.body
-    marker = _MARKER.match(chunk.header.rstrip("\r\n")) if chunk.header else None
-    if marker and marker.group(2).strip() and not marker.group(2).strip().startswith("#"):
-        result.failed.append(Note(name, chunk.line - 1, "document", "the document starts on its '---' line; move its content to the next line to migrate it"))
-        return chunk.body
-    yaml = _yaml(guess_indent(chunk.body))
+def _json_same_data(a: str, b: str) -> bool:
     try:
-        root = yaml.load(chunk.body)
-    except Exception as exc:  # a template or a broken file: leave it to `dralint lint` to explain
-        if re.search(r"^apiVersion:\s*['\"]?resource\.k8s\.io/v1beta[12]\b", chunk.body, re.M):
-            result.failed.append(Note(name, chunk.line, "document", f"not parsable as YAML ({type(exc).__name__}); not migrated"))
-        return chunk.body
-    objects = _objects(root)
+        return bool(json.loads(a) == json.loads(b))
+    except (ValueError, RecursionError):
+        return False
+
+
+def _file_lines(chunk: Chunk) -> list[int]:
+    """File line (counting "\\n" only) of each line of the chunk's body, by 0-based index."""
+    return list(accumulate((line.count("\n") for line in split_lines(chunk.body)), initial=chunk.line))
+
+
+def _load(job: _Job, chunk: Chunk, yaml: Any, text: str) -> Any:
+    try:
+        return yaml.load(text)
+    except Exception as exc:  # any failure of the parser on hostile text: leave it to `dralint lint` to explain
+        if re.search(rf"^apiVersion:\s*['\"]?{re.escape(GROUP)}/v1beta[12]\b", text, re.MULTILINE):
+            job.result.failed.append(Note(job.name, chunk.line, "document", f"not parsable as YAML ({type(exc).__name__}); not migrated"))
+        return None
+
+
+def _dump(yaml: Any, root: Any) -> str:
+    out = io.StringIO()
+    yaml.dump(root, out)
+    return out.getvalue()
+
+
+def _convert_document(job: _Job, chunk: Chunk, plain: str) -> tuple[str, list[tuple[str, int]], list[int]] | None:
+    """The emitter's text of the converted document, what was converted (and its line), the chunk's file lines.
+
+    None when there is nothing to convert or it cannot be done (then it is reported).
+    """
+    yaml = _yaml(guess_indent(plain))
+    collapsed = collapse_comment_runs(plain)
+    root = _load(job, chunk, yaml, collapsed.text)
+    objects = _objects(root) if root is not None else []
     if not objects:
-        return chunk.body
+        return None
+    file_line = _file_lines(chunk)
+
+    def line_of(obj: Any) -> int:
+        return file_line[collapsed.origin[min(_index_of(obj), len(collapsed.origin) - 1)]]
+
     blocked = False
     for obj in objects:
         reasons = check(obj)
         for reason in reasons:
-            result.failed.append(Note(name, _line_of(obj, chunk.line), _describe(obj), reason))
+            job.result.failed.append(Note(job.name, line_of(obj), _describe(obj), reason))
         blocked = blocked or bool(reasons)
     if blocked:
-        return chunk.body
-    descriptions = [(_describe(obj), _line_of(obj, chunk.line)) for obj in objects]
+        return None
+    descriptions = [(_describe(obj), line_of(obj)) for obj in objects]
     for obj in objects:
-        convert(obj, target)
-    out = io.StringIO()
-    yaml.dump(root, out)
-    new = out.getvalue()
-    # Keep the body's own trailing blank lines (ruamel ends with exactly one newline).
-    stripped = chunk.body.rstrip("\n")
-    trailing = chunk.body[len(stripped):]
-    new = new.rstrip("\n") + (trailing if trailing else "")
-    if not chunk.body.endswith("\n"):
-        new = new.rstrip("\n")
-    new = _restore_untouched_lines(chunk.body, new)
-    errors = _verify(name, new, chunk.line)
+        convert(obj, job.target)
+    emitted = collapsed.expand(_dump(yaml, root))
+    if emitted is None:
+        # A placeholder ended up inside a scalar the emitter re-flowed: convert the text as it is (slower on long comment runs).
+        root = _load(job, chunk, yaml, plain)
+        if root is None:
+            return None
+        for obj in _objects(root):
+            convert(obj, job.target)
+        emitted = _dump(yaml, root)
+    return emitted, descriptions, file_line
+
+
+def _migrate_yaml_chunk(job: _Job, chunk: Chunk) -> str:
+    if f"{GROUP}/v1beta" not in chunk.body:
+        return chunk.body
+    if starts_content(chunk.header):
+        job.result.failed.append(Note(job.name, chunk.line - 1, "document", "the document starts on its '---' line; move its content to the next line to migrate it"))
+        return chunk.body
+    plain = plain_endings(chunk.body)
+    converted = _convert_document(job, chunk, plain)
+    if converted is None:
+        return chunk.body
+    emitted, descriptions, file_line = converted
+    # Keep the body's own trailing blank lines (ruamel ends with exactly one newline) or its missing last one.
+    trailing = plain[len(plain.rstrip("\n")):]
+    new = restore_untouched_lines(chunk.body, emitted.rstrip("\n") + trailing, _yaml_same_data)
+    errors = _verify(job.name, plain_endings(new), job.release)
     if errors:
-        for line, message in errors:
-            what = descriptions[0][0] if len(descriptions) == 1 else "document"
-            result.failed.append(Note(name, line, what, f"the {target} result would not lint clean at Kubernetes {VERIFY_RELEASE}: {message}; left unchanged"))
+        what = descriptions[0][0] if len(descriptions) == 1 else "document"
+        for index, message in errors:
+            line = file_line[min(max(index, 0), len(file_line) - 1)]
+            job.result.failed.append(Note(job.name, line, what, f"the {job.target} result would not lint clean at Kubernetes {job.release}: {message}; left unchanged"))
         return chunk.body
     for what, line in descriptions:
-        result.migrated.append(Note(name, line, what, f"-> {target}"))
+        job.result.migrated.append(Note(job.name, line, what, f"-> {job.target}"))
     return new
 
 
-def _migrate_json(name: str, text: str, target: str, result: FileResult) -> str | None:
-    """A JSON file: None when it is not JSON (then it is treated as YAML)."""
+def _migrate_json(job: _Job, text: str) -> str | None:
+    """A JSON file: None when it is not JSON (then it is treated as YAML).
+
+    The file is re-serialised with its own indentation; then every line whose
+    text did not change gets its original bytes back (see
+    `restore_untouched_lines`). Lines that `json.dumps` writes differently from
+    the original (other escapes or spacing) are rewritten.
+    """
+    plain = plain_endings(text)
     try:
-        root = json.loads(text)
-    except ValueError:
+        root = json.loads(plain)
+    except (ValueError, RecursionError):
         return None
     objects = _objects(root)
     if not objects:
         return text
+    name, result = job.name, job.result
     blocked = False
     for obj in objects:
         for reason in check(obj):
@@ -427,80 +410,70 @@ def _migrate_json(name: str, text: str, target: str, result: FileResult) -> str 
         return text
     descriptions = [_describe(obj) for obj in objects]
     for obj in objects:
-        convert(obj, target)
-    m = re.search(r"\n([ \t]+)\S", text)
+        convert(obj, job.target)
+    m = re.search(r"\n([ \t]+)\S", plain)
     indent: int | str | None = (len(m.group(1)) if m.group(1).strip(" ") == "" else m.group(1)) if m else None
-    new = json.dumps(root, indent=indent, ensure_ascii=False)
-    if text.endswith("\n"):
-        new += "\n"
-    errors = _verify(name, new, 1)
+    new = json.dumps(root, indent=indent, ensure_ascii=False) + plain[len(plain.rstrip("\n")):]
+    new = restore_untouched_lines(text, new, _json_same_data)
+    errors = _verify(name, plain_endings(new), job.release)
     if errors:
+        what = descriptions[0] if len(descriptions) == 1 else "document"
         for line, message in errors:
-            result.failed.append(Note(name, line, descriptions[0] if len(descriptions) == 1 else "document",
-                                      f"the {target} result would not lint clean at Kubernetes {VERIFY_RELEASE}: {message}; left unchanged"))
+            result.failed.append(Note(name, line + 1, what, f"the {job.target} result would not lint clean at Kubernetes {job.release}: {message}; left unchanged"))
         return text
     for what in descriptions:
-        result.migrated.append(Note(name, 1, what, f"-> {target}"))
+        result.migrated.append(Note(name, 1, what, f"-> {job.target}"))
     return new
 
 
+# ---------------------------------------------------------------- the file's release comment
+
+
+def serving_release(pinned: str, target: str) -> str:
+    """`pinned` if it serves `target` by default, else the first later release that does (`pinned` if none)."""
+    for release in schemas.RELEASES:
+        if schemas.release_key(release) >= schemas.release_key(pinned) and schemas.Catalog(release).default_enabled(target):
+            return release
+    return pinned
+
+
+def _move_pin(text: str, line: int, old: str, new: str) -> str:
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    pin = re.compile(r"(kubernetes-version=[ \t]*[\"']?)" + re.escape(old) + r"(?![\w.])")
+    return text[:start] + pin.sub(lambda m: m.group(1) + new, text[start:end], count=1) + text[end:]
+
+
 def migrate_text(name: str, text: str, target: str = TARGETS[0]) -> FileResult:
-    """Migrate every beta DRA object of one file's text. Line endings and a BOM are kept."""
+    """Migrate every beta DRA object of one file's text. Line endings, a BOM and untouched lines are kept.
+
+    A file pinned by `# dralint: kubernetes-version=` to a release that does not
+    serve `target` by default has its pin moved to the first release that does:
+    the migrated objects are checked there, and linting the file afterwards must
+    not ask to undo the migration.
+    """
     result = FileResult(name, text, text)
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     body = text[len(bom):]
-    crlf = "\r\n" in body
-    if crlf:
-        body = body.replace("\r\n", "\n")
-    new: str | None = None
-    if name.lower().endswith(".json") or body.lstrip().startswith(("{", "[")):
-        new = _migrate_json(name, body, target, result)
+    is_json = name.lower().endswith(".json") or body.lstrip().startswith(("{", "["))
+    pin = None if is_json else declared_release(body.encode("utf-8", "surrogatepass"))
+    release = serving_release(pin[0], target) if pin and pin[0] in schemas.RELEASES else VERIFY_RELEASE
+    job = _Job(name, target, release, result)
+    new = _migrate_json(job, body) if is_json else None
     if new is None:
-        new = "".join(chunk.header + _migrate_yaml_chunk(name, chunk, target, result) for chunk in split_documents(body))
-    if new == body:
-        return result
-    if crlf:
-        new = new.replace("\n", "\r\n")
-    result.new = bom + new
+        new = "".join(chunk.header + _migrate_yaml_chunk(job, chunk) for chunk in split_documents(body))
+    if result.migrated and pin and pin[0] in schemas.RELEASES and release != pin[0]:
+        new = _move_pin(new, pin[1], pin[0], release)
+        result.changes.append(Note(name, pin[1], "file", f"kubernetes-version {pin[0]} -> {release}: the first release that serves {target} by default"))
+    if new != body:
+        result.new = bom + new
     return result
 
 
-# ---------------------------------------------------------------- files
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    """Replace `path` with `data`: a temporary file in the same folder, fsync, rename; mode kept."""
-    real = os.path.realpath(path)  # a symlink stays a symlink; its target is rewritten
-    folder = os.path.dirname(real) or "."
-    st = os.stat(real)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".dralint-tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, stat.S_IMODE(st.st_mode))
-        try:
-            os.chown(tmp, st.st_uid, st.st_gid)
-        except (AttributeError, PermissionError, OSError):
-            pass
-        os.replace(tmp, real)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dir_fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
+# ---------------------------------------------------------------- the command
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -508,11 +481,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="dralint migrate",
         description="Rewrite v1beta1/v1beta2 ResourceClaim, ResourceClaimTemplate, DeviceClass and ResourceSlice objects to resource.k8s.io/v1. "
         "Prints a unified diff unless --write is given; other documents and comments are kept.",
-        epilog="Exit codes: 0 nothing to do or all migrated, 1 something could not be migrated, 2 usage error.",
+        epilog="Exit codes: 0 nothing to do or all migrated, 1 something could not be migrated or written, 2 usage error or unreadable path.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files, folders (searched for *.yaml, *.yml, *.json) or - for standard input")
     parser.add_argument("--to", required=True, metavar="API_VERSION", help=f"the apiVersion to migrate to: {', '.join(TARGETS)}")
     parser.add_argument("-w", "--write", action="store_true", help="rewrite the files in place (atomically) instead of printing a diff")
+    parser.add_argument("--break-hard-links", action="store_true",
+                        help="rewrite a file that has other hard links too (its other names keep the old content); refused by default")
     parser.add_argument("-q", "--quiet", action="store_true", help="print no per-object lines, only problems")
     return parser
 
@@ -531,8 +506,6 @@ def migrate_command(argv: list[str]) -> int:
     if args.write and "-" in args.paths:
         raise UsageError("dralint migrate: --write cannot rewrite standard input")
 
-    from .sources import collect
-
     results: list[FileResult] = []
     unreadable = False
     for source in collect(args.paths):
@@ -540,40 +513,74 @@ def migrate_command(argv: list[str]) -> int:
             print(f"dralint migrate: cannot read {source.name}: {source.error}", file=sys.stderr)
             unreadable = True
             continue
-        try:
-            text = source.data.decode("utf-8")
-        except UnicodeDecodeError:
-            print(f"{source.name}: not UTF-8 text; not migrated", file=sys.stderr)
-            results.append(FileResult(source.name, "", "", failed=[Note(source.name, 1, "file", "not UTF-8")]))
-            continue
-        result = migrate_text(source.name, text, args.to)
-        results.append(result)
-        if source.name == "-":
-            sys.stdout.write(result.new)
-        elif result.changed:
-            if args.write:
-                write_atomic(source.name, result.new.encode("utf-8"))
-            else:
-                sys.stdout.writelines(
-                    difflib.unified_diff(result.old.splitlines(keepends=True), result.new.splitlines(keepends=True),
-                                         fromfile=f"a/{source.name.lstrip('/')}", tofile=f"b/{source.name.lstrip('/')}")
-                )
-                if not result.new.endswith("\n"):
-                    sys.stdout.write("\n\\ No newline at end of file\n")
+        results.append(_migrate_source(source, args))
     sys.stdout.flush()
+    failed = _report(results, args)
+    if unreadable:
+        return 2
+    return 1 if failed else 0
 
+
+def _migrate_source(source: Source, args: argparse.Namespace) -> FileResult:
+    name, data = source.name, source.data or b""
+    if len(data) > MAX_BYTES:
+        # `collect` stops reading there: what it holds is not the whole file, so nothing may be written or shown.
+        message = f"the file is larger than {MAX_BYTES // (1024 * 1024)} MiB, the most dralint reads of a file; a file not read whole is never rewritten"
+        return FileResult(name, "", "", failed=[Note(name, 1, "", message)])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return FileResult(name, "", "", failed=[Note(name, line, "", "not UTF-8 text")])
+    result = migrate_text(name, text, args.to)
+    if name == "-":
+        sys.stdout.write(result.new)
+    elif result.changed and args.write:
+        _write(source, result, args.break_hard_links)
+    elif result.changed:
+        label = name.lstrip("/")
+        sys.stdout.writelines(linediff.unified_diff(split_lines(result.old), split_lines(result.new), f"a/{label}", f"b/{label}"))
+        if not result.new.endswith(("\n", "\r")):
+            sys.stdout.write("\n\\ No newline at end of file\n")
+        links = _hard_links(name)
+        if links > 1 and not args.break_hard_links:
+            result.changes.append(Note(name, 1, "file", f"has {links} hard links: --write will refuse it unless --break-hard-links is given"))
+    return result
+
+
+def _hard_links(path: str) -> int:
+    try:
+        return os.stat(path).st_nlink
+    except OSError:
+        return 1
+
+
+def _write(source: Source, result: FileResult, break_hard_links: bool) -> None:
+    try:
+        notes = rewrite(source.name, source.data or b"", result.new.encode("utf-8"), break_hard_links=break_hard_links)
+    except RewriteError as exc:
+        result.failed.append(Note(source.name, 1, "", str(exc)))
+        result.migrated.clear()
+        result.changes.clear()
+        result.new = result.old
+        return
+    result.changes.extend(Note(source.name, 1, "file", note) for note in notes)
+
+
+def _report(results: list[FileResult], args: argparse.Namespace) -> int:
+    """Per-object lines and the summary on stderr; returns the number of problems."""
     migrated = sum(len(r.migrated) for r in results)
     failed = sum(len(r.failed) for r in results)
     for r in results:
         if not args.quiet:
             for note in r.migrated:
                 print(f"{note.source}:{note.line}: {'migrated' if args.write else 'would migrate'} {note.what} {note.message}", file=sys.stderr)
+            for note in r.changes:
+                print(f"{note.source}:{note.line}: {note.message}", file=sys.stderr)
         for note in r.failed:
-            print(f"{note.source}:{note.line}: cannot migrate {note.what}: {note.message}", file=sys.stderr)
+            print(f"{note.source}:{note.line}: {f'cannot migrate {note.what}' if note.what else 'not migrated'}: {note.message}", file=sys.stderr)
     files = sum(1 for r in results if r.changed)
     verb = "migrated" if args.write else "to migrate"
     print(f"{migrated} object{'s' if migrated != 1 else ''} {verb} in {files} file{'s' if files != 1 else ''}"
           f"{f', {failed} problem(s) left unchanged' if failed else ''}", file=sys.stderr)
-    if unreadable:
-        return 2
-    return 1 if failed else 0
+    return failed

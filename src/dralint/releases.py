@@ -45,6 +45,26 @@ def supported_release(text: str) -> str:
     return release
 
 
+def declared_release(data: bytes) -> tuple[str, int] | None:
+    """The release a well-formed comment before the first document names, as written, and its line."""
+    for number, line in _leading_lines(data):
+        exact = _EXACT.search(line)
+        if exact is not None:
+            return exact.group(1).strip("\"'"), number
+    return None
+
+
+def _leading_lines(data: bytes):
+    """(number, text) of the lines before the first document's content."""
+    # Lines end at \n (a \r before it belongs to the break), as everywhere in dralint.
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        line = raw.decode("utf-8", "replace").removesuffix("\r")
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and stripped != "---":
+            return
+        yield number, line
+
+
 def file_release(source: str, data: bytes, default: str) -> tuple[str, list[Problem]]:
     """The release `source` is judged at, and DRA009 problems for a release comment that is wrong."""
     if b"dralint" not in data or b"ersion" not in data:
