@@ -46,7 +46,9 @@ def serve_parser() -> argparse.ArgumentParser:
     net.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0; '::' for IPv6)")
     net.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free one, logged as 'listening')")
     net.add_argument("--workers", type=_positive(int), default=1, metavar="N", help="worker processes sharing the port (default 1; one per core is plenty)")
-    net.add_argument("--on-error", choices=("allow", "deny"), default="deny", help="answer when dralint itself fails on a review (default deny); always logged and counted")
+    net.add_argument("--on-error", choices=("allow", "deny"), default="deny", help="answer when dralint itself fails on a review or runs out of time (default deny); always logged and counted")
+    net.add_argument("--review-timeout", type=_positive(float), default=3.0, metavar="SECONDS", help="time to judge one review once its body is read, queueing included; then it is answered per --on-error (default 3, below the 5 s timeoutSeconds of deploy/webhook.yaml)")
+    net.add_argument("--judges", type=_positive(int), default=2, metavar="N", help="judge processes per worker, each judging one review at a time (default 2: one heavy review never holds up the rest)")
     net.add_argument("--max-body-bytes", type=_positive(int), default=3 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 3 MiB, as the API server)")
     net.add_argument("--read-timeout", type=_positive(float), default=10.0, metavar="SECONDS", help="time allowed for a request's headers, and again for its body (default 10)")
     net.add_argument("--idle-timeout", type=_positive(float), default=60.0, metavar="SECONDS", help="close keep-alive connections idle this long (default 60)")
@@ -120,7 +122,8 @@ def serve_command(argv: Sequence[str]) -> int:
         slots=args.workers,
         info={"version": __version__, "kubernetes_version": options.release, "workers": str(args.workers)},
     )
-    app = WebhookApp(Settings(policy=policy, metrics=metrics, on_error=args.on_error, max_body=args.max_body_bytes, read_timeout=args.read_timeout))
+    app = WebhookApp(Settings(policy=policy, metrics=metrics, on_error=args.on_error, max_body=args.max_body_bytes, read_timeout=args.read_timeout,
+                              review_timeout=args.review_timeout, judges=args.judges))
     server_settings = ServerSettings(
         host=args.host,
         port=args.port,
@@ -139,7 +142,8 @@ def serve_command(argv: Sequence[str]) -> int:
 
 
 def _warm_up(policy: Any) -> list[str]:
-    """Load every rule and compile every schema of the release now, not on the first review.
+    """Load every rule, compile every schema of the release and build the CEL environment now, not on the
+    first review (nor in every judge process: they are forked after this and share it).
 
     Returns the rule codes known to this configuration (for the metrics' label values).
     """
@@ -159,4 +163,15 @@ def _warm_up(policy: Any) -> list[str]:
                 "object": {"apiVersion": api_version, "kind": kind, "metadata": {"name": "warm-up", "namespace": "default"}},
             }
             decide(request, policy)
+            if kind == "ResourceClaim":
+                decide(_with_selector(request), policy)
     return sorted(known_codes([*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules]))
+
+
+def _with_selector(request: dict[str, Any]) -> dict[str, Any]:
+    claim = dict(request["object"])
+    request_ = {"deviceClassName": "warm-up", "selectors": [{"cel": {"expression": "device.driver == 'warm-up'"}}]}
+    if claim["apiVersion"].endswith(("/v1", "/v1beta2")):  # the fields moved under `exactly`
+        request_ = {"exactly": request_}
+    claim["spec"] = {"devices": {"requests": [{"name": "warm-up", **request_}]}}
+    return {**request, "object": claim}
