@@ -46,7 +46,7 @@ log = logging.getLogger("dralint.webhook")
 
 MAX_NESTING = 10_000  # Go's encoding/json (and so the API server) decodes no deeper
 JUDGE_RECURSION_LIMIT = MAX_NESTING + 2_000  # the review's own levels and the checking code's frames
-JUDGE_STACK_BYTES = 512 * 1024 * 1024  # address space only: pages are used as the stack grows
+JUDGE_STACK_BYTES = 256 * 1024 * 1024  # address space only: pages are used as the stack grows
 _LENGTH = struct.Struct("!Q")
 _PR_SET_PDEATHSIG = 1
 
@@ -176,6 +176,14 @@ class JudgePool:
     async def judge(self, body: bytes, timeout: float) -> Verdict:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        try:
+            return await self._attempt(body, deadline, timeout)
+        except JudgeLost:
+            # Once more on another judge: the first may have died before it got the review (killed
+            # while idle); a review that kills its judge kills the second too, and is answered then.
+            return await self._attempt(body, deadline, timeout)
+
+    async def _attempt(self, body: bytes, deadline: float, timeout: float) -> Verdict:
         idle = self._queue()
         try:
             async with asyncio.timeout_at(deadline):
@@ -184,7 +192,7 @@ class JudgePool:
             raise JudgeTimeout(f"no judge free within {timeout:g} s") from None
         try:
             async with asyncio.timeout_at(deadline):
-                verdict = await _exchange(loop, judge_.sock, body)
+                verdict = await _exchange(asyncio.get_running_loop(), judge_.sock, body)
         except BaseException as exc:
             # Timed out, died, or the request was cancelled: the judge is in an unknown state.
             self._replace(judge_)
