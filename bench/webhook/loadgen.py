@@ -155,6 +155,61 @@ class Connection:
         self.writer.close()
 
 
+def heavy_claim(obj: dict) -> dict:
+    """32 requests x 32 distinct 40-term CEL selectors: within the API's limits, seconds of checking."""
+    salt = int(time.time() * 1000) % (1 << 30)  # no verdict cached from an earlier run helps
+    requests = [{"name": f"r{r}", "exactly": {"deviceClassName": "gpu.example.com", "selectors": [
+        {"cel": {"expression": " && ".join(f"device.attributes['gpu.example.com'].a{t} == 'v{salt}-{r}-{s}-{t}'" for t in range(40))}}
+        for s in range(32)]}} for r in range(32)]
+    heavy = json.loads(json.dumps(obj))
+    heavy["metadata"]["name"] = "heavy"
+    heavy["spec"] = {"devices": {"requests": requests}}
+    return heavy
+
+
+async def under_heavy(port: int, ctx: ssl.SSLContext, requests: list[bytes], heavy: int, duration: float) -> list[dict]:
+    """`heavy` heavy claims at once; meanwhile GET /healthz and ordinary reviews, each every 50 ms."""
+    obj = json.loads(CLAIM.read_text())
+    heavy_requests = [review_bytes(10_000 + i, heavy_claim(obj)) for i in range(heavy)]
+    probe_conn, review_conn = await Connection.open(port, ctx), await Connection.open(port, ctx)
+    heavy_conns = [await Connection.open(port, ctx) for _ in heavy_requests]
+    outcomes: list[str] = []
+
+    async def one_heavy(conn: Connection, request: bytes) -> None:
+        conn.writer.write(request)
+        head = await conn.reader.readuntil(b"\r\n\r\n")
+        length = int(next(line[15:] for line in head.split(b"\r\n") if line[:15].lower() == b"content-length:"))
+        body = await conn.reader.readexactly(length)
+        outcomes.append("allowed" if b'"allowed":true' in body else "denied")
+
+    async def probe(conn: Connection) -> None:
+        conn.writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        head = await conn.reader.readuntil(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), head
+        await conn.reader.readexactly(3)
+
+    heavy_tasks = [asyncio.create_task(one_heavy(c, r)) for c, r in zip(heavy_conns, heavy_requests)]
+    probes: list[float] = []
+    reviews: list[float] = []
+    began = time.perf_counter()
+    n = 0
+    while time.perf_counter() - began < duration:
+        start = time.perf_counter()
+        await probe(probe_conn)
+        probes.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        await review_conn.send(requests[n % len(requests)])
+        reviews.append(time.perf_counter() - start)
+        n += 1
+        await asyncio.sleep(max(0.0, 0.05 - (time.perf_counter() - start)))
+    await asyncio.wait_for(asyncio.gather(*heavy_tasks), timeout=120)
+    elapsed = time.perf_counter() - began
+    for c in (probe_conn, review_conn, *heavy_conns):
+        c.close()
+    label = f"{heavy} heavy claims ({', '.join(sorted(outcomes))})"
+    return [summary(f"{label}: /healthz", probes, elapsed, 0), summary(f"{label}: reviews", reviews, elapsed, 0)]
+
+
 def percentile(sorted_values: list[float], q: float) -> float:
     if not sorted_values:
         return float("nan")
@@ -257,11 +312,15 @@ async def run(args: argparse.Namespace, port: int, cafile: str) -> list[dict]:
     if args.rate:
         results.append(await open_loop(port, ctx, requests, args.rate, args.duration, pool=8))
         print_row(results[-1])
+    if args.heavy:
+        for row in await under_heavy(port, ctx, requests, args.heavy, args.duration):
+            results.append(row)
+            print_row(row)
     return results
 
 
 def print_row(r: dict) -> None:
-    print(f"{r['run']:<30} {r['req_per_s']:>9.1f} req/s  p50 {r['p50_ms']:>6.2f} ms  p95 {r['p95_ms']:>6.2f} ms  "
+    print(f"{r['run']:<34} {r['req_per_s']:>9.1f} req/s  p50 {r['p50_ms']:>6.2f} ms  p95 {r['p95_ms']:>6.2f} ms  "
           f"p99 {r['p99_ms']:>6.2f} ms  max {r['max_ms']:>7.2f} ms  ({r['requests']} requests, {r['errors']} errors)", flush=True)
 
 
@@ -272,6 +331,7 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds before measuring each closed-loop run (default 1)")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--rate", type=float, default=200.0, help="open-loop rate in req/s; 0 to skip (default 200)")
+    parser.add_argument("--heavy", type=int, default=0, metavar="N", help="then send N heavy claims at once and measure /healthz and ordinary reviews meanwhile (default 0: skip)")
     parser.add_argument("--log-level", default="info", help="server --log-level (default info: one JSON line per review, as deployed)")
     parser.add_argument("--url", help="an already running server, https://127.0.0.1:PORT (loopback only)")
     parser.add_argument("--cafile", help="CA of --url's certificate")
