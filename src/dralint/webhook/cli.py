@@ -65,8 +65,6 @@ def serve_parser() -> argparse.ArgumentParser:
 
 def serve_command(argv: Sequence[str]) -> int:
     args = serve_parser().parse_args(list(argv))
-    args.target_version = None
-    args.format = None
 
     from . import logs
 
@@ -77,22 +75,11 @@ def serve_command(argv: Sequence[str]) -> int:
         print("dralint: error: `dralint serve` needs the webhook extra: pip install 'dralint[webhook]'", file=sys.stderr)
         return 2
 
-    from ..config import ConfigError, build_options
-    from ..model import Severity
-    from ..registry import RuleLoadError
-
-    try:
-        options, settings = build_options(args)
-        fail_on = Severity.parse(settings.fail_on)
-    except (ConfigError, RuleLoadError, ValueError) as exc:
-        raise UsageError(str(exc)) from exc
-    if fail_on < Severity.WARNING:
-        raise UsageError("fail-on: info would deny on informational findings; use error or warning")
-
+    policy = build_policy(args)
     from . import tls
     from .app import Settings, WebhookApp
     from .metrics import Metrics
-    from .review import IMMUTABLE_CODE, Policy
+    from .review import IMMUTABLE_CODE
     from .server import ServerSettings, serve
 
     for label, path in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key)):
@@ -105,7 +92,7 @@ def serve_command(argv: Sequence[str]) -> int:
     except Exception as exc:
         raise UsageError(f"cannot use --tls-cert/--tls-key: {exc}") from exc
 
-    policy = Policy(options=options, fail_on=fail_on)
+    options = policy.options
     codes = _warm_up(policy)
     # Rules, schemas and compiled validators live as long as the process: move them out of the
     # collector's reach, so a full collection does not walk them on some unlucky request, and so
@@ -139,6 +126,25 @@ def serve_command(argv: Sequence[str]) -> int:
         return serve(app, server_settings)
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
+
+
+def build_policy(args: argparse.Namespace) -> Any:
+    """What reviews are judged with, from the parsed arguments and the config file (as for `dralint lint`)."""
+    from ..config import ConfigError, build_options
+    from ..model import Severity
+    from ..registry import RuleLoadError
+    from .review import Policy
+
+    args.target_version = None
+    args.format = None
+    try:
+        options, settings = build_options(args)
+        fail_on = Severity.parse(settings.fail_on)
+    except (ConfigError, RuleLoadError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+    if fail_on < Severity.WARNING:
+        raise UsageError("fail-on: info would deny on informational findings; use error or warning")
+    return Policy(options=options, fail_on=fail_on)
 
 
 def _warm_up(policy: Any) -> list[str]:

@@ -440,7 +440,7 @@ def shorten(text: str, limit: int) -> str:
 def shorten_warnings(warnings: list[str]) -> list[str]:
     """Each warning within WARNING_MAX_CHARS, all within WARNINGS_TOTAL_CHARS: the rest are counted in a last line."""
     out: list[str] = []
-    room = WARNINGS_TOTAL_CHARS - 60  # for the "... and N more" line
+    room = WARNINGS_TOTAL_CHARS - 100  # for the "... and N more" line
     for i, warning in enumerate(warnings):
         warning = shorten(warning, WARNING_MAX_CHARS)
         if len(warning) > room:
