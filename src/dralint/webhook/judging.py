@@ -159,7 +159,7 @@ class JudgePool:
         self.size = size
         self._idle: asyncio.Queue[_Judge] | None = None
         self._spare: list[_Judge] = []  # started before the loop; queued on first use
-        self.replaced = 0
+        self._all: dict[int, _Judge] = {}  # pid -> judge, idle or busy
 
     def start(self) -> None:
         """Fork the judges (call it before the event loop starts: nothing else is running to be copied)."""
@@ -199,28 +199,27 @@ class JudgePool:
             if isinstance(exc, TimeoutError):
                 raise JudgeTimeout(f"not judged within {timeout:g} s") from None
             if isinstance(exc, (OSError, EOFError, pickle.UnpicklingError)):
+                log.warning("a judge process died; started another", extra={"judge_pid": judge_.pid, "error": f"{type(exc).__name__}: {exc}"})
                 raise JudgeLost(f"the judge process died ({type(exc).__name__}: {exc})") from None
             raise
         idle.put_nowait(judge_)
         return verdict
 
     def _replace(self, judge_: _Judge) -> None:
-        self.replaced += 1
-        _end(judge_, kill=True)
+        self._all.pop(judge_.pid, None)
+        _end(judge_)
         try:
             self._queue().put_nowait(self._spawn())
         except OSError as exc:  # fork refused (memory, process limit): serve with one judge fewer
             log.error("could not start a judge process", extra={"error": str(exc), "judges": self._queue().qsize()})
 
     def close(self) -> None:
-        """Let every judge go: it finishes nothing (the server has answered what it will), so it is killed."""
-        judges = list(self._spare)
-        if self._idle is not None:
-            while not self._idle.empty():
-                judges.append(self._idle.get_nowait())
-        for judge_ in judges:
-            _end(judge_, kill=True)
+        """End every judge: the server has answered all it will, so what a judge still does is dropped."""
+        for judge_ in self._all.values():
+            _end(judge_)
+        self._all.clear()
         self._spare = []
+        self._idle = None
 
     def _spawn(self) -> _Judge:
         ours, theirs = socket.socketpair()
@@ -235,16 +234,16 @@ class JudgePool:
                 os._exit(code)
         theirs.close()
         ours.setblocking(False)
-        return _Judge(pid, ours)
+        judge_ = self._all[pid] = _Judge(pid, ours)
+        return judge_
 
 
-def _end(judge_: _Judge, kill: bool) -> None:
+def _end(judge_: _Judge) -> None:
     judge_.sock.close()
-    if kill:
-        try:
-            os.kill(judge_.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    try:
+        os.kill(judge_.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
     try:
         os.waitpid(judge_.pid, 0)  # SIGKILL is not refused: this returns at once
     except ChildProcessError:

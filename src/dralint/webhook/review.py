@@ -113,9 +113,16 @@ class Decision:
 # --------------------------------------------------------------------------- parsing
 
 
-def parse_review(body: bytes) -> dict[str, Any]:
+class Request(dict):
+    """The `request` of an AdmissionReview, and whether its body held numbers too long to read."""
+
+    huge_integers = 0
+
+
+def parse_review(body: bytes) -> Request:
     """The `request` of an AdmissionReview, checked enough that `decide` cannot trip over its shape."""
-    review = _load(body)
+    huge: list[int] = []
+    review = _load(body, huge)
     if not isinstance(review, dict):
         raise ReviewError(f"request body must be a JSON object (an AdmissionReview), got {_json_type(review)}")
     api_version, kind = review.get("apiVersion"), review.get("kind")
@@ -148,12 +155,25 @@ def parse_review(body: bytes) -> dict[str, Any]:
             raise ReviewError(f"request.{name} must be a string")
     if request.get("dryRun") is not None and not isinstance(request["dryRun"], bool):
         raise ReviewError("request.dryRun must be true or false")
-    return request
+    parsed = Request(request)
+    parsed.huge_integers = len(huge)
+    return parsed
 
 
-def _load(body: bytes) -> Any:
+def _load(body: bytes, huge: list[int] | None = None) -> Any:
+    """JSON with integers of more than MAX_INT_DIGITS digits as HugeInteger stand-ins (counted in `huge`)."""
+
+    def parse_int(text: str) -> int:
+        if len(text) <= MAX_INT_DIGITS:
+            return int(text)
+        number = HugeInteger(-_HUGE if text.startswith("-") else _HUGE)
+        number.digits = len(text.lstrip("-"))
+        if huge is not None:
+            huge.append(number.digits)
+        return number
+
     try:
-        return json.loads(body, parse_int=_parse_int)
+        return json.loads(body, parse_int=parse_int)
     except UnicodeDecodeError as exc:
         raise ReviewError(f"request body is not UTF-8 JSON: {exc.reason} at byte {exc.start}") from None
     except json.JSONDecodeError as exc:
@@ -173,14 +193,6 @@ class HugeInteger(int):
 
 
 _HUGE = 2**64
-
-
-def _parse_int(text: str) -> int:
-    if len(text) <= MAX_INT_DIGITS:
-        return int(text)
-    number = HugeInteger(-_HUGE if text.startswith("-") else _HUGE)
-    number.digits = len(text.lstrip("-"))
-    return number
 
 
 def peek_uid(body: bytes) -> str | None:
@@ -235,7 +247,8 @@ def decide(request: dict[str, Any], policy: Policy) -> Decision:
         return decision
 
     typed = _with_type(obj, gvk)
-    problems = _lint(typed, policy)
+    huge = getattr(request, "huge_integers", 0) > 0
+    problems = _lint(typed, policy, huge)
     old = request.get("oldObject") if operation == "UPDATE" else None
     existing: set[tuple] = set()
     if isinstance(old, dict):
@@ -245,7 +258,7 @@ def decide(request: dict[str, Any], policy: Policy) -> Decision:
             problems.append(immutable)
             problems.sort(key=Problem.sort_key)
         if problems:
-            existing = {_identity(p) for p in _lint(old_typed, policy)}
+            existing = {_identity(p) for p in _lint(old_typed, policy, huge)}
 
     decision.problems = problems
     decision.failures = [p for p in problems if p.rule == INTERNAL_ERROR_CODE]
@@ -267,15 +280,15 @@ def decide(request: dict[str, Any], policy: Policy) -> Decision:
     return decision
 
 
-def _lint(obj: dict[str, Any], policy: Policy) -> list[Problem]:
-    """The one call into the engine."""
+def _lint(obj: dict[str, Any], policy: Policy, huge_integers: bool = False) -> list[Problem]:
+    """The one call into the engine; with `huge_integers`, also DRA005 where the body had numbers too long to read."""
     from ..lint import lint_documents
 
     doc = Document(source=SOURCE, index=0, data=obj, positions={(): Node(None, Span.point())})
     # Only problems of the object itself: a finding about the configuration (an unused `ignore-paths`
     # entry, DRA900) says nothing about this request and must not turn into a warning on every one.
     problems = [p for p in lint_documents([doc], policy.options).problems if p.source == SOURCE and p.rule not in NOT_IN_ADMISSION]
-    huge = _huge_integers(obj)
+    huge = _huge_integers(obj) if huge_integers else []
     if huge:
         # One mistake, one problem: the stand-in's own findings there (out of int64 range ...) are noise.
         places = {path for path, _ in huge}

@@ -76,12 +76,11 @@ def _guarded_protocol(read_timeout: float) -> type:
         _header_timer: Any = None
         _header_bytes = 0
         _parsed_header_bytes = 0
+        _oversized = False
 
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._arm()
-
-        _oversized = False
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
