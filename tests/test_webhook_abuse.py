@@ -142,6 +142,7 @@ def test_probes_stay_fast_while_a_heavy_claim_is_judged(strict):
     assert entry["level"] == "error" and entry["on_error"] == "deny"
 
 
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the judge processes through /proc")
 def test_a_judge_that_dies_is_replaced(strict):
     judges = [int(pid) for pid in Path(f"/proc/{strict.proc.pid}/task/{strict.proc.pid}/children").read_text().split()]
     assert len(judges) == 2
