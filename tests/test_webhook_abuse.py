@@ -102,8 +102,11 @@ def nested(depth: int, leaf) -> object:
 
 def test_probes_stay_fast_while_a_heavy_claim_is_judged(strict):
     before = strict.metrics()
-    heavy = review_of(heavy_claim())
-    body = json.dumps(heavy).encode()
+    obj = heavy_claim()
+    obj["spec"]["devices"]["config"] = [{"requests": ["r0"], "opaque": {"driver": "gpu.example.com", "parameters": {"deep": "DEEP"}}}]
+    heavy = review_of(obj)
+    # Deep as well: the uid of a review no judge answered is read again by the worker.
+    body = json.dumps(heavy).replace('"DEEP"', "[" * 5000 + "]" * 5000).encode()
     assert len(body) < 3 * 1024 * 1024  # under the API server's own limit
     probes = strict.connection()
     probes.connect()  # TLS set up before the clock starts, as the kubelet's keep-alive probes are

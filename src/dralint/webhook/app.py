@@ -164,9 +164,9 @@ class WebhookApp:
             return await self.pool.judge(body, settings.review_timeout)
         except JudgeTimeout as exc:
             self.metrics.review_timeout()
-            return judging.failed(rv.peek(body), settings.on_error, str(exc), f"not judged within --review-timeout={settings.review_timeout:g}s")
+            return judging.failed(judging.peek(body), settings.on_error, str(exc), f"not judged within --review-timeout={settings.review_timeout:g}s")
         except JudgeLost as exc:
-            return judging.failed(rv.peek(body), settings.on_error, str(exc), "the judge process died")
+            return judging.failed(judging.peek(body), settings.on_error, str(exc), "the judge process died")
 
     def _account(self, scope: Scope, verdict: Verdict, started: float) -> None:
         metrics = self.metrics

@@ -104,6 +104,17 @@ def judge(body: bytes, policy: rv.Policy, on_error: str, decide: Callable[[dict[
     return Verdict(200, answer, verdict, decision.uid, decision.kind, fields, tuple(p.rule for p in decision.problems), len(decision.warnings))
 
 
+def peek(body: bytes) -> dict[str, Any]:
+    """`review.peek` as deep as a judge parses, for a review no judge answered (the event loop's thread:
+    nothing else runs while the limit is raised; the main thread's stack holds this depth of JSON)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, JUDGE_RECURSION_LIMIT))
+    try:
+        return rv.peek(body)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def request_info(request: dict[str, Any]) -> dict[str, Any]:
     """uid, kind, operation and object of a request, for answering and logging a failure."""
     gvk = request.get("kind")
