@@ -73,14 +73,14 @@ def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
     return paths
 
 
-def start_server(folder: Path, workers: int, log_level: str) -> tuple[subprocess.Popen, int, Path]:
+def start_server(folder: Path, workers: int, log_level: str, extra: list[str] | None = None) -> tuple[subprocess.Popen, int, Path]:
     ca, cert, key = make_certificates(folder)
     log_path = folder / "server.log"
     log = open(log_path, "wb")
     exe = Path(sys.executable).parent / "dralint"
     proc = subprocess.Popen(
         [str(exe), "serve", "--tls-cert", str(cert), "--tls-key", str(key), "--host", "127.0.0.1", "--port", "0",
-         "--workers", str(workers), "--no-config", "--log-level", log_level],
+         "--workers", str(workers), "--no-config", "--log-level", log_level, *(extra or [])],
         stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
     )
     deadline = time.monotonic() + 30
@@ -155,6 +155,79 @@ class Connection:
         self.writer.close()
 
 
+def heavy_claim(obj: dict) -> dict:
+    """32 requests x 32 distinct 40-term CEL selectors: within the API's limits, seconds of checking."""
+    salt = int(time.time() * 1000) % (1 << 30)  # no verdict cached from an earlier run helps
+    requests = [{"name": f"r{r}", "exactly": {"deviceClassName": "gpu.example.com", "selectors": [
+        {"cel": {"expression": " && ".join(f"device.attributes['gpu.example.com'].a{t} == 'v{salt}-{r}-{s}-{t}'" for t in range(40))}}
+        for s in range(32)]}} for r in range(32)]
+    heavy = json.loads(json.dumps(obj))
+    heavy["metadata"]["name"] = "heavy"
+    heavy["spec"] = {"devices": {"requests": requests}}
+    return heavy
+
+
+async def under_heavy(port: int, ctx: ssl.SSLContext, requests: list[bytes], heavy: int, duration: float) -> list[dict]:
+    """`heavy` heavy claims at once; meanwhile GET /healthz and ordinary reviews, each every 50 ms."""
+    obj = json.loads(CLAIM.read_text())
+    heavy_requests = [review_bytes(10_000 + i, heavy_claim(obj)) for i in range(heavy)]
+    probe_conn, review_conn = await Connection.open(port, ctx), await Connection.open(port, ctx)
+    heavy_conns = [await Connection.open(port, ctx) for _ in heavy_requests]
+    outcomes: list[str] = []
+
+    async def one_heavy(conn: Connection, request: bytes) -> None:
+        conn.writer.write(request)
+        head = await conn.reader.readuntil(b"\r\n\r\n")
+        length = int(next(line[15:] for line in head.split(b"\r\n") if line[:15].lower() == b"content-length:"))
+        body = await conn.reader.readexactly(length)
+        outcomes.append("allowed" if b'"allowed":true' in body else "denied")
+
+    async def probe(conn: Connection) -> None:
+        conn.writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        head = await conn.reader.readuntil(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), head
+        await conn.reader.readexactly(3)
+
+    heavy_tasks = [asyncio.create_task(one_heavy(c, r)) for c, r in zip(heavy_conns, heavy_requests)]
+    probes: list[float] = []
+    reviews: list[float] = []
+    began = time.perf_counter()
+    n = 0
+    while time.perf_counter() - began < duration:
+        start = time.perf_counter()
+        await probe(probe_conn)
+        probes.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        await review_conn.send(requests[n % len(requests)])
+        reviews.append(time.perf_counter() - start)
+        n += 1
+        await asyncio.sleep(max(0.0, 0.05 - (time.perf_counter() - start)))
+    await asyncio.wait_for(asyncio.gather(*heavy_tasks), timeout=120)
+    elapsed = time.perf_counter() - began
+    for c in (probe_conn, review_conn, *heavy_conns):
+        c.close()
+    label = f"{heavy} heavy claims ({', '.join(sorted(outcomes))})"
+    return [summary(f"{label}: /healthz", probes, elapsed, 0), summary(f"{label}: reviews", reviews, elapsed, 0)]
+
+
+def server_cpu_seconds(pid: int | None) -> float:
+    """CPU time (user + system) of the server and every process under it, reaped ones included (Linux)."""
+    if pid is None:
+        return float("nan")
+    total = 0.0
+    pending = [pid]
+    while pending:
+        p = pending.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+            for task in os.listdir(f"/proc/{p}/task"):
+                pending.extend(int(c) for c in Path(f"/proc/{p}/task/{task}/children").read_text().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
 def percentile(sorted_values: list[float], q: float) -> float:
     if not sorted_values:
         return float("nan")
@@ -181,11 +254,12 @@ async def closed_loop(port: int, ctx: ssl.SSLContext, requests: list[bytes], con
     connections = [await Connection.open(port, ctx) for _ in range(concurrency)]
     latencies: list[float] = []
     errors = 0
+    answered = 0  # warm-up included
     measuring = False
     stop_at = time.perf_counter() + warmup + duration
 
     async def worker(i: int, conn: Connection) -> None:
-        nonlocal errors
+        nonlocal errors, answered
         n = i
         while True:
             start = time.perf_counter()
@@ -196,6 +270,7 @@ async def closed_loop(port: int, ctx: ssl.SSLContext, requests: list[bytes], con
             except (RuntimeError, OSError, asyncio.IncompleteReadError):
                 errors += 1
                 return
+            answered += 1
             if measuring:
                 latencies.append(time.perf_counter() - start)
             n += concurrency
@@ -208,7 +283,7 @@ async def closed_loop(port: int, ctx: ssl.SSLContext, requests: list[bytes], con
     elapsed = time.perf_counter() - began
     for c in connections:
         c.close()
-    return summary(f"closed loop, concurrency {concurrency}", latencies, elapsed, errors)
+    return {**summary(f"closed loop, concurrency {concurrency}", latencies, elapsed, errors), "answered": answered}
 
 
 async def open_loop(port: int, ctx: ssl.SSLContext, requests: list[bytes], rate: float, duration: float, pool: int) -> dict:
@@ -246,23 +321,31 @@ async def open_loop(port: int, ctx: ssl.SSLContext, requests: list[bytes], rate:
     return summary(f"open loop, {rate:g} req/s", latencies, elapsed, errors)
 
 
-async def run(args: argparse.Namespace, port: int, cafile: str) -> list[dict]:
+async def run(args: argparse.Namespace, port: int, cafile: str, server_pid: int | None) -> list[dict]:
     ctx = ssl.create_default_context(cafile=cafile)
     obj = json.loads(CLAIM.read_text())
     requests = [review_bytes(i, obj) for i in range(256)]
     results = []
     for concurrency in args.concurrency:
+        cpu = server_cpu_seconds(server_pid)
         results.append(await closed_loop(port, ctx, requests, concurrency, args.duration, args.warmup))
+        # Per review answered, warm-up included: unlike req/s, hardly moved by other load on the machine.
+        results[-1]["server_cpu_ms_per_review"] = round((server_cpu_seconds(server_pid) - cpu) * 1000 / max(1, results[-1]["answered"]), 3)
         print_row(results[-1])
     if args.rate:
         results.append(await open_loop(port, ctx, requests, args.rate, args.duration, pool=8))
         print_row(results[-1])
+    if args.heavy:
+        for row in await under_heavy(port, ctx, requests, args.heavy, args.duration):
+            results.append(row)
+            print_row(row)
     return results
 
 
 def print_row(r: dict) -> None:
-    print(f"{r['run']:<30} {r['req_per_s']:>9.1f} req/s  p50 {r['p50_ms']:>6.2f} ms  p95 {r['p95_ms']:>6.2f} ms  "
-          f"p99 {r['p99_ms']:>6.2f} ms  max {r['max_ms']:>7.2f} ms  ({r['requests']} requests, {r['errors']} errors)", flush=True)
+    cpu = f"  server CPU {r['server_cpu_ms_per_review']:.3f} ms/review" if "server_cpu_ms_per_review" in r else ""
+    print(f"{r['run']:<34} {r['req_per_s']:>9.1f} req/s  p50 {r['p50_ms']:>6.2f} ms  p95 {r['p95_ms']:>6.2f} ms  "
+          f"p99 {r['p99_ms']:>6.2f} ms  max {r['max_ms']:>7.2f} ms  ({r['requests']} requests, {r['errors']} errors){cpu}", flush=True)
 
 
 def main() -> int:
@@ -272,6 +355,8 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds before measuring each closed-loop run (default 1)")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--rate", type=float, default=200.0, help="open-loop rate in req/s; 0 to skip (default 200)")
+    parser.add_argument("--judges", type=int, default=0, help="server --judges per worker (default: the server's default)")
+    parser.add_argument("--heavy", type=int, default=0, metavar="N", help="then send N heavy claims at once and measure /healthz and ordinary reviews meanwhile (default 0: skip)")
     parser.add_argument("--log-level", default="info", help="server --log-level (default info: one JSON line per review, as deployed)")
     parser.add_argument("--url", help="an already running server, https://127.0.0.1:PORT (loopback only)")
     parser.add_argument("--cafile", help="CA of --url's certificate")
@@ -293,7 +378,7 @@ def main() -> int:
                 raise SystemExit("--url must be a loopback address")
             port, cafile = int(port_text), args.cafile
         else:
-            proc, port, ca = start_server(Path(tmp), args.workers, args.log_level)
+            proc, port, ca = start_server(Path(tmp), args.workers, args.log_level, ["--judges", str(args.judges)] if args.judges else [])
             cafile = str(ca)
         print(f"dralint webhook bench: {platform.python_implementation()} {platform.python_version()}, "
               f"{os.cpu_count()} CPUs, server workers {args.workers if proc else '?'}, claim {CLAIM.relative_to(ROOT)}", flush=True)
@@ -309,7 +394,7 @@ def main() -> int:
                         if time.monotonic() > deadline:
                             raise
                         time.sleep(0.1)
-                results = runner.run(run(args, port, cafile))
+                results = runner.run(run(args, port, cafile, proc.pid if proc else None))
         finally:
             if proc is not None:
                 proc.send_signal(signal.SIGTERM)

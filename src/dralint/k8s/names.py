@@ -223,22 +223,36 @@ def go_json_size(value: object) -> int:
 
     Go escapes <, > and & as \\u003c etc. and U+2028/U+2029; everything else is
     UTF-8 as is. Floats with integral values print without '.0' in Go.
+    Walked with a stack, not recursion: parameters can nest thousands of levels.
     """
     import json
 
-    def norm(v: object) -> object:
-        if isinstance(v, float) and v.is_integer() and abs(v) < 1e21:
-            return int(v)
+    size = 0
+    pending = [value]
+    while pending:
+        v = pending.pop()
         if isinstance(v, dict):
-            return {str(k): norm(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [norm(x) for x in v]
-        if isinstance(v, (str, int, float, bool)) or v is None:
-            return v
-        return str(v)
-
-    text = json.dumps(norm(value), separators=(",", ":"), ensure_ascii=False)
-    size = len(text.encode("utf-8"))
-    size += 5 * sum(text.count(c) for c in "<>&")
-    size += 3 * (text.count("\u2028") + text.count("\u2029"))
+            size += 2 + max(len(v) - 1, 0) + len(v)  # braces, commas, colons
+            for k, x in v.items():
+                size += _go_json_string_size(str(k))
+                pending.append(x)
+        elif isinstance(v, (list, tuple)):
+            size += 2 + max(len(v) - 1, 0)
+            pending.extend(v)
+        elif isinstance(v, str):
+            size += _go_json_string_size(v)
+        elif isinstance(v, (bool, int, float)) or v is None:
+            if isinstance(v, float) and v.is_integer() and abs(v) < 1e21:
+                v = int(v)
+            size += len(json.dumps(v))
+        else:
+            size += _go_json_string_size(str(v))
     return size
+
+
+def _go_json_string_size(text: str) -> int:
+    import json
+
+    size = len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    size += 5 * sum(text.count(c) for c in "<>&")
+    return size + 3 * (text.count("\u2028") + text.count("\u2029"))

@@ -5,6 +5,10 @@
     GET  /readyz     200 once the rules are loaded and the certificate is served; 503 while stopping
     GET  /metrics    Prometheus text format
 
+The event loop only moves bytes: each review is judged (parsed, linted,
+encoded) by a forked judge process (judging.py) within --review-timeout, so
+probes and other reviews never wait behind a heavy one.
+
 It is a bare ASGI callable rather than a framework app: five fixed routes need
 no router, and on the hot path every microsecond is the webhook's latency
 budget, which the API server spends out of the user's request.
@@ -15,12 +19,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import traceback
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
-from ..model import format_path
+from . import judging
 from . import review as rv
+from .judging import JudgeLost, JudgePool, JudgeTimeout, Verdict
 from .metrics import Metrics
 
 log = logging.getLogger("dralint.webhook")
@@ -45,6 +49,8 @@ class Settings:
     on_error: str = "deny"  # allow | deny
     max_body: int = DEFAULT_MAX_BODY
     read_timeout: float = 10.0  # seconds for the whole body, counted from the end of the headers
+    review_timeout: float = 3.0  # seconds to judge a review once its body is read, queueing included
+    judges: int = 0  # judge processes; 0 judges on the event loop (tests, embedding)
 
 
 class _BodyTooLarge(Exception):
@@ -57,6 +63,21 @@ class WebhookApp:
         self.metrics = settings.metrics
         self.ready = False
         self.decide: Callable[[dict[str, Any], rv.Policy], rv.Decision] = rv.decide  # replaceable in tests
+        self.pool: JudgePool | None = None
+
+    def start_judges(self) -> None:
+        """Fork the judge processes (before the event loop starts; they inherit `decide` as it is now)."""
+        if self.settings.judges > 0 and self.pool is None:
+            self.pool = JudgePool(self.judge_body, self.settings.judges)
+            self.pool.start()
+
+    def stop_judges(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    def judge_body(self, body: bytes) -> Verdict:
+        return judging.judge(body, self.settings.policy, self.settings.on_error, self.decide)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -128,49 +149,43 @@ class WebhookApp:
             return
         if body is None:  # the client went away
             return
+        verdict = await self._judge(body)
+        await _respond(send, verdict.status, verdict.body, _JSON)
         try:
-            request = rv.parse_review(body)
-        except rv.ReviewError as exc:
-            metrics.bad_request("malformed")
-            _log_http(scope, 400, "malformed AdmissionReview", error=str(exc), uid=rv.peek_uid(body))
-            await _status(send, 400, f"malformed AdmissionReview: {exc}", "BadRequest")
-            return
-        uid = request["uid"]
-        try:
-            decision = self.decide(request, settings.policy)
-        except Exception as exc:  # dralint failed: never a stack trace to the caller
-            await self._internal_error(send, request, exc, started)
-            return
-        await _respond(send, 200, rv.encode(decision.review), _JSON)
-        try:
-            self._account(decision, started)
+            self._account(scope, verdict, started)
         except Exception:  # bookkeeping must never cost an answer
-            log.exception("metrics or logging failed", extra={"uid": uid})
+            log.exception("metrics or logging failed", extra={"uid": verdict.uid})
 
-    def _account(self, decision: rv.Decision, started: float) -> None:
+    async def _judge(self, body: bytes) -> Verdict:
+        settings = self.settings
+        if self.pool is None:
+            return self.judge_body(body)
+        try:
+            return await self.pool.judge(body, settings.review_timeout)
+        except JudgeTimeout as exc:
+            self.metrics.review_timeout()
+            return judging.failed(judging.peek(body), settings.on_error, str(exc), f"not judged within --review-timeout={settings.review_timeout:g}s")
+        except JudgeLost as exc:
+            return judging.failed(judging.peek(body), settings.on_error, str(exc), "the judge process died")
+
+    def _account(self, scope: Scope, verdict: Verdict, started: float) -> None:
         metrics = self.metrics
+        if verdict.outcome == "malformed":
+            metrics.bad_request("malformed")
+            _log_http(scope, 400, "malformed AdmissionReview", uid=verdict.uid, **verdict.log)
+            return
         seconds = time.perf_counter() - started
-        verdict = "allowed" if decision.allowed else "denied"
-        metrics.request(decision.kind, verdict, seconds)
-        for p in decision.problems:
-            metrics.problem(p.rule)
-        if decision.warnings:
-            metrics.warnings(len(decision.warnings))
+        metrics.request(verdict.kind, "error" if verdict.outcome == "error" else verdict.outcome, seconds)
+        if verdict.outcome == "error":
+            metrics.internal_error()
+            log.error("internal error while judging a review", extra=verdict.log)
+            return
+        for code in verdict.codes:
+            metrics.problem(code)
+        if verdict.warnings:
+            metrics.warnings(verdict.warnings)
         if log.isEnabledFor(logging.INFO):
-            log.info(
-                "admission",
-                extra={
-                    "uid": decision.uid,
-                    "operation": decision.operation,
-                    "kind": decision.kind,
-                    "object": f"{decision.namespace}/{decision.name}" if decision.namespace else decision.name,
-                    "dry_run": decision.dry_run,
-                    "verdict": verdict,
-                    "problems": [f"{p.rule}@{format_path(p.path)}" for p in decision.denying][:20],
-                    "warnings": len(decision.warnings),
-                    "duration_ms": round(seconds * 1000, 3),
-                },
-            )
+            log.info("admission", extra={**verdict.log, "duration_ms": round(seconds * 1000, 3)})
 
     async def _read_body(self, receive: Receive, deadline: float) -> bytes | None:
         limit = self.settings.max_body
@@ -198,30 +213,6 @@ class WebhookApp:
         limit = self.settings.max_body
         _log_http(scope, 413, "request body too large", content_length=length, limit=limit)
         await _status(send, 413, f"request body exceeds the limit of {limit} bytes", "RequestEntityTooLarge", close=True)
-
-    async def _internal_error(self, send: Send, request: dict[str, Any], exc: Exception, started: float) -> None:
-        settings, metrics = self.settings, self.metrics
-        allowed = settings.on_error == "allow"
-        uid = request["uid"]
-        kind = (request.get("kind") or {}).get("kind") or ""
-        metrics.internal_error()
-        metrics.request(kind if isinstance(kind, str) else "", "error", time.perf_counter() - started)
-        log.error(
-            "internal error while judging a review",
-            extra={
-                "uid": uid,
-                "kind": kind,
-                "object": "/".join(x for x in (request.get("namespace"), request.get("name")) if isinstance(x, str) and x),
-                "operation": request.get("operation"),
-                "on_error": settings.on_error,
-                "verdict": "allowed" if allowed else "denied",
-                "error": f"{type(exc).__name__}: {exc}",
-                "traceback": traceback.format_exc(limit=20),
-            },
-        )
-        outcome = "allowed" if allowed else "denied"
-        message = f"dralint could not check this object ({type(exc).__name__}); {outcome} by --on-error={settings.on_error}"
-        await _respond(send, 200, rv.encode(rv.error_review(uid, allowed, message)), _JSON)
 
 
 def _log_http(scope: Scope, status: int, message: str, **fields: Any) -> None:

@@ -47,7 +47,9 @@ def serve_parser() -> argparse.ArgumentParser:
     net.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0; '::' for IPv6)")
     net.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0 picks a free one, logged as 'listening')")
     net.add_argument("--workers", type=_positive(int), default=1, metavar="N", help="worker processes sharing the port (default 1; one per core is plenty)")
-    net.add_argument("--on-error", choices=("allow", "deny"), default="deny", help="answer when dralint itself fails on a review (default deny); always logged and counted")
+    net.add_argument("--on-error", choices=("allow", "deny"), default="deny", help="answer when dralint itself fails on a review or runs out of time (default deny); always logged and counted")
+    net.add_argument("--review-timeout", type=_positive(float), default=3.0, metavar="SECONDS", help="time to judge one review once its body is read, queueing included; then it is answered per --on-error (default 3, below the 5 s timeoutSeconds of deploy/webhook.yaml)")
+    net.add_argument("--judges", type=_positive(int), default=2, metavar="N", help="judge processes per worker, each judging one review at a time (default 2: one heavy review never holds up the rest)")
     net.add_argument("--max-body-bytes", type=_positive(int), default=3 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 3 MiB, as the API server)")
     net.add_argument("--read-timeout", type=_positive(float), default=10.0, metavar="SECONDS", help="time allowed for a request's headers, and again for its body (default 10)")
     net.add_argument("--idle-timeout", type=_positive(float), default=60.0, metavar="SECONDS", help="close keep-alive connections idle this long (default 60)")
@@ -74,22 +76,11 @@ def serve_command(argv: Sequence[str]) -> int:
         print("dralint: error: `dralint serve` needs the webhook extra: pip install 'dralint[webhook]'", file=sys.stderr)
         return 2
 
-    from ..config import ConfigError, build_options
-    from ..model import Severity
-    from ..registry import RuleLoadError
-
-    try:
-        options, settings = build_options(overrides_from(args))
-        fail_on = settings.fail_on
-    except (ConfigError, RuleLoadError) as exc:
-        raise UsageError(str(exc)) from exc
-    if fail_on < Severity.WARNING:
-        raise UsageError("fail-on: info would deny on informational findings; use error or warning")
-
+    policy = build_policy(args)
     from . import tls
     from .app import Settings, WebhookApp
     from .metrics import Metrics
-    from .review import IMMUTABLE_CODE, Policy
+    from .review import IMMUTABLE_CODE
     from .server import ServerSettings, serve
 
     for label, path in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key)):
@@ -102,7 +93,7 @@ def serve_command(argv: Sequence[str]) -> int:
     except Exception as exc:
         raise UsageError(f"cannot use --tls-cert/--tls-key: {exc}") from exc
 
-    policy = Policy(options=options, fail_on=fail_on)
+    options = policy.options
     codes = _warm_up(policy)
     # Rules, schemas and compiled validators live as long as the process: move them out of the
     # collector's reach, so a full collection does not walk them on some unlucky request, and so
@@ -119,7 +110,8 @@ def serve_command(argv: Sequence[str]) -> int:
         slots=args.workers,
         info={"version": __version__, "kubernetes_version": options.release, "workers": str(args.workers)},
     )
-    app = WebhookApp(Settings(policy=policy, metrics=metrics, on_error=args.on_error, max_body=args.max_body_bytes, read_timeout=args.read_timeout))
+    app = WebhookApp(Settings(policy=policy, metrics=metrics, on_error=args.on_error, max_body=args.max_body_bytes, read_timeout=args.read_timeout,
+                              review_timeout=args.review_timeout, judges=args.judges))
     server_settings = ServerSettings(
         host=args.host,
         port=args.port,
@@ -137,8 +129,26 @@ def serve_command(argv: Sequence[str]) -> int:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
 
 
+def build_policy(args: argparse.Namespace) -> Any:
+    """What reviews are judged with, from the parsed arguments and the config file (as for `dralint lint`)."""
+    from ..config import ConfigError, build_options
+    from ..model import Severity
+    from ..registry import RuleLoadError
+    from .review import Policy
+
+    try:
+        options, settings = build_options(overrides_from(args)._replace(target_version=None, format=None))
+        fail_on = settings.fail_on
+    except (ConfigError, RuleLoadError) as exc:
+        raise UsageError(str(exc)) from exc
+    if fail_on < Severity.WARNING:
+        raise UsageError("fail-on: info would deny on informational findings; use error or warning")
+    return Policy(options=options, fail_on=fail_on)
+
+
 def _warm_up(policy: Any) -> list[str]:
-    """Load every rule and compile every schema of the release now, not on the first review.
+    """Load every rule, compile every schema of the release and build the CEL environment now, not on the
+    first review (nor in every judge process: they are forked after this and share it).
 
     Returns the rule codes known to this configuration (for the metrics' label values).
     """
@@ -158,4 +168,15 @@ def _warm_up(policy: Any) -> list[str]:
                 "object": {"apiVersion": api_version, "kind": kind, "metadata": {"name": "warm-up", "namespace": "default"}},
             }
             decide(request, policy)
+            if kind == "ResourceClaim":
+                decide(_with_selector(request), policy)
     return sorted(known_codes([*all_rules(options.rules_dirs, plugins=options.plugins), *options.extra_rules]))
+
+
+def _with_selector(request: dict[str, Any]) -> dict[str, Any]:
+    claim = dict(request["object"])
+    request_ = {"deviceClassName": "warm-up", "selectors": [{"cel": {"expression": "device.driver == 'warm-up'"}}]}
+    if claim["apiVersion"].endswith(("/v1", "/v1beta2")):  # the fields moved under `exactly`
+        request_ = {"exactly": request_}
+    claim["spec"] = {"devices": {"requests": [{"name": "warm-up", **request_}]}}
+    return {**request, "object": claim}

@@ -16,7 +16,9 @@ Exposed (text format 0.0.4):
     dralint_webhook_warnings_total                            warnings returned to clients
     dralint_webhook_bad_requests_total{reason}                malformed | too_large | read_timeout |
                                                               unsupported_media_type | method_not_allowed | not_found
-    dralint_webhook_internal_errors_total                     failures of dralint itself (see --on-error)
+    dralint_webhook_internal_errors_total                     reviews dralint failed to judge (see --on-error):
+                                                              an exception, a failed rule, a judge that died, a timeout
+    dralint_webhook_review_timeouts_total                     of those, reviews not judged within --review-timeout
     dralint_webhook_in_flight_requests                        gauge
     dralint_webhook_certificate_reloads_total{result}         success | failure
     dralint_webhook_info{version, kubernetes_version, workers} gauge, always 1
@@ -64,6 +66,7 @@ class Metrics:
         self._warnings = take(1)
         self._bad = take(len(BAD_REQUEST_REASONS))
         self._internal = take(1)
+        self._timeouts = take(1)
         self._in_flight = take(1)
         self._reloads = take(len(RELOAD_RESULTS))
         self._buckets = take(len(BUCKETS) + 1)  # the last one is +Inf
@@ -110,6 +113,9 @@ class Metrics:
 
     def internal_error(self) -> None:
         self._row[self._internal] += 1
+
+    def review_timeout(self) -> None:
+        self._row[self._timeouts] += 1
 
     def reload(self, ok: bool) -> None:
         self._row[self._reloads + (0 if ok else 1)] += 1
@@ -165,6 +171,9 @@ class Metrics:
 
         family("internal_errors_total", "counter", "Reviews dralint failed to judge; answered as --on-error says.")
         out.append(f"{p}internal_errors_total {_num(self._sum_of(self._internal))}")
+
+        family("review_timeouts_total", "counter", "Reviews not judged within --review-timeout (also counted as internal errors).")
+        out.append(f"{p}review_timeouts_total {_num(self._sum_of(self._timeouts))}")
 
         family("in_flight_requests", "gauge", "Requests being served now.")
         out.append(f"{p}in_flight_requests {_num(self._sum_of(self._in_flight))}")

@@ -12,7 +12,11 @@
   --shutdown-timeout), then exits 0.
 * uvicorn has a keep-alive (idle) timeout but no deadline for a request's
   headers; `_guarded_protocol` adds one (and a header size cap), and the app
-  bounds the body, so a slow client cannot hold a connection for long.
+  bounds the body, so a slow client cannot hold a connection for long. The
+  TLS handshake gets --read-timeout too (the event loop's default is 60 s):
+  uvicorn does not pass a handshake timeout, so our event loop sets it.
+* Each worker forks its judge processes (judging.py) before its event loop
+  starts, and kills them when it stops.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ log = logging.getLogger("dralint.webhook")
 lifecycle = logging.getLogger("dralint.webhook.lifecycle")
 
 MAX_HEADER_BYTES = 64 * 1024
+TOO_LARGE = "Request headers too large."
 
 
 @dataclass
@@ -70,6 +75,8 @@ def _guarded_protocol(read_timeout: float) -> type:
     class GuardedHttpToolsProtocol(HttpToolsProtocol):
         _header_timer: Any = None
         _header_bytes = 0
+        _parsed_header_bytes = 0
+        _oversized = False
 
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -77,16 +84,38 @@ def _guarded_protocol(read_timeout: float) -> type:
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            # Counted after parsing: only bytes that left the headers still unfinished count against the cap
-            # (a body arriving in the same read as its headers does not).
+            # Headers still unfinished after this read: the bytes count against the cap, so a block that
+            # never ends is refused as soon as it passes it (the parser callbacks count finished lines).
             if self._header_timer is not None and not self.transport.is_closing():
                 self._header_bytes += len(data)
                 if self._header_bytes > MAX_HEADER_BYTES:
                     self._disarm()
-                    self.send_400_response("Request headers too large.")
+                    self.send_400_response(TOO_LARGE)
+
+        def on_url(self, url: bytes) -> None:
+            self._count_header(len(url))
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._count_header(len(name) + len(value) + 4)
+            super().on_header(name, value)
+
+        def _count_header(self, size: int) -> None:
+            # A whole header block can arrive in one read and be parsed before data_received sees it.
+            self._parsed_header_bytes += size
+            if self._parsed_header_bytes > MAX_HEADER_BYTES:
+                self._oversized = True
+                raise ValueError(TOO_LARGE)  # stops the parser; uvicorn answers 400 and closes
+
+        def send_400_response(self, msg: str) -> None:
+            if self._oversized:
+                msg = TOO_LARGE
+                log.warning("refusing request headers over the cap", extra={"client": "%s:%d" % self.client if self.client else None, "limit": MAX_HEADER_BYTES})
+            super().send_400_response(msg)
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
+            self._parsed_header_bytes = 0
             self._arm()
 
         def on_headers_complete(self) -> None:
@@ -117,12 +146,22 @@ def _guarded_protocol(read_timeout: float) -> type:
     return GuardedHttpToolsProtocol
 
 
-def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:
+def _loop_factory(handshake_timeout: float = 60.0) -> Callable[[], asyncio.AbstractEventLoop]:
+    """uvloop (else asyncio's loop) whose TLS servers drop a client that has not finished its handshake in time."""
     try:
         import uvloop
+
+        base: type = uvloop.Loop
     except ImportError:  # pragma: no cover - uvloop is optional (not on Windows)
-        return asyncio.new_event_loop
-    return uvloop.new_event_loop
+        base = asyncio.SelectorEventLoop
+
+    class Loop(base):  # type: ignore[misc, valid-type]
+        async def create_server(self, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("ssl") is not None:
+                kwargs.setdefault("ssl_handshake_timeout", handshake_timeout)
+            return await super().create_server(*args, **kwargs)
+
+    return Loop
 
 
 def run_worker(app: WebhookApp, sock: socket.socket, settings: ServerSettings, slot: int) -> int:
@@ -170,8 +209,12 @@ def run_worker(app: WebhookApp, sock: socket.socket, settings: ServerSettings, s
     # there is nothing left to do, so the re-raised signal must not kill us.
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: None)
-    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
-        runner.run(main())
+    app.start_judges()
+    try:
+        with asyncio.Runner(loop_factory=_loop_factory(settings.read_timeout)) as runner:
+            runner.run(main())
+    finally:
+        app.stop_judges()
     lifecycle.info("stopped", extra={"worker": slot})
     return 0
 
