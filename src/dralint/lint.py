@@ -13,6 +13,7 @@ from .api import DocumentView, Rule
 from .catalog import ENGINE_CHECKS
 from .model import Document, Problem, Record, Severity, Span
 from .sources import Source
+from .triage import triage
 
 
 class LintOptions(Record):
@@ -53,7 +54,7 @@ class LintOptions(Record):
 
 
 class LintResult(Record):
-    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "empty", "dra_documents", "foreign_documents", "sources")
+    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "passed_over_files", "empty", "dra_documents", "foreign_documents", "sources")
 
     def __init__(self, problems: list[Problem] | None = None):
         self.problems: list[Problem] = problems if problems is not None else []
@@ -61,6 +62,7 @@ class LintResult(Record):
         self.documents = 0  # every object found, DRA or not
         self.checked = 0  # DRA objects checked against a schema
         self.passed_over = 0  # objects outside resource.k8s.io that no rule applied to
+        self.passed_over_files = 0  # YAML/JSON files holding no Kubernetes object (dralint.triage)
         self.empty = 0
         self.dra_documents: set[tuple[str, int]] = set()  # (source, index) of resource.k8s.io objects
         self.foreign_documents: set[tuple[str, int]] = set()  # YAML that is no Kubernetes object at all
@@ -105,9 +107,10 @@ def lint(sources: Iterable[Source], options: LintOptions | None = None) -> LintR
                 release = declared[0]
             else:
                 result.problems.append(_bad_release_comment(source.name, *declared))
-        loaded = load(source.name, source.data)
+        loaded = triage(source.name, source.data, load(source.name, source.data))
         result.problems.extend(loaded.problems)
         result.empty += loaded.empty
+        result.passed_over_files += loaded.passed_over
         by_release.setdefault(release, []).extend(loaded.documents)
     rules = _rules(options)
     for release, documents in by_release.items():

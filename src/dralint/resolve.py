@@ -12,6 +12,7 @@ from . import schemas
 from .catalog import engine_problem as _problem
 from .k8s.resource import GROUP
 from .model import Document, Path, Problem, Severity
+from .triage import is_kubernetes_object
 
 
 
@@ -28,9 +29,9 @@ def resolve(doc: Document, release: str) -> Resolution:
     problems: list[Problem] = []
     if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
         missing = [name for name, value in (("apiVersion", api_version), ("kind", kind)) if not isinstance(value, str) or not value]
-        if len(missing) == 2 and "metadata" not in data:
-            # No trace of a Kubernetes object (a CI workflow, a Helm values file, a
-            # compose file): not ours to judge, so a repository root can be linted.
+        if not is_kubernetes_object(data):
+            # No trace of a Kubernetes object (a CI workflow, a Helm Chart.yaml or values
+            # file, a compose file): not ours to judge, so a repository root can be linted.
             return Resolution(None, problems, is_dra=False, is_object=False)
         path: Path = (missing[0],) if missing[0] in data else ()
         problems.append(_problem(doc, "DRA007", path, f"missing {' and '.join(missing)}: the API server cannot tell what this object is", at_key=bool(path)))
