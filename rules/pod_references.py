@@ -20,6 +20,7 @@ from typing import Any, Iterator
 
 from dralint.api import DocumentView, rule
 
+from dralint.k8s.claims import is_nested
 from dralint.k8s.names import dns1123_label, dns1123_subdomain
 from dralint.k8s.resource import GROUP
 
@@ -350,7 +351,9 @@ def _class_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
         yield (*spec, "resourceClassName"), "ResourceClass", value
     for i, request in view.items(*spec, "devices", "requests"):
         rpath = (*spec, "devices", "requests", i)
-        candidates = [(rpath, request)]
+        # Only the flat shape (v1alpha3/v1beta1) names the class on the request itself;
+        # in v1beta2/v1 a class there is misplaced, and DRA304 says so.
+        candidates = [] if is_nested(view) else [(rpath, request)]
         exactly = request.get("exactly")
         if isinstance(exactly, dict):
             candidates.append(((*rpath, "exactly"), exactly))

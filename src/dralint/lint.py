@@ -12,6 +12,7 @@ from . import schemas
 from .api import DocumentView, Rule
 from .catalog import ENGINE_CHECKS
 from .model import Document, Problem, Record, Severity, Span
+from .resolve import disabled_once_per_file
 from .sources import Source
 from .triage import triage
 
@@ -186,7 +187,7 @@ def _check_documents(documents: list[Document], options: LintOptions, rules: lis
 
 
 def _finish(result: LintResult, options: LintOptions, documents: list[Document]) -> None:
-    problems = _merge_overlaps(result.problems)
+    problems = disabled_once_per_file(_merge_overlaps(result.problems))
     problems = _soften_outside_dra(problems, documents, result)
     # Postprocessors first: what they add (upgrade warnings, unused suppressions)
     # is selected, ignored and re-levelled like every other problem.

@@ -63,6 +63,31 @@ def resolve(doc: Document, release: str) -> Resolution:
     return Resolution(info, problems, is_dra=True)
 
 
+def disabled_once_per_file(problems: list[Problem]) -> list[Problem]:
+    """DRA011 once per file and apiVersion: on its first document, counting the others.
+
+    Every document of a v1beta1 file is "disabled by default" for the same
+    reason and with the same fix (`--runtime-config`), so repeating it on each
+    buries the findings that differ.
+    """
+    disabled = [p for p in problems if p.rule == "DRA011"]
+    if len(disabled) < 2:
+        return problems
+    first: dict[tuple[str, str | None], Problem] = {}
+    count: dict[tuple[str, str | None], int] = {}
+    for p in disabled:
+        key = (p.source, p.api_version)
+        count[key] = count.get(key, 0) + 1
+        if key not in first or p.document < first[key].document:
+            first[key] = p
+    for key, p in first.items():
+        if count[key] > 1:
+            others = count[key] - 1
+            p.message += f"; the same holds for the {others} other document{'s' if others > 1 else ''} of this file with this apiVersion"
+    keep = {id(p) for p in first.values()}
+    return [p for p in problems if p.rule != "DRA011" or id(p) in keep]
+
+
 def _disabled_message(release: str, api_version: str, kind: str) -> str:
     default_on = [v for v in schemas.catalog(release).served_versions() if _is_default_on(release, v, kind)]
     hint = f"; {default_on[0]} is on by default" if default_on else ""
@@ -95,4 +120,4 @@ def _looks_like_dra(group: str) -> bool:
     return difflib.SequenceMatcher(None, group, GROUP).ratio() >= 0.8
 
 
-__all__ = ["resolve", "Resolution", "Severity"]
+__all__ = ["resolve", "Resolution", "Severity", "disabled_once_per_file"]
