@@ -18,8 +18,9 @@ Selectors
     field is an undeclared reference, as with the default gates.
 
 `CelIssue(kind, message, offset, length)`
-    `kind`: "syntax", "undeclared", "type", "result-type", "too-long", "cost"
-    (or "internal" when the CEL library is missing); `offset`/`length`:
+    `kind`: "syntax", "undeclared", "type", "result-type", "too-long", "cost";
+    or, when the expression could not be judged, "internal" (the CEL
+    library is missing) or "cost-unknown" (the cost estimator failed); `offset`/`length`:
     0-based character (code point) range inside the expression, or None.
 
 Policy files
@@ -45,6 +46,8 @@ from typing import Any, Iterable, NamedTuple
 __all__ = [
     "CelIssue",
     "CelEvalError",
+    "CelUnchecked",
+    "UNCHECKED",
     "Policy",
     "compile_selector",
     "compile_policy",
@@ -57,6 +60,14 @@ __all__ = [
 MAX_EXPRESSION_LENGTH = 10 * 1024
 MAX_COST = 1_000_000
 SUPPORTED = ((1, 31), (1, 35))
+
+
+# Issue kinds that say an expression could not be judged: never cached, never passed over.
+UNCHECKED = frozenset({"internal", "cost-unknown"})
+
+
+class CelUnchecked(Exception):
+    """Raised by the selector rules when an expression could not be judged; the engine reports DRA901."""
 
 
 class CelIssue(NamedTuple):
@@ -97,7 +108,7 @@ def compile_selector(expression: str, release: str, *, feature_gates: Iterable[s
         except TypeError:
             pass
     issues = list(_compile_selector(expression, release, multi))
-    if not any(issue.kind == "internal" for issue in issues):
+    if not any(issue.kind in UNCHECKED for issue in issues):
         cache.put(key, [[i.kind, i.message, i.offset, i.length] for i in issues])
     return issues
 
@@ -130,7 +141,8 @@ def _compile_selector(expression: str, release: str, multi_alloc: bool) -> tuple
         return (CelIssue("too-long", f"may not be longer than {MAX_EXPRESSION_LENGTH} bytes "
                          f"(the expression has {len(expression.encode('utf-8'))})", None, 0),)
     if not available():
-        return (CelIssue("internal", "CEL checks skipped: install cel-expr-python and protobuf", None, 0),)
+        return (CelIssue("internal", "CEL selectors were not checked: cel-expr-python or protobuf cannot be imported; "
+                         "they are dependencies of dralint: reinstall it (pip install 'cel-expr-python>=0.1.3' protobuf)", None, 0),)
     from . import _env
 
     compat = (rel[0], rel[1] - 1)
@@ -147,8 +159,9 @@ def _compile_selector(expression: str, release: str, multi_alloc: bool) -> tuple
 
         try:
             est = _cost.estimate(_ast.checked(compiled.serialize()))
-        except Exception:  # noqa: BLE001 - an estimator bug must not hide the other checks
-            return ()
+        except Exception as exc:  # noqa: BLE001 - an estimator bug must not hide the other checks, nor pass silently
+            return (CelIssue("cost-unknown", f"the cost of this selector could not be estimated ({type(exc).__name__}: {exc}), "
+                             f"so whether the API server accepts it (limit {MAX_COST}) is unknown; please report it", None, 0),)
         if est.cost > MAX_COST:
             where = est.hot_offset if est.hot_offset is not None else 0
             if expression[where:where + 1] == "(":  # a macro call: point at its name
