@@ -39,6 +39,7 @@ Policy files
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from typing import Any, Iterable, NamedTuple
@@ -269,7 +270,41 @@ def _undeclared_message(name: str, rel: tuple[int, int]) -> str:
     base = f"undeclared reference to '{name}'"
     if hint:
         return f"{base}: {hint}"
+    close = difflib.get_close_matches(name, _function_names(rel), n=2, cutoff=0.8)
+    close = [c for c in close if c != name]  # `format` of `format.x()` is a namespace, not a misspelling
+    if close:
+        return f"{base}: no such function; did you mean '{close[0]}'?"
     return base + (": the only variable is `device`" if "." in name or name.isidentifier() else "")
+
+
+# Functions and macros of standard CEL and of the strings extension, which every
+# selector environment has, then those of the extensions a release adds.
+_STANDARD_FUNCTIONS = (
+    "size", "contains", "startsWith", "endsWith", "matches", "has", "all", "exists", "exists_one",
+    "map", "filter", "int", "uint", "double", "string", "bytes", "bool", "type", "dyn", "duration", "timestamp",
+    "charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring", "trim",
+    "join", "quote", "format", "reverse", "bind",
+)
+_EXTENSION_FUNCTIONS = {
+    "cel.lib.ext.sets": ("contains", "equivalent", "intersects"),
+    "cel.lib.ext.comprev2": ("transformList", "transformMap", "transformMapEntry", "existsOne"),
+    "cel.lib.ext.lists": ("slice", "flatten", "distinct", "sort", "sortBy", "range"),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _function_names(rel: tuple[int, int]) -> tuple[str, ...]:
+    """What a misspelt function may have meant in release `rel`: only what that release offers."""
+    from . import _decls
+
+    compat = (rel[0], rel[1] - 1)
+    # The checker names the parts of `format.dns1123Label()` one by one: offer the last part too.
+    names = {part for d in _decls.available_decls(compat, dra=True) for part in (d.name, d.name.rsplit(".", 1)[-1])}
+    names.update(_STANDARD_FUNCTIONS)
+    for since, extension, _ in _decls.EXTENSIONS:
+        if since <= compat:
+            names.update(_EXTENSION_FUNCTIONS.get(extension, ()))
+    return tuple(sorted(names))
 
 
 def _later_hint(name: str, rel: tuple[int, int]) -> str | None:
