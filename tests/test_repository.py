@@ -114,6 +114,9 @@ def test_braces_that_are_data_do_not_make_a_template():
     # An Argo-style parameter in a quoted string is a value, and the object is checked.
     text = 'apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu\n  annotations: {note: "{{inputs.name}}"}\nspec:\n  bogus: 1\n'
     assert _lint("class.yaml", text) == [(7, 3, "error", "DRA101")]
+    # Nor in a manifest whose only fault is a duplicate key: that stays an error.
+    duplicate = text.replace("spec:\n  bogus: 1\n", "spec: {}\nspec: {}\n")
+    assert [p[2:] for p in _lint("class.yaml", duplicate)] == [("error", "DRA002")]
     # A commented-out action neither.
     commented = "# name: {{ .Values.name }}\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu\n"
     assert _lint("class.yaml", commented) == []

@@ -31,6 +31,10 @@ from .model import Document, Problem, Span
 # "this object is wrong".
 _UNREADABLE = frozenset({"DRA001", "DRA004", "DRA005"})
 
+# What unquoted `{{ ... }}` does to YAML: a syntax error, a mapping as a key
+# (`name: {{ .x }}` reads as a flow mapping), or a top-level non-mapping.
+_TEMPLATE_DAMAGE = frozenset({"DRA001", "DRA003", "DRA008"})
+
 # Where the text writes a Kubernetes type: an `apiVersion:` or `kind:` key
 # (YAML or JSON, indented or not) or the DRA API group.
 _MANIFEST_MARK = re.compile(rb"""(?m)(?:^|[\s{,])["']?(?:apiVersion|kind)["']?[ \t]*:|resource\.k8s\.io""")
@@ -59,7 +63,7 @@ class Triaged:
 
 def triage(source: str, data: bytes, loaded: Any) -> Triaged:
     """Sift `loaded` (the loader's result for `data`) by what the file is."""
-    template_at = _template_action(data, broken=bool(loaded.problems))
+    template_at = _template_action(data, broken=any(p.rule in _TEMPLATE_DAMAGE for p in loaded.problems))
     if template_at is not None:
         return Triaged([], [_template_info(source, data, template_at)], loaded.empty, passed_over=True)
     if any(is_kubernetes_object(doc.data) for doc in loaded.documents) or any(
