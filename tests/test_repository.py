@@ -152,3 +152,10 @@ def test_pre_commit_fails_only_on_the_dra_mistake(tmp_path, hook_repo, pre_commi
     errors = re.findall(r"^(\S+):(\d+):(\d+): error: .*\[(DRA\d+) [\w-]+\]$", out, re.M)
     assert errors == [("k8s/claim-template.yaml", "12", "27", "DRA313")], out
     assert "'all' is not supported: use ExactCount or All" in out
+
+    # With the mistake fixed, nothing else in the repository blocks the commit.
+    claim = project / "k8s" / "claim-template.yaml"
+    claim.write_text(claim.read_text().replace("allocationMode: all", "allocationMode: All"))
+    git("add", "-A", cwd=project)
+    proc = run_pre_commit(project, pre_commit_home, "--all-files")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
