@@ -120,7 +120,9 @@ def request_needs_device(doc, report):
     `firstAvailable`; in the flat v1alpha3/v1beta1 shape it needs a
     `deviceClassName` (or other exact fields) or `firstAvailable`. A
     `firstAvailable` dropped because DRAPrioritizedList is off (1.33) counts as
-    missing.
+    missing. A v1beta1-style request in v1beta2/v1 (`deviceClassName`, `count`
+    ... beside `name`) is this one error, naming the fields to move under
+    `exactly:`; the schema check's unknown fields for them are folded into it.
 
     Invalid:
 
