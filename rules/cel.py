@@ -20,6 +20,7 @@ from dralint.api import rule
 
 from dralint.k8s.claims import gate_enabled, items_validated, selector_lists
 from dralint.k8s.resource import DEVICE_SELECTORS_MAX
+from dralint.model import format_path
 
 _STRUCTURED = {
     "resource.k8s.io/v1alpha3",
@@ -92,8 +93,10 @@ def _issues(doc) -> list[tuple[tuple, tuple, Any]]:
     ]
 
 
-def _check(doc, report, kinds: set[str]) -> None:
-    for path, locate, issue in doc.memo("cel-issues", lambda: _issues(doc)):
+def _check(doc, report, kinds: set[str], unchecked: str | None = None) -> None:
+    """Report the issues of `kinds`; then fail (DRA901) if an expression could not be judged (`unchecked`)."""
+    issues = doc.memo("cel-issues", lambda: _issues(doc))
+    for path, locate, issue in issues:
         if issue.kind not in kinds:
             continue
         string_range = None
@@ -106,6 +109,13 @@ def _check(doc, report, kinds: set[str]) -> None:
             locate=locate if locate != path else None,
             string_range=string_range,
         )
+    # A selector that could not be checked must not pass as a good one: the engine
+    # turns the exception into DRA901 (an error), after this rule's own findings.
+    failed = [f"{format_path(path)}: {issue.message}" for path, _, issue in issues if issue.kind == unchecked]
+    if failed:
+        from dralint.cel import CelUnchecked  # only reached when CEL was consulted
+
+        raise CelUnchecked("; ".join(dict.fromkeys(failed)))
 
 
 _COMMON: dict[str, Any] = dict(kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.31", None))
@@ -119,7 +129,7 @@ def cel_syntax(doc, report):
     problem points at the offending character; an expression that ends too
     early (a dangling `||` or `&&`) points at the dangling operator.
     """
-    _check(doc, report, {"syntax"})
+    _check(doc, report, {"syntax"}, unchecked="internal")
 
 
 @rule("DRA402", "cel-undeclared-reference", **_COMMON)
@@ -170,4 +180,4 @@ def cel_cost(doc, report):
     comprehensions nested four deep over `device.attributes` are rejected even
     though real devices are small. The estimate is best effort (docs/cel.md).
     """
-    _check(doc, report, {"cost"})
+    _check(doc, report, {"cost"}, unchecked="cost-unknown")

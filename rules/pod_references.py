@@ -16,10 +16,12 @@ explicit, different namespaces are a mismatch.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Iterator
 
 from dralint.api import DocumentView, rule
 
+from dralint.k8s.claims import is_nested
 from dralint.k8s.names import dns1123_label, dns1123_subdomain
 from dralint.k8s.resource import GROUP
 
@@ -248,6 +250,14 @@ class _Index:
     def find(self, kind: str, name: str) -> list[tuple[str | None, DocumentView]]:
         return self.by_kind.get(kind, {}).get(name, [])
 
+    def not_defined(self, kind: str, name: str, otherwise: str) -> str:
+        """The message for a reference to nothing in the run, naming a close name of the run if there is one."""
+        close = difflib.get_close_matches(name, list(self.by_kind.get(kind, {})), n=1, cutoff=0.8)
+        if not close:
+            return f"{kind} {name!r} is not defined in the linted files; {otherwise}"
+        return (f"{kind} {name!r} is not defined in the linted files; did you mean {close[0]!r} "
+                f"({self.find(kind, close[0])[0][1].source})? Otherwise {otherwise}")
+
 
 def _namespace_text(ns: str | None) -> str:
     return f"namespace {ns!r}" if ns else "no namespace"
@@ -334,7 +344,7 @@ def claim_reference_unresolved(run, report):
             if any(_same_namespace(ns, view.namespace) for ns, _ in index.find(other, name)):
                 continue  # DRA710
             where = f"namespace {view.namespace!r}" if view.namespace else "the pod's namespace"
-            report(path, f"{kind} {name!r} is not defined in the linted files; it must exist in {where} of the cluster", doc=view)
+            report(path, index.not_defined(kind, name, f"it must exist in {where} of the cluster"), doc=view)
 
 
 def _class_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
@@ -350,7 +360,9 @@ def _class_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
         yield (*spec, "resourceClassName"), "ResourceClass", value
     for i, request in view.items(*spec, "devices", "requests"):
         rpath = (*spec, "devices", "requests", i)
-        candidates = [(rpath, request)]
+        # Only the flat shape (v1alpha3/v1beta1) names the class on the request itself;
+        # in v1beta2/v1 a class there is misplaced, and DRA304 says so.
+        candidates = [] if is_nested(view) else [(rpath, request)]
         exactly = request.get("exactly")
         if isinstance(exactly, dict):
             candidates.append(((*rpath, "exactly"), exactly))
@@ -376,4 +388,4 @@ def device_class_unresolved(run, report):
         for path, kind, name in _class_references(view):
             if index.find(kind, name):
                 continue
-            report(path, f"{kind} {name!r} is not defined in the linted files; it must be installed in the cluster", doc=view)
+            report(path, index.not_defined(kind, name, "it must be installed in the cluster"), doc=view)

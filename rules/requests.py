@@ -22,6 +22,7 @@ from dralint.k8s.claims import (
     gate_enabled,
     internal_nested,
     is_flat,
+    is_nested,
     items_validated,
     raw_requests,
     report_too_many,
@@ -36,6 +37,7 @@ from dralint.k8s.resource import (
     CLAIM_KINDS,
     DEVICE_REQUESTS_MAX,
     DEVICE_SELECTORS_MAX,
+    EXACT_FIELDS,
     FIRST_AVAILABLE_MAX,
     STRUCTURED,
     TOLERATIONS_DOCUMENTED_MAX,
@@ -118,7 +120,9 @@ def request_needs_device(doc, report):
     `firstAvailable`; in the flat v1alpha3/v1beta1 shape it needs a
     `deviceClassName` (or other exact fields) or `firstAvailable`. A
     `firstAvailable` dropped because DRAPrioritizedList is off (1.33) counts as
-    missing.
+    missing. A v1beta1-style request in v1beta2/v1 (`deviceClassName`, `count`
+    ... beside `name`) is this one error, naming the fields to move under
+    `exactly:`; the schema check's unknown fields for them are folded into it.
 
     Invalid:
 
@@ -137,6 +141,14 @@ def request_needs_device(doc, report):
             dropped = ""
             if isinstance(req.first_available_raw, list) and req.first_available_raw and not gate_enabled(doc, "DRAPrioritizedList"):
                 dropped = " (firstAvailable is dropped because the DRAPrioritizedList feature gate is off by default in this release)"
+            flat = [f for f in EXACT_FIELDS if f in req.data] if is_nested(doc) else []
+            if flat:
+                # The flat request of v1alpha3/v1beta1 in a nested version: the root cause, with the fix.
+                names = " and ".join(", ".join(f"'{f}'" for f in flat).rsplit(", ", 1))
+                report(req.path, f"request has neither 'exactly' nor 'firstAvailable': {names} {'are fields' if len(flat) > 1 else 'is a field'} "
+                                 f"of the flat v1beta1 request; in {doc.api_version} move {'them' if len(flat) > 1 else 'it'} under 'exactly:'{dropped} (Required)",
+                       error_type="Required", at_key=False)
+                continue
             report(req.path, f"request has neither '{hint}' nor 'firstAvailable'; set exactly one of them{dropped} (Required)", error_type="Required", at_key=False)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -87,3 +88,64 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")
     return SHARED
+
+
+# ---------------------------------------------------------------------------
+# The real pre-commit, for test_precommit.py and test_repository.py.
+
+PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
+
+
+def git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_INDEX_FILE", None)
+    out = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
+def _working_tree_files() -> list[str]:
+    try:
+        listed = git("ls-files", "-co", "--exclude-standard", "-z", cwd=ROOT)
+        return [f for f in listed.split("\0") if f and (ROOT / f).is_file()]
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        skip = {".git", ".venv", "__pycache__", ".pytest_cache", "build", "dist"}
+        return [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and not skip & set(p.relative_to(ROOT).parts)]
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory) -> tuple[Path, str]:
+    """This checkout as a git repository pre-commit can install hooks from: (path, commit).
+
+    The checkout may have uncommitted or untracked changes (and `pre-commit
+    try-repo` only sees tracked ones), so the working tree is copied into a
+    throw-away repository and committed there. pre-commit builds the hook's
+    virtualenv with pip from that copy (PyPI must be reachable for the build
+    backend and dependencies the first time).
+    """
+    if shutil.which("git") is None or not PRE_COMMIT.exists():
+        pytest.skip("git or pre-commit is not available")
+    copy = tmp_path_factory.mktemp("dralint-hooks")
+    for rel in _working_tree_files():
+        dst = copy / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, dst)
+    assert (copy / ".pre-commit-hooks.yaml").is_file()
+    git("init", "-q", ".", cwd=copy)
+    git("add", "-A", cwd=copy)
+    git("commit", "-q", "--no-verify", "-m", "snapshot of the checkout under test", cwd=copy)
+    return copy, git("rev-parse", "HEAD", cwd=copy)
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def run_pre_commit(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "VIRTUAL_ENV", "PYTHONPATH")}
+    env["PRE_COMMIT_HOME"] = str(home)
+    env["PRE_COMMIT_COLOR"] = "never"
+    env["NO_COLOR"] = "1"
+    return subprocess.run([str(PRE_COMMIT), "run", *args], cwd=project, env=env, capture_output=True, text=True, timeout=900)

@@ -101,7 +101,7 @@ def test_api_versions_and_kinds_fail_closed():
     assert "use apiVersion: resource.k8s.io/v1" in by_rule["DRA012apiVersion1"]
     assert "did you mean DeviceClass?" in by_rule["DRA010kind19"]
     assert "did you mean ResourceClaim?" in by_rule["DRA013kind24"]
-    assert run.json["summary"] == {"files": 1, "documents": 7, "errors": 5, "warnings": 1, "infos": 0}
+    assert run.json["summary"] == {"files": 1, "files_passed_over": 0, "documents": 7, "errors": 5, "warnings": 1, "infos": 0}
 
 
 def test_release_flag_changes_the_verdict():
@@ -128,7 +128,7 @@ def test_json_report_shape_is_exact():
     assert first["api_version"] == "resource.k8s.io/v1"
     assert first["kind"] == "ResourceClaim"
     assert first["object"] == "default/claim"
-    assert set(run.json["summary"]) == {"files", "documents", "errors", "warnings", "infos"}
+    assert set(run.json["summary"]) == {"files", "files_passed_over", "documents", "errors", "warnings", "infos"}
 
 
 def test_text_format_line_and_summary():
@@ -265,4 +265,5 @@ def test_yaml_that_is_no_kubernetes_object_is_passed_over(tmp_path):
     run = lint_json(str(tmp_path), *ENGINE)
     # The workflow is no object at all; a document with metadata but no type is a broken one.
     assert [(p["file"].rsplit("/", 1)[-1], p["rule"]) for p in run.problems] == [("half.yaml", "DRA007")]
-    assert run.json["summary"]["documents"] == 2
+    assert run.json["summary"]["documents"] == 1
+    assert run.json["summary"]["files_passed_over"] == 1

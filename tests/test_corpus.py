@@ -64,7 +64,8 @@ def test_valid_files_have_no_error(corpus):
 
 def test_invalid_files_are_caught(corpus):
     root, rows, errors = corpus
-    invalid = [r for r in rows if r["expected_valid"] is False]
-    assert len(invalid) >= 32
+    # Go templates are passed over with a "render first" info (tests/test_repository.py).
+    invalid = [r for r in rows if r["expected_valid"] is False and not r.get("templated")]
+    assert len(invalid) >= 30
     missed = {r["file"]: r["notes"] for r in invalid if not errors.get(os.path.realpath(root / r["file"]))}
     assert missed == {}

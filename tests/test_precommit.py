@@ -10,18 +10,12 @@ reachable for the build backend and dependencies the first time).
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
-from conftest import ROOT
-
-PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
+# The hook_repo and pre_commit_home fixtures (conftest.py) are shared with test_repository.py:
+# one hook environment per test session.
+from conftest import git as _git, run_pre_commit as _run
 
 GOOD = """\
 apiVersion: resource.k8s.io/v1
@@ -38,45 +32,6 @@ spec:
 BAD = GOOD.replace("deviceClassName", "deviceClasName")
 
 
-def _git(*args: str, cwd: Path) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_INDEX_FILE", None)
-    out = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
-    return out.stdout.strip()
-
-
-def _working_tree_files() -> list[str]:
-    try:
-        listed = _git("ls-files", "-co", "--exclude-standard", "-z", cwd=ROOT)
-        return [f for f in listed.split("\0") if f and (ROOT / f).is_file()]
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        skip = {".git", ".venv", "__pycache__", ".pytest_cache", "build", "dist"}
-        return [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and not skip & set(p.relative_to(ROOT).parts)]
-
-
-@pytest.fixture(scope="module")
-def hook_repo(tmp_path_factory) -> tuple[Path, str]:
-    if shutil.which("git") is None or not PRE_COMMIT.exists():
-        pytest.skip("git or pre-commit is not available")
-    copy = tmp_path_factory.mktemp("dralint-hooks")
-    for rel in _working_tree_files():
-        dst = copy / rel
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / rel, dst)
-    assert (copy / ".pre-commit-hooks.yaml").is_file()
-    _git("init", "-q", ".", cwd=copy)
-    _git("add", "-A", cwd=copy)
-    _git("commit", "-q", "--no-verify", "-m", "snapshot of the checkout under test", cwd=copy)
-    return copy, _git("rev-parse", "HEAD", cwd=copy)
-
-
-@pytest.fixture(scope="module")
-def pre_commit_home(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")
-
-
 def _project(tmp_path: Path, hook_repo: tuple[Path, str], hook: str, files: dict[str, str]) -> Path:
     repo, rev = hook_repo
     project = tmp_path / "project"
@@ -91,14 +46,6 @@ def _project(tmp_path: Path, hook_repo: tuple[Path, str], hook: str, files: dict
         path.write_text(text)
     _git("add", "-A", cwd=project)
     return project
-
-
-def _run(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "VIRTUAL_ENV", "PYTHONPATH")}
-    env["PRE_COMMIT_HOME"] = str(home)
-    env["PRE_COMMIT_COLOR"] = "never"
-    env["NO_COLOR"] = "1"
-    return subprocess.run([str(PRE_COMMIT), "run", *args], cwd=project, env=env, capture_output=True, text=True, timeout=900)
 
 
 def test_hook_fails_on_a_bad_manifest_with_the_position(tmp_path, hook_repo, pre_commit_home):

@@ -24,11 +24,12 @@ from .load import load
 from .model import Document, Problem, Record, Severity
 from .registry import all_rules
 from .releases import file_release
-from .resolve import resolve
+from .resolve import disabled_once_per_file, resolve
 from .schema_check import check_schema
 from .selection import Selection
 from .sources import Source
 from .suppress import IgnorePaths, Suppressor
+from .triage import triage
 
 
 class LintOptions(Record):
@@ -76,7 +77,7 @@ class DocumentSummary(NamedTuple):
 
 
 class LintResult(Record):
-    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "empty", "objects", "source_names", "texts")
+    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "passed_over_files", "empty", "objects", "source_names", "texts")
 
     def __init__(self) -> None:
         self.problems: list[Problem] = []
@@ -84,6 +85,7 @@ class LintResult(Record):
         self.documents = 0  # every object found, DRA or not
         self.checked = 0  # DRA objects checked against a schema
         self.passed_over = 0  # objects outside resource.k8s.io that no rule applied to
+        self.passed_over_files: list[str] = []  # files without a Kubernetes object (dralint.triage)
         self.empty = 0
         self.objects: list[DocumentSummary] = []
         self.source_names: list[str] = []
@@ -140,7 +142,9 @@ class _Run:
             self._add(source.name, None, [_unreadable(source)])
             return
         release, problems = file_release(source.name, source.data, self.options.release)
-        loaded = load(source.name, source.data)
+        loaded = triage(source.name, source.data, load(source.name, source.data))
+        if loaded.passed_over:
+            result.passed_over_files.append(source.name)
         result.empty += loaded.empty
         problems.extend(loaded.problems)
         text = loaded.documents[0].text if loaded.documents else None
@@ -186,7 +190,7 @@ class _Run:
                 foreign.add(doc.index)
         if self.options.target_version:
             problems.extend(_upgrade_problems(documents, self.options.target_version, release))
-        return _soften_outside_dra(_merge_overlaps(problems), dra, foreign)
+        return _soften_outside_dra(disabled_once_per_file(_merge_overlaps(problems)), dra, foreign)
 
     def _check_document(self, doc: Document, release: str, problems: list[Problem]) -> str:
         result = self.result

@@ -12,6 +12,7 @@ from . import schemas
 from .catalog import engine_problem as _problem
 from .k8s.resource import GROUP
 from .model import Document, Path, Problem, Severity
+from .triage import is_kubernetes_object
 
 
 
@@ -28,9 +29,9 @@ def resolve(doc: Document, release: str) -> Resolution:
     problems: list[Problem] = []
     if not isinstance(api_version, str) or not api_version or not isinstance(kind, str) or not kind:
         missing = [name for name, value in (("apiVersion", api_version), ("kind", kind)) if not isinstance(value, str) or not value]
-        if len(missing) == 2 and "metadata" not in data:
-            # No trace of a Kubernetes object (a CI workflow, a Helm values file, a
-            # compose file): not ours to judge, so a repository root can be linted.
+        if not is_kubernetes_object(data):
+            # No trace of a Kubernetes object (a CI workflow, a Helm Chart.yaml or values
+            # file, a compose file): not ours to judge, so a repository root can be linted.
             return Resolution(None, problems, is_dra=False, is_object=False)
         path: Path = (missing[0],) if missing[0] in data else ()
         problems.append(_problem(doc, "DRA007", path, f"missing {' and '.join(missing)}: the API server cannot tell what this object is", at_key=bool(path)))
@@ -60,6 +61,31 @@ def resolve(doc: Document, release: str) -> Resolution:
     if not info.default_enabled:
         problems.append(_problem(doc, "DRA011", ("apiVersion",), _disabled_message(release, api_version, kind)))
     return Resolution(info, problems, is_dra=True)
+
+
+def disabled_once_per_file(problems: list[Problem]) -> list[Problem]:
+    """DRA011 once per file and apiVersion: on its first document, counting the others.
+
+    Every document of a v1beta1 file is "disabled by default" for the same
+    reason and with the same fix (`--runtime-config`), so repeating it on each
+    buries the findings that differ.
+    """
+    disabled = [p for p in problems if p.rule == "DRA011"]
+    if len(disabled) < 2:
+        return problems
+    first: dict[tuple[str, str | None], Problem] = {}
+    count: dict[tuple[str, str | None], int] = {}
+    for p in disabled:
+        key = (p.source, p.api_version)
+        count[key] = count.get(key, 0) + 1
+        if key not in first or p.document < first[key].document:
+            first[key] = p
+    for key, p in first.items():
+        if count[key] > 1:
+            others = count[key] - 1
+            p.message += f"; the same holds for the {others} other document{'s' if others > 1 else ''} of this file with this apiVersion"
+    keep = {id(p) for p in first.values()}
+    return [p for p in problems if p.rule != "DRA011" or id(p) in keep]
 
 
 def _disabled_message(release: str, api_version: str, kind: str) -> str:
@@ -94,4 +120,4 @@ def _looks_like_dra(group: str) -> bool:
     return difflib.SequenceMatcher(None, group, GROUP).ratio() >= 0.8
 
 
-__all__ = ["resolve", "Resolution", "Severity"]
+__all__ = ["resolve", "Resolution", "Severity", "disabled_once_per_file"]

@@ -242,7 +242,16 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
             allowed = list(e.schema.get("properties", {}))
             for key in _extra_keys(e):
                 unknown.setdefault(path, []).append((key, allowed))
-    consumed: set[tuple[Path, str]] = set()  # (object path, missing field) merged into a typo
+    consumed: set[tuple[Path, str]] = set()  # (object path, missing field) merged into a typo or a misplaced field
+    for path, keys in unknown.items():
+        # `deviceClassName` beside `exactly` instead of in it: the missing
+        # exactly.deviceClassName is the same mistake, reported at the misplaced key.
+        schema = next((e.schema for e in leaves if e.validator == "additionalProperties" and tuple(e.absolute_path) == path), {})
+        for key, allowed in keys:
+            if not _close(key, allowed, n=1, cutoff=0.75):
+                home = _nested_home(key, schema, root)
+                if home is not None:
+                    consumed.add((path + (home,), key))
     typo_of: dict[tuple[Path, str], str] = {}
     for e in leaves:
         if e.validator == "required":
@@ -261,9 +270,7 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
         path: Path = tuple(e.absolute_path)
         v = e.validator
         if v == "additionalProperties" and e.validator_value is False:
-            for key, allowed in unknown_for(e):
-                meant = typo_of.get((path, key))
-                yield _problem(doc, "DRA101", path + (key,), _unknown_message(key, allowed, meant, e.schema, root), at_key=True, error_type="Invalid")
+            yield from _unknown_problems(doc, e, path, typo_of, root)
         elif v == "required":
             present = e.instance if isinstance(e.instance, dict) else {}
             for field in e.validator_value:
@@ -349,6 +356,31 @@ def _extra_keys(error: Any) -> list[str]:
     props = error.schema.get("properties", {})
     instance = error.instance if isinstance(error.instance, dict) else {}
     return [k for k in instance if k not in props]
+
+
+def _unknown_problems(doc: Document, error: Any, path: Path, typo_of: dict[tuple[Path, str], str], root: dict[str, Any]) -> Iterator[Problem]:
+    """One DRA101 per unknown key; keys that lost the level of an absent child field are one problem.
+
+    A v1beta1-style flat request in a v1 claim (`deviceClassName` and `count`
+    beside `name`, no `exactly`) is one mistake: it is reported once, at the
+    object, as a Required error, so that a rule's more precise Required finding
+    at the same path (DRA304) replaces it (lint._merge_overlaps).
+    """
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    homeless: dict[str, list[str]] = {}
+    for key, allowed in unknown_for(error):
+        meant = typo_of.get((path, key))
+        if meant is None and not _close(key, allowed, n=1, cutoff=0.75):
+            home = _nested_home(key, error.schema, root)
+            if home is not None and home not in instance:
+                homeless.setdefault(home, []).append(key)
+                continue
+        yield _problem(doc, "DRA101", path + (key,), _unknown_message(key, allowed, meant, error.schema, root), at_key=True, error_type="Invalid")
+    for home, keys in homeless.items():
+        names = " and ".join(", ".join(f"'{k}'" for k in keys).rsplit(", ", 1))
+        moved = ", ".join(f"{home}.{k}" for k in keys)
+        what = f"unknown fields {names} here: they belong" if len(keys) > 1 else f"unknown field {names} here: it belongs"
+        yield _problem(doc, "DRA101", path, f"{what} under '{home}', which is missing ({moved})", error_type="Required")
 
 
 def _unknown_message(key: str, allowed: list[str], meant: str | None, schema: dict[str, Any], root: dict[str, Any]) -> str:

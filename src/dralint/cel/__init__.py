@@ -18,8 +18,9 @@ Selectors
     field is an undeclared reference, as with the default gates.
 
 `CelIssue(kind, message, offset, length)`
-    `kind`: "syntax", "undeclared", "type", "result-type", "too-long", "cost"
-    (or "internal" when the CEL library is missing); `offset`/`length`:
+    `kind`: "syntax", "undeclared", "type", "result-type", "too-long", "cost";
+    or, when the expression could not be judged, "internal" (the CEL
+    library is missing) or "cost-unknown" (the cost estimator failed); `offset`/`length`:
     0-based character (code point) range inside the expression, or None.
 
 Policy files
@@ -38,6 +39,7 @@ Policy files
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from typing import Any, Iterable, NamedTuple
@@ -45,6 +47,8 @@ from typing import Any, Iterable, NamedTuple
 __all__ = [
     "CelIssue",
     "CelEvalError",
+    "CelUnchecked",
+    "UNCHECKED",
     "Policy",
     "compile_selector",
     "compile_policy",
@@ -57,6 +61,14 @@ __all__ = [
 MAX_EXPRESSION_LENGTH = 10 * 1024
 MAX_COST = 1_000_000
 SUPPORTED = ((1, 31), (1, 35))
+
+
+# Issue kinds that say an expression could not be judged: never cached, never passed over.
+UNCHECKED = frozenset({"internal", "cost-unknown"})
+
+
+class CelUnchecked(Exception):
+    """Raised by the selector rules when an expression could not be judged; the engine reports DRA901."""
 
 
 class CelIssue(NamedTuple):
@@ -97,7 +109,7 @@ def compile_selector(expression: str, release: str, *, feature_gates: Iterable[s
         except TypeError:
             pass
     issues = list(_compile_selector(expression, release, multi))
-    if not any(issue.kind == "internal" for issue in issues):
+    if not any(issue.kind in UNCHECKED for issue in issues):
         cache.put(key, [[i.kind, i.message, i.offset, i.length] for i in issues])
     return issues
 
@@ -130,7 +142,8 @@ def _compile_selector(expression: str, release: str, multi_alloc: bool) -> tuple
         return (CelIssue("too-long", f"may not be longer than {MAX_EXPRESSION_LENGTH} bytes "
                          f"(the expression has {len(expression.encode('utf-8'))})", None, 0),)
     if not available():
-        return (CelIssue("internal", "CEL checks skipped: install cel-expr-python and protobuf", None, 0),)
+        return (CelIssue("internal", "CEL selectors were not checked: cel-expr-python or protobuf cannot be imported; "
+                         "they are dependencies of dralint: reinstall it (pip install 'cel-expr-python>=0.1.3' protobuf)", None, 0),)
     from . import _env
 
     compat = (rel[0], rel[1] - 1)
@@ -147,8 +160,9 @@ def _compile_selector(expression: str, release: str, multi_alloc: bool) -> tuple
 
         try:
             est = _cost.estimate(_ast.checked(compiled.serialize()))
-        except Exception:  # noqa: BLE001 - an estimator bug must not hide the other checks
-            return ()
+        except Exception as exc:  # noqa: BLE001 - an estimator bug must not hide the other checks, nor pass silently
+            return (CelIssue("cost-unknown", f"the cost of this selector could not be estimated ({type(exc).__name__}: {exc}), "
+                             f"so whether the API server accepts it (limit {MAX_COST}) is unknown; please report it", None, 0),)
         if est.cost > MAX_COST:
             where = est.hot_offset if est.hot_offset is not None else 0
             if expression[where:where + 1] == "(":  # a macro call: point at its name
@@ -256,7 +270,41 @@ def _undeclared_message(name: str, rel: tuple[int, int]) -> str:
     base = f"undeclared reference to '{name}'"
     if hint:
         return f"{base}: {hint}"
+    close = difflib.get_close_matches(name, _function_names(rel), n=2, cutoff=0.8)
+    close = [c for c in close if c != name]  # `format` of `format.x()` is a namespace, not a misspelling
+    if close:
+        return f"{base}: no such function; did you mean '{close[0]}'?"
     return base + (": the only variable is `device`" if "." in name or name.isidentifier() else "")
+
+
+# Functions and macros of standard CEL and of the strings extension, which every
+# selector environment has, then those of the extensions a release adds.
+_STANDARD_FUNCTIONS = (
+    "size", "contains", "startsWith", "endsWith", "matches", "has", "all", "exists", "exists_one",
+    "map", "filter", "int", "uint", "double", "string", "bytes", "bool", "type", "dyn", "duration", "timestamp",
+    "charAt", "indexOf", "lastIndexOf", "lowerAscii", "upperAscii", "replace", "split", "substring", "trim",
+    "join", "quote", "format", "reverse", "bind",
+)
+_EXTENSION_FUNCTIONS = {
+    "cel.lib.ext.sets": ("contains", "equivalent", "intersects"),
+    "cel.lib.ext.comprev2": ("transformList", "transformMap", "transformMapEntry", "existsOne"),
+    "cel.lib.ext.lists": ("slice", "flatten", "distinct", "sort", "sortBy", "range"),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _function_names(rel: tuple[int, int]) -> tuple[str, ...]:
+    """What a misspelt function may have meant in release `rel`: only what that release offers."""
+    from . import _decls
+
+    compat = (rel[0], rel[1] - 1)
+    # The checker names the parts of `format.dns1123Label()` one by one: offer the last part too.
+    names = {part for d in _decls.available_decls(compat, dra=True) for part in (d.name, d.name.rsplit(".", 1)[-1])}
+    names.update(_STANDARD_FUNCTIONS)
+    for since, extension, _ in _decls.EXTENSIONS:
+        if since <= compat:
+            names.update(_EXTENSION_FUNCTIONS.get(extension, ()))
+    return tuple(sorted(names))
 
 
 def _later_hint(name: str, rel: tuple[int, int]) -> str | None:

@@ -34,6 +34,7 @@ def render(result: LintResult, options: ReportOptions) -> str:
         "problems": [problem_dict(p) for p in result.problems],
         "summary": {
             "files": result.files,
+            "files_passed_over": len(result.passed_over_files),
             "documents": result.documents,
             "errors": result.count(Severity.ERROR),
             "warnings": result.count(Severity.WARNING),

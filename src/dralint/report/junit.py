@@ -1,11 +1,13 @@
 """`--format junit`: JUnit XML for CI test-report views (GitLab, Jenkins, Azure ...).
 
 One `<testcase>` per document, named `file#index kind/name` (list items of a
-`kind: List` get `file#index[item]`), one `<failure>` per error-level problem,
-warnings and infos in the test case's `<system-out>`. Problems that belong to
-no document (an unreadable file, a syntax error before the first document)
-get a test case of their own. The output follows the widely used JUnit schema
-(Jenkins/Surefire `junit-10.xsd`).
+`kind: List` get `file#index[item]`). A test case with errors has one
+`<failure>` listing them all, so that `failures` counts failed test cases and
+never exceeds `tests`; warnings and infos go to the test case's `<system-out>`.
+Problems that belong to no document (an unreadable file, a syntax error before
+the first document) get a test case of their own; a file without Kubernetes
+objects that was passed over (dralint.triage) is one `<skipped>` test case.
+The output follows the widely used JUnit schema (Jenkins/Surefire `junit-10.xsd`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class _Case:
     kind: str | None = None
     obj: str | None = None
     problems: list[Problem] = field(default_factory=list)
+    passed_over: bool = False
 
     @property
     def name(self) -> str:
@@ -43,7 +46,8 @@ class _Case:
 
 
 def _documents(result: LintResult) -> list[_Case]:
-    return [_Case(o.source, o.index, o.list_item, o.kind, o.object) for o in result.objects]
+    passed_over = [_Case(name, 0, passed_over=True) for name in result.passed_over_files]
+    return passed_over + [_Case(o.source, o.index, o.list_item, o.kind, o.object) for o in result.objects]
 
 
 def _assign(result: LintResult, cases: list[_Case]) -> list[_Case]:
@@ -73,18 +77,22 @@ def _line(p: Problem) -> str:
 
 def render(result: LintResult, options: ReportOptions) -> str:
     cases = _assign(result, _documents(result))
-    failures = sum(1 for c in cases for p in c.problems if p.severity >= Severity.ERROR)
-    suites = ET.Element("testsuites", name="dralint", tests=str(len(cases)), failures=str(failures), errors="0", time="0")
-    suite = ET.SubElement(suites, "testsuite", name="dralint", tests=str(len(cases)), failures=str(failures), errors="0", skipped="0", time="0")
+    failed = [c for c in cases if any(p.severity >= Severity.ERROR for p in c.problems)]
+    skipped = [c for c in cases if c.passed_over and c not in failed]
+    counts = {"tests": str(len(cases)), "failures": str(len(failed)), "errors": "0"}
+    suites = ET.Element("testsuites", name="dralint", **counts, time="0")
+    suite = ET.SubElement(suites, "testsuite", name="dralint", **counts, skipped=str(len(skipped)), time="0")
     for case in cases:
         element = ET.SubElement(suite, "testcase", name=_clean(case.name), classname=_clean(case.source), time="0")
-        notes = []
-        for p in case.problems:
-            if p.severity >= Severity.ERROR:
-                failure = ET.SubElement(element, "failure", type=f"{p.rule} {p.name}", message=_clean(p.message))
-                failure.text = _clean(_line(p))
-            else:
-                notes.append(_clean(_line(p)))
+        errors = [p for p in case.problems if p.severity >= Severity.ERROR]
+        if errors:
+            first = errors[0]
+            more = f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+            failure = ET.SubElement(element, "failure", type=f"{first.rule} {first.name}", message=_clean(first.message + more))
+            failure.text = "\n".join(_clean(_line(p)) for p in errors)
+        elif case.passed_over:
+            ET.SubElement(element, "skipped", message="no Kubernetes object in this file: passed over")
+        notes = [_clean(_line(p)) for p in case.problems if p.severity < Severity.ERROR]
         if notes:
             ET.SubElement(element, "system-out").text = "\n".join(notes)
     ET.indent(suites)

@@ -1,0 +1,155 @@
+"""Is this file a Kubernetes manifest? The decision that makes a whole repository lintable.
+
+A file that has nothing to do with Kubernetes never fails the run; a file that
+does is never silently skipped. Between the loader and the checks, each file is
+put in one of three bins:
+
+* a Go template (Helm): its `{{ ... }}` actions break the YAML or stand for
+  values only rendering supplies, so every finding would be noise; one info
+  says to render it first;
+* a manifest: it holds at least one Kubernetes object (a mapping with
+  `apiVersion` and `kind`, or a mapping plainly meant as one), or it is broken
+  but recognisably written as one; everything the loader found is kept;
+* anything else (a Helm `Chart.yaml` or `values.yaml`, an Ansible playbook, a
+  compose file, a JSON array, a `tsconfig.json` with comments, an OpenAPI
+  document): passed over and counted; a syntax error in it is an info, and so
+  is a mention of resource.k8s.io, so a DRA object that cannot be checked is
+  still pointed out.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import schemas
+from .catalog import ENGINE_CHECKS
+from .k8s.resource import GROUP
+from .model import Document, Problem, Span
+
+# Loader findings that mean "this could not be read as YAML or JSON" rather than
+# "this object is wrong".
+_UNREADABLE = frozenset({"DRA001", "DRA004", "DRA005"})
+
+# What unquoted `{{ ... }}` does to YAML: a syntax error, a mapping as a key
+# (`name: {{ .x }}` reads as a flow mapping), or a top-level non-mapping.
+_TEMPLATE_DAMAGE = frozenset({"DRA001", "DRA003", "DRA008"})
+
+# Where the text writes a Kubernetes type: an `apiVersion:` or `kind:` key
+# (YAML or JSON, indented or not) or the DRA API group.
+_MANIFEST_MARK = re.compile(rb"""(?m)(?:^|[\s{,])["']?(?:apiVersion|kind)["']?[ \t]*:|resource\.k8s\.io""")
+
+# A Go template action. Inside a quoted string `{{ x }}` may be plain data (an
+# Argo parameter, a Prometheus annotation), so the action alone makes a file a
+# template only if it broke the YAML or reads like Go templating: a field of
+# the dot (`.Values`), `$.`, a variable assignment, a comment or a keyword.
+_ACTION = re.compile(rb"\{\{")
+_GO_ACTION = re.compile(
+    rb"\{\{-?\s*(?:\.|\$\.|\$\w*\s*:?=|/\*|(?:if|else|end|range|with|define|template|block|include|tpl|toYaml|required)\b)"
+)
+
+
+class Triaged:
+    """What the checks get of one file: the loader's result, sifted."""
+
+    __slots__ = ("documents", "problems", "empty", "passed_over")
+
+    def __init__(self, documents: list[Document], problems: list[Problem], empty: int, passed_over: bool):
+        self.documents = documents
+        self.problems = problems
+        self.empty = empty
+        self.passed_over = passed_over  # the file holds no Kubernetes object and was not checked
+
+
+def triage(source: str, data: bytes, loaded: Any) -> Triaged:
+    """Sift `loaded` (the loader's result for `data`) by what the file is."""
+    template_at = _template_action(data, broken=any(p.rule in _TEMPLATE_DAMAGE for p in loaded.problems))
+    if template_at is not None:
+        return Triaged([], [_template_info(source, data, template_at)], loaded.empty, passed_over=True)
+    if any(is_kubernetes_object(doc.data) for doc in loaded.documents) or any(
+        p.rule == "DRA003" and p.path for p in loaded.problems  # an item of a `kind: List`
+    ):
+        return Triaged(loaded.documents, loaded.problems, loaded.empty, passed_over=False)
+    unreadable = [p for p in loaded.problems if p.rule in _UNREADABLE]
+    if unreadable and _MANIFEST_MARK.search(data):
+        return Triaged(loaded.documents, unreadable, loaded.empty, passed_over=False)
+    if not loaded.documents and not loaded.problems:
+        return Triaged([], [], loaded.empty, passed_over=False)  # only comments or nothing: nothing to pass over
+    notes = [_not_checked(source, data, unreadable[0] if unreadable else None)] if unreadable or GROUP.encode() in data else []
+    return Triaged([], notes, loaded.empty, passed_over=True)
+
+
+def is_kubernetes_object(data: Any) -> bool:
+    """A mapping with apiVersion and kind, or one that is plainly meant as an object but lacks one.
+
+    `metadata`, an API group of Kubernetes (`*.k8s.io`) or a DRA kind shows the
+    intent, so a manifest that lost its `kind:` is reported, while a Helm
+    `Chart.yaml` (`apiVersion: v2`, no kind) is not mistaken for one.
+    """
+    if not isinstance(data, dict):
+        return False
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    if isinstance(api_version, str) and api_version and isinstance(kind, str) and kind:
+        return True
+    if "metadata" in data:
+        return True
+    if isinstance(api_version, str) and api_version.rpartition("/")[0].endswith("k8s.io"):
+        return True
+    return isinstance(kind, str) and kind in schemas.ALL_DRA_KINDS
+
+
+def _template_action(data: bytes, broken: bool) -> int | None:
+    """Offset of the first Go template action outside a comment line, if the file is a template."""
+    pattern = _ACTION if broken else _GO_ACTION
+    for match in pattern.finditer(data):
+        line_start = data.rfind(b"\n", 0, match.start()) + 1
+        if not data[line_start : match.start()].lstrip().startswith(b"#"):
+            if data.find(b"}}", match.end()) != -1:
+                return match.start()
+            return None
+    return None
+
+
+def _point(data: bytes, offset: int) -> Span:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
+    return Span.point(data.count(b"\n", 0, offset) + 1, column)
+
+
+def _template_info(source: str, data: bytes, offset: int) -> Problem:
+    check = ENGINE_CHECKS["DRA014"]
+    return Problem(
+        rule=check.code,
+        name=check.slug,
+        severity=check.severity,
+        message=(
+            "a Go template (Helm): dralint checks rendered manifests, not templates; "
+            "render it first, e.g. `helm template RELEASE CHART | dralint -`"
+        ),
+        source=source,
+        document=0,
+        span=_point(data, offset),
+    )
+
+
+def _not_checked(source: str, data: bytes, unreadable: Problem | None) -> Problem:
+    check = ENGINE_CHECKS["DRA015"]
+    if unreadable is not None:
+        reason = unreadable.message.split("; the rest of the file")[0]
+        message = f"passed over: no Kubernetes manifest, and not readable as YAML or JSON ({reason})"
+        span = unreadable.span
+    else:
+        message = f"passed over: mentions {GROUP} but holds no Kubernetes object (a mapping with apiVersion and kind)"
+        span = _point(data, data.find(GROUP.encode()))
+    return Problem(
+        rule=check.code,
+        name=check.slug,
+        severity=check.severity,
+        message=message,
+        source=source,
+        document=unreadable.document if unreadable is not None else 0,
+        span=span,
+    )
+
+
+__all__ = ["triage", "Triaged", "is_kubernetes_object"]

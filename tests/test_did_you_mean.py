@@ -1,0 +1,56 @@
+"""Did-you-mean where a name is close: CEL functions, and names a pod or claim refers to (issue 10, item 11)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import CASES
+from dralint.lint import LintOptions, lint
+from dralint.sources import Source, collect
+
+
+def _selector(expression: str, release: str = "1.35") -> list[tuple]:
+    text = (
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\n"
+        f"spec:\n  selectors:\n  - cel:\n      expression: '{expression}'\n"
+    )
+    result = lint([Source("class.yaml", text.encode())], LintOptions(release=release))
+    return [(p.rule, p.span.line, p.span.column, p.message) for p in result.problems]
+
+
+@pytest.mark.parametrize(
+    "expression, column, meant",
+    [
+        ('device.driver.startWith("gpu")', 34, "startsWith"),
+        ('device.driver.endWith("gpu")', 34, "endsWith"),
+        ('device.driver.lowerAsci() == "a"', 34, "lowerAscii"),
+        ('isSemvr(device.attributes["a"].v)', 20, "isSemver"),
+        ('device.capacity["a"].memory.compareTo(quantty("1Gi")) > 0', 58, "quantity"),
+    ],
+)
+def test_a_misspelt_cel_function_gets_the_name_it_was_meant_to_be(expression, column, meant):
+    assert _selector(expression) == [
+        ("DRA402", 8, column, f"undeclared reference to '{expression[column - 20:].split('(')[0]}': no such function; did you mean '{meant}'?"),
+    ]
+
+
+def test_a_name_close_to_nothing_gets_no_guess():
+    assert _selector("foo(device.driver)") == [("DRA402", 8, 20, "undeclared reference to 'foo': the only variable is `device`")]
+
+
+def test_only_functions_of_the_release_are_suggested():
+    # The lists extension (`sortBy`) is in the environment of new selectors from 1.35.
+    assert "did you mean 'sortBy'?" in _selector("[1].sortBi(x, x) == [1]", release="1.35")[0][3]
+    assert "did you mean" not in " ".join(p[3] for p in _selector("[1].sortBi(x, x) == [1]", release="1.34"))
+
+
+def test_pod_and_claim_references_close_to_a_name_of_the_run():
+    result = lint(collect([str(CASES / "did_you_mean" / "pod-and-claims.yaml")]))
+    got = [(p.rule, p.span.line, p.span.column, p.message.split(" Otherwise")[0]) for p in result.problems]
+    where = str(CASES / "did_you_mean" / "pod-and-claims.yaml")
+    assert got == [
+        ("DRA713", 11, 28, f"DeviceClass 'gpu.exmaple.com' is not defined in the linted files; did you mean 'gpu.example.com' ({where})?"),
+        ("DRA712", 28, 32, f"ResourceClaimTemplate 'gpu-templte' is not defined in the linted files; did you mean 'gpu-template' ({where})?"),
+        # Nothing close: no guess.
+        ("DRA712", 30, 24, "ResourceClaim 'shared-claim' is not defined in the linted files; it must exist in the pod's namespace of the cluster"),
+    ]

@@ -1,0 +1,84 @@
+"""Every install route the docs give works from what the repository holds (issue 10, "Install routes").
+
+The sdist and the wheel are built in process with hatchling, the project's
+build backend, into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tarfile
+import zipfile
+
+import pytest
+
+from conftest import ROOT
+
+hatchling_sdist = pytest.importorskip("hatchling.builders.sdist")
+hatchling_wheel = pytest.importorskip("hatchling.builders.wheel")
+
+
+@pytest.fixture(scope="module")
+def sdist_members(tmp_path_factory) -> set[str]:
+    out = tmp_path_factory.mktemp("sdist")
+    (built,) = hatchling_sdist.SdistBuilder(str(ROOT)).build(directory=str(out), versions=["standard"])
+    with tarfile.open(built) as archive:
+        return {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+
+
+@pytest.fixture(scope="module")
+def wheel_members(tmp_path_factory) -> set[str]:
+    out = tmp_path_factory.mktemp("wheel")
+    (built,) = hatchling_wheel.WheelBuilder(str(ROOT)).build(directory=str(out), versions=["standard"])
+    with zipfile.ZipFile(built) as archive:
+        return set(archive.namelist())
+
+
+def test_the_licence_is_the_apache_license_pyproject_names():
+    text = (ROOT / "LICENSE").read_text()
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert 'license = "Apache-2.0"' in (ROOT / "pyproject.toml").read_text()
+
+
+def test_the_sdist_carries_the_hooks_the_deploy_folder_and_the_licence(sdist_members):
+    assert {".pre-commit-hooks.yaml", "LICENSE", "pyproject.toml", "README.md", ".dockerignore"} <= sdist_members
+    deploy = {p.name for p in (ROOT / "deploy").iterdir()}
+    assert {"Dockerfile", "kustomization.yaml", "deployment.yaml"} <= deploy
+    assert {f"deploy/{name}" for name in deploy} <= sdist_members
+    assert "src/dralint/triage.py" in sdist_members
+
+
+def test_the_wheel_has_the_rules_the_schemas_and_the_licence(wheel_members):
+    rules = {p.name for p in (ROOT / "rules").glob("*.py")}
+    assert len(rules) >= 10
+    assert {f"dralint/rules/{name}" for name in rules} <= wheel_members
+    assert any(m.startswith("dralint/_data/schemas/") for m in wheel_members)
+    assert any(re.fullmatch(r"dralint-[^/]+\.dist-info/licenses/LICENSE", m) for m in wheel_members), sorted(
+        m for m in wheel_members if "dist-info" in m
+    )
+
+
+def test_the_dockerfile_builds_from_what_the_repository_holds():
+    """No container engine here: check that what the Dockerfile copies and runs is in the build context."""
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert "docker build -f deploy/Dockerfile -t dralint:0.1.0 ." in dockerfile
+    assert re.search(r"^COPY \. \.$", dockerfile, re.M)
+    assert re.search(r"pip install .*'\.\[webhook\]'", dockerfile)
+    assert "webhook = [" in (ROOT / "pyproject.toml").read_text()
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    for needed in ("pyproject.toml", "src", "rules", "schemas", "README.md"):
+        assert (ROOT / needed).exists() and needed not in ignored
+    # The compile step names the site-packages of the base image's Python.
+    (base,) = set(re.findall(r"^FROM python:(\d+\.\d+)-slim", dockerfile, re.M))
+    assert f"/usr/local/lib/python{base}/site-packages/dralint" in dockerfile
+
+
+def test_the_documented_pre_commit_rev_is_no_tag_that_does_not_exist():
+    try:
+        tags = subprocess.run(["git", "tag", "--list"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    for doc in (ROOT / "README.md", ROOT / "docs" / "ci.md"):
+        for rev in re.findall(r"^\s*rev:\s*(\S+)", doc.read_text(), re.M):
+            assert re.fullmatch(r"[0-9a-f]{40}", rev) or rev in tags, f"{doc.name}: rev {rev!r} is neither a commit SHA nor a tag"
