@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from engine import lint_paths
+
+from dralint.model import Problem
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases"
@@ -29,6 +33,26 @@ def _fail_unless_this_checkout() -> None:
 
 
 _fail_unless_this_checkout()
+# Every lint, in process or not, judges afresh unless a test asks for the verdict cache.
+os.environ["DRALINT_NO_CACHE"] = "1"
+
+# Subprocesses are what makes the suite slow: count every one the test process starts.
+_spawned = collections.Counter()
+_popen_init = subprocess.Popen.__init__
+
+
+def _counting_popen_init(self, args, *rest, **kwargs):
+    _spawned[os.path.basename(str(args[0] if isinstance(args, (list, tuple)) else args).split()[0])] += 1
+    _popen_init(self, args, *rest, **kwargs)
+
+
+subprocess.Popen.__init__ = _counting_popen_init
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _spawned:
+        detail = ", ".join(f"{name} {count}" for name, count in _spawned.most_common())
+        terminalreporter.write_line(f"subprocesses started by the tests: {sum(_spawned.values())} ({detail})")
 
 
 def dralint_exe() -> list[str]:
@@ -87,3 +111,35 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")
     return SHARED
+
+
+@dataclass
+class Corpus:
+    """The real-world corpus (../shared/corpus/real-world), each file linted at its release."""
+
+    root: Path
+    rows: list[dict]  # index.json entries, each with a "release"
+    problems: dict[str, list[Problem]] = field(default_factory=dict)  # real path -> its problems
+
+    def of(self, row: dict) -> list[Problem]:
+        return self.problems.get(os.path.realpath(self.root / row["file"]), [])
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Corpus:
+    """Linted once per session, in process, one run per release (as a user runs it)."""
+    index = SHARED / "corpus" / "real-world" / "index.json"
+    if not index.is_file():
+        pytest.skip("the real-world corpus (../shared/corpus/real-world) is not present")
+    rows = json.loads(index.read_text())
+    for row in rows:
+        # Files without a release are prototypes of APIs no release served: judged at the newest.
+        row["release"] = row.get("k8s_version") or "1.35"
+    result = Corpus(index.parent, rows)
+    by_release = collections.defaultdict(list)
+    for row in rows:
+        by_release[row["release"]].append(index.parent / row["file"])
+    for release, files in sorted(by_release.items()):
+        for problem in lint_paths(files, release=release).problems:
+            result.problems.setdefault(os.path.realpath(problem.source), []).append(problem)
+    return result

@@ -1,0 +1,55 @@
+"""The one door from the tests into the engine, in process.
+
+Every in-process lint in the suite goes through `lint_paths` (or its two
+shorthands), so a change to `dralint.lint.lint()` and its options is one edit
+here. It runs what `dralint --no-config` runs: the release from the command
+line unless a file names its own, select/ignore/severity, and inline
+`# dralint:` suppressions (which the CLI attaches in `config.build_options`).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Iterable
+
+from dralint import schemas
+from dralint.lint import LintOptions, LintResult, lint
+from dralint.model import Problem, Severity, format_path
+from dralint.sources import collect
+from dralint.suppress import suppressions
+
+
+def lint_paths(
+    paths: Iterable[str | Path],
+    release: str | None = None,
+    select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    severities: dict[str, str] | None = None,
+    stdin: str | bytes | None = None,
+) -> LintResult:
+    """`dralint --no-config -k RELEASE --select ... PATHS` in process; "-" reads `stdin`."""
+    options = LintOptions(
+        release=release or schemas.DEFAULT_RELEASE,
+        select=list(select),
+        ignore=list(ignore),
+        severities={code: Severity.parse(level) for code, level in (severities or {}).items()},
+    )
+    options.postprocessors.append(suppressions(options, None, None))
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    return lint(collect([str(p) for p in paths], stdin=io.BytesIO(data or b"")), options)
+
+
+def lint_fixture(path: str | Path, release: str | None = None, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Problem]:
+    """The problems of one file, sorted as every report sorts them."""
+    return lint_paths([path], release=release, select=select, ignore=ignore).problems
+
+
+def lint_text(text: str, release: str | None = None, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Problem]:
+    """The problems of a manifest given as text (named "-", like stdin)."""
+    return lint_paths(["-"], release=release, select=select, ignore=ignore, stdin=text).problems
+
+
+def brief(problems: list[Problem]) -> list[tuple]:
+    """(rule, path, line, column) of each problem: the shape most assertions compare."""
+    return [(p.rule, format_path(p.path), p.span.line, p.span.column) for p in problems]
