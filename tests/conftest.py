@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from engine import lint_paths
 
 from dralint.model import Problem
+from engine import lint_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases"
@@ -36,17 +36,23 @@ _fail_unless_this_checkout()
 # Every lint, in process or not, judges afresh unless a test asks for the verdict cache.
 os.environ["DRALINT_NO_CACHE"] = "1"
 
-# Subprocesses are what makes the suite slow: count every one the test process starts.
-_spawned = collections.Counter()
+# Subprocesses are what makes the suite slow: count every one the test process starts, by test module.
+_spawned: collections.Counter = collections.Counter()
+_current_module = ["(collection)"]
 _popen_init = subprocess.Popen.__init__
 
 
-def _counting_popen_init(self, args, *rest, **kwargs):
-    _spawned[os.path.basename(str(args[0] if isinstance(args, (list, tuple)) else args).split()[0])] += 1
-    _popen_init(self, args, *rest, **kwargs)
+def _counting_popen_init(self, *args, **kwargs):
+    _spawned[_current_module[0]] += 1
+    _popen_init(self, *args, **kwargs)
 
 
 subprocess.Popen.__init__ = _counting_popen_init
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _current_module[0] = item.module.__name__ if item.module else item.nodeid
 
 
 def pytest_terminal_summary(terminalreporter):

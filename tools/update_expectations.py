@@ -52,7 +52,9 @@ def rewrite(path: Path, releases: list[str]) -> bool:
     fixture = read_fixture(path)
     if releases:
         known = {b.release: b for b in fixture.blocks}
-        fixture.blocks = [known.get(r, Block(r)) for r in releases]
+        # A block without a release lends its hand-written details to the releases that replace it.
+        unnamed = known.get(None, Block(None)).expectations
+        fixture.blocks = [known.get(r) or Block(r, list(unnamed)) for r in releases]
     if not fixture.blocks:
         fixture.blocks = [Block(None)]
     body: list[str] = []
