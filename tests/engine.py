@@ -16,6 +16,7 @@ from typing import Iterable
 from dralint import schemas
 from dralint.lint import LintOptions, LintResult, lint
 from dralint.model import Problem, Severity, format_path
+from dralint.policy import load_policies
 from dralint.sources import collect
 from dralint.suppress import suppressions
 
@@ -27,14 +28,16 @@ def lint_paths(
     ignore: Iterable[str] = (),
     severities: dict[str, str] | None = None,
     stdin: str | bytes | None = None,
+    policies: Iterable[str | Path] = (),
 ) -> LintResult:
-    """`dralint --no-config -k RELEASE --select ... PATHS` in process; "-" reads `stdin`."""
+    """`dralint --no-config -k RELEASE --select ... --policy ... PATHS` in process; "-" reads `stdin`."""
     options = LintOptions(
         release=release or schemas.DEFAULT_RELEASE,
         select=list(select),
         ignore=list(ignore),
         severities={code: Severity.parse(level) for code, level in (severities or {}).items()},
     )
+    options.extra_rules.extend(load_policies(list(policies)))
     options.postprocessors.append(suppressions(options, None, None))
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return lint(collect([str(p) for p in paths], stdin=io.BytesIO(data or b"")), options)
