@@ -1,7 +1,7 @@
 """The one door from the tests into the engine, in process.
 
-Every in-process lint in the suite goes through `lint_paths` (or its two
-shorthands), so a change to `dralint.lint.lint()` and its options is one edit
+Every in-process lint in the suite goes through `lint_paths` (or the
+shorthands below), so a change to `dralint.lint.lint()` and its options is one edit
 here. It runs what `dralint --no-config` runs: the release from the command
 line unless a file names its own, select/ignore/severity, and inline
 `# dralint:` suppressions (which the CLI attaches in `config.build_options`).
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Iterable
 
 from dralint import schemas
-from dralint.lint import LintOptions, LintResult, lint
-from dralint.model import Problem, Severity, format_path
+from dralint.lint import LintOptions, LintResult, lint, lint_documents
+from dralint.model import Document, Problem, Severity, format_path
 from dralint.policy import load_policies
 from dralint.sources import collect
 from dralint.suppress import suppressions
@@ -56,3 +56,8 @@ def lint_text(text: str, release: str | None = None, select: Iterable[str] = (),
 def brief(problems: list[Problem]) -> list[tuple]:
     """(rule, path, line, column) of each problem: the shape most assertions compare."""
     return [(p.rule, format_path(p.path), p.span.line, p.span.column) for p in problems]
+
+
+def lint_documents_in_process(documents: list[Document], release: str) -> list[Problem]:
+    """The problems of documents already loaded (what the admission webhook lints)."""
+    return lint_documents(documents, LintOptions(release=release)).problems
