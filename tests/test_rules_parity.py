@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 
 from conftest import CASES, run_dralint
+from engine import brief, lint_text
 
 RULES = CASES / "rules"
 
@@ -28,3 +29,15 @@ def test_feature_gate_configured_off():
     assert run.code == 1, run.stderr
     got = [(p["rule"], p["path"], p["line"], p["column"]) for p in json.loads(run.stdout)["problems"] if p["rule"] == "DRA304"]
     assert got == [("DRA304", "spec.devices.requests[0]", 9, 7)]
+
+
+def _device_class_with_annotation(value_length: int) -> str:
+    return "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\n  annotations:\n    big: " + "x" * value_length + "\n"
+
+
+def test_annotations_together_at_most_256_kib():
+    """Keys plus values: 3 + 262141 bytes is the limit; one byte more is TooLong (too big for a fixture file)."""
+    assert [p for p in lint_text(_device_class_with_annotation(256 * 1024 - 3)) if p.rule == "DRA207"] == []
+    over = [p for p in lint_text(_device_class_with_annotation(256 * 1024 - 2)) if p.rule == "DRA207"]
+    assert brief(over) == [("DRA207", "metadata.annotations", 5, 3)]
+    assert over[0].message.startswith("annotations total 262145 bytes") and over[0].message.endswith("(TooLong)")
