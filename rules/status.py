@@ -246,18 +246,17 @@ def device_status(doc, report):
     seq = status.get("devices")
     if not isinstance(seq, list):
         return
-    results = status.get("allocation", {}).get("devices", {}).get("results", []) if isinstance(status.get("allocation"), dict) else []
-    allocated = set()
-    for res in results if isinstance(results, list) else []:
-        if isinstance(res, dict):
-            allocated.add((res.get("driver"), res.get("pool"), res.get("device"), res.get("shareID")))
+    allocation = status.get("allocation")
+    devices = allocation.get("devices") if isinstance(allocation, dict) else None
+    results = devices.get("results") if isinstance(devices, dict) else None
+    allocated = {_device_key(res) for res in results if isinstance(res, dict)} if isinstance(results, list) else set()
     base = ("status", "devices")
     seen = set()
     for d, dev in enumerate(seq):
         if not isinstance(dev, dict):
             continue
         p = base + (d,)
-        key = (dev.get("driver"), dev.get("pool"), dev.get("device"), dev.get("shareID"))
+        key = _device_key(dev)
         _driver(report, p + ("driver",), dev.get("driver"))
         _pool(report, p + ("pool",), dev.get("pool"))
         _device(report, p + ("device",), dev.get("device"))
@@ -288,3 +287,8 @@ def device_status(doc, report):
                 for n, ip in enumerate(ips):
                     if ip in ips[:n]:
                         report(p + ("networkData", "ips", n), f"IP '{ip}' is listed twice (Duplicate)", error_type="Duplicate")
+
+
+def _device_key(entry: dict) -> tuple:
+    """(driver, pool, device, shareID): hashable even when a value has the wrong type (the schema reports that)."""
+    return tuple(v if v is None or isinstance(v, str) else repr(v) for v in (entry.get(k) for k in ("driver", "pool", "device", "shareID")))

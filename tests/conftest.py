@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from dralint.model import Problem
+from engine import lint_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases"
@@ -30,6 +34,32 @@ def _fail_unless_this_checkout() -> None:
 
 
 _fail_unless_this_checkout()
+# Every lint, in process or not, judges afresh unless a test asks for the verdict cache.
+os.environ["DRALINT_NO_CACHE"] = "1"
+
+# Subprocesses are what makes the suite slow: count every one the test process starts, by test module.
+_spawned: collections.Counter = collections.Counter()
+_current_module = ["(collection)"]
+_popen_init = subprocess.Popen.__init__
+
+
+def _counting_popen_init(self, *args, **kwargs):
+    _spawned[_current_module[0]] += 1
+    _popen_init(self, *args, **kwargs)
+
+
+subprocess.Popen.__init__ = _counting_popen_init
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _current_module[0] = item.module.__name__ if item.module else item.nodeid
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _spawned:
+        detail = ", ".join(f"{name} {count}" for name, count in _spawned.most_common())
+        terminalreporter.write_line(f"subprocesses started by the tests: {sum(_spawned.values())} ({detail})")
 
 
 def dralint_exe() -> list[str]:
@@ -149,3 +179,35 @@ def run_pre_commit(project: Path, home: Path, *args: str) -> subprocess.Complete
     env["PRE_COMMIT_COLOR"] = "never"
     env["NO_COLOR"] = "1"
     return subprocess.run([str(PRE_COMMIT), "run", *args], cwd=project, env=env, capture_output=True, text=True, timeout=900)
+
+
+@dataclass
+class Corpus:
+    """The real-world corpus (../shared/corpus/real-world), each file linted at its release."""
+
+    root: Path
+    rows: list[dict]  # index.json entries, each with a "release"
+    problems: dict[str, list[Problem]] = field(default_factory=dict)  # real path -> its problems
+
+    def of(self, row: dict) -> list[Problem]:
+        return self.problems.get(os.path.realpath(self.root / row["file"]), [])
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Corpus:
+    """Linted once per session, in process, one run per release (as a user runs it)."""
+    index = SHARED / "corpus" / "real-world" / "index.json"
+    if not index.is_file():
+        pytest.skip("the real-world corpus (../shared/corpus/real-world) is not present")
+    rows = json.loads(index.read_text())
+    for row in rows:
+        # Files without a release are prototypes of APIs no release served: judged at the newest.
+        row["release"] = row.get("k8s_version") or "1.37"
+    result = Corpus(index.parent, rows)
+    by_release = collections.defaultdict(list)
+    for row in rows:
+        by_release[row["release"]].append(index.parent / row["file"])
+    for release, files in sorted(by_release.items()):
+        for problem in lint_paths(files, release=release).problems:
+            result.problems.setdefault(os.path.realpath(problem.source), []).append(problem)
+    return result

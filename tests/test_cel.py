@@ -1,88 +1,21 @@
-"""CEL device selectors (DRA401-DRA406) through the real CLI, and the `dralint.cel` API.
-
-Every assertion names the exact line and column of the offending character
-in the file, across plain, quoted and block scalars.
-"""
+"""CEL device selectors (DRA401-DRA406): the `dralint.cel` API and the real-world corpus."""
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-
 import pytest
-
-from conftest import CASES, brief, lint_json
 
 from dralint.cel import CelIssue, Policy, compile_policy, compile_selector, evaluate
 
-CEL = CASES / "cel"
-ONLY_CEL = ("--select", "DRA4")
-
-
-def cel_problems(name: str, release: str = "1.35") -> list[tuple]:
-    run = lint_json("-k", release, str(CEL / name), *ONLY_CEL)
-    return brief(run.problems)
-
-
-def spans(name: str, release: str = "1.35") -> list[tuple]:
-    run = lint_json("-k", release, str(CEL / name), *ONLY_CEL)
-    return [(p["rule"], p["line"], p["column"], p["end_line"], p["end_column"]) for p in run.problems]
-
-
-def test_dangling_or_points_at_the_operator_in_plain_single_quoted_and_literal_scalars():
-    assert spans("syntax.yaml") == [
-        ("DRA401", 15, 60, 15, 62),  # plain
-        ("DRA401", 21, 83, 21, 85),  # single-quoted: '' escapes shift the column
-        ("DRA401", 29, 90, 29, 92),  # literal block, last line
-    ]
-    paths = [p[1] for p in cel_problems("syntax.yaml")]
-    assert paths[0] == "spec.devices.requests[0].exactly.selectors[0].cel.expression"
-
-
-def test_misspelt_variable_and_unknown_field():
-    assert cel_problems("undeclared.yaml") == [
-        ("DRA402", "spec.spec.devices.requests[0].exactly.selectors[0].cel.expression", 16, 27),  # `devic`, plain
-        ("DRA402", "spec.spec.devices.requests[0].exactly.selectors[1].cel.expression", 18, 75),  # `name`, after \" escapes
-    ]
-    run = lint_json(str(CEL / "undeclared.yaml"), *ONLY_CEL)
-    messages = [p["message"] for p in run.problems]
-    assert "did you mean 'device'" in messages[0]
-    assert "undefined field 'name'" in messages[1]
-    assert [(p["end_line"], p["end_column"]) for p in run.problems] == [(16, 32), (18, 79)]
-
-
-def test_non_bool_result_in_folded_block():
-    assert cel_problems("result.yaml") == [("DRA404", "spec.selectors[0].cel.expression", 10, 9)]
-
-
-def test_function_not_yet_available_and_flat_shape_paths():
-    # Two-variable comprehensions: in the base environment from 1.32, so in new selectors from 1.33.
-    flat = "spec.devices.requests[{}].selectors[0].cel.expression"
-    for release in ("1.31", "1.32"):
-        assert cel_problems("release.yaml", release) == [
-            ("DRA402", flat.format(0), 16, 50),  # `all` in a |- block
-            ("DRA402", flat.format(1), 22, 24),
-        ]
-    # 1.33: the comprehension is fine; the flat request is reported under `exactly`, located where it is.
-    assert cel_problems("release.yaml", "1.33") == [
-        ("DRA402", "spec.devices.requests[1].exactly.selectors[0].cel.expression", 22, 24),
-    ]
-    run = lint_json("-k", "1.32", str(CEL / "release.yaml"), *ONLY_CEL)
-    assert "usable in new selectors from 1.33" in run.problems[0]["message"]
-
-
-@pytest.mark.parametrize("release", ["1.32", "1.33", "1.34", "1.35"])
-def test_valid_complex_selectors(release):
-    assert cel_problems("valid.yaml", release) == []
+# The selectors in tests/cases/cel/*.yaml carry their problems, with exact ranges where the
+# column arithmetic is subtle (escapes in quoted scalars, block scalars): tests/test_cases.py.
 
 
 def test_too_long_only_from_1_32():
-    assert cel_problems("too-long.yaml", "1.35") == [("DRA405", "spec.selectors[0].cel.expression", 9, 19)]
+    # 1.35 is pinned in tests/cases/cel/too-long.yaml.
     assert compile_selector("device.driver == '" + "x" * 10300 + "'", "1.31") == []
 
 
-def test_cost_exceeded_points_at_the_outer_comprehension():
-    assert spans("cost.yaml", "1.35") == [("DRA406", 17, 33, 17, 36)]
+def test_cost_estimate_counts_the_nesting_not_the_length():
     assert compile_selector(
         "device.attributes.all(d1, device.attributes[d1].all(k1, device.attributes.all(d2, true)))", "1.35"
     ) == []
@@ -145,18 +78,11 @@ def test_policy_compile_and_evaluate():
 
 # --- corpus -------------------------------------------------------------------------------------
 
-def test_real_world_corpus(shared_dir):
-    corpus = shared_dir / "corpus" / "real-world"
-    index = json.loads((corpus / "index.json").read_text())
-    by_release: dict[str, list[str]] = defaultdict(list)
-    for entry in index:
-        if entry.get("expected_valid") is True and entry.get("k8s_version"):
-            by_release[entry["k8s_version"]].append(str(corpus / entry["file"]))
-    for release, files in sorted(by_release.items()):
-        run = lint_json("-k", release, *files, *ONLY_CEL)
-        assert run.problems == [], (release, brief(run.problems))
-    dangling = [e for e in index if "dangling `||`" in e.get("notes", "")]
+def test_real_world_corpus(corpus):
+    valid = [r for r in corpus.rows if r["expected_valid"] is True and r.get("k8s_version")]
+    cel = {r["file"]: [(p.rule, p.span.line) for p in corpus.of(r) if p.rule.startswith("DRA4")] for r in valid}
+    assert {file: found for file, found in cel.items() if found} == {}
+    dangling = [r for r in corpus.rows if "dangling `||`" in r.get("notes", "")]
     assert len(dangling) == 2  # one with correct nesting, one whose selectors also sit at the wrong level
-    for entry in dangling:
-        run = lint_json("-k", entry.get("k8s_version") or "1.35", str(corpus / entry["file"]), *ONLY_CEL)
-        assert any(p["rule"] == "DRA401" for p in run.problems)
+    for row in dangling:
+        assert any(p.rule == "DRA401" for p in corpus.of(row)), row["file"]

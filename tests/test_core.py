@@ -12,110 +12,32 @@ import re
 import pytest
 
 from conftest import CASES, ROOT, brief, lint_json, run_dralint
+from engine import brief as brief_of, lint_fixture, lint_paths, lint_text
 
 CORE = CASES / "core"
-ENGINE = ("--select", "DRA0,DRA1")
+ENGINE = ("DRA0", "DRA1")
+ENGINE_ARGS = ("--select", "DRA0,DRA1")
 
 
-def full(problems):
-    return [(p["rule"], p["path"], p["line"], p["column"], p["end_line"], p["end_column"]) for p in problems]
+def test_every_document_of_a_file_is_counted():
+    # The problems of tests/cases/core/*.yaml are pinned in the files (tests/test_cases.py).
+    result = lint_paths([CORE / "types.yaml"], release="1.35", select=ENGINE)
+    assert result.documents == 7
+    assert [str(p.severity) for p in result.problems].count("error") == 5
 
 
-def test_v1_schema_problems_with_exact_ranges():
-    run = lint_json(str(CORE / "v1-errors.yaml"), *ENGINE)
-    assert run.code == 1
-    assert full(run.problems) == [
-        ("DRA101", "spec.devices.requests[0].exactly.deviceClasName", 11, 9, 11, 23),
-        ("DRA103", "spec.devices.requests[0].exactly.count", 12, 16, 12, 21),
-        ("DRA103", "spec.devices.requests[0].exactly.allocationMode", 13, 25, 13, 26),
-        ("DRA101", "spec.devices.requests[1].deviceClassName", 15, 7, 15, 22),
-        ("DRA105", "spec.devices.requests[1].exactly.capacity.requests.memory", 20, 21, 20, 25),
-    ]
-    messages = [p["message"] for p in run.problems]
-    # The typo and the required field it was meant to be are one problem, with the fix.
-    assert messages[0] == "unknown field 'deviceClasName'; did you mean 'deviceClassName'?"
-    assert "missing required field 'deviceClassName'" not in " ".join(messages)
-    # A field that lost its level of nesting names where it belongs.
-    assert "belongs under 'exactly'" in messages[3]
-    assert "quantity" in messages[4]
-
-
-def test_v1beta1_flat_shape_and_missing_required_points_at_parent_key():
-    run = lint_json(str(CORE / "v1beta1-errors.yaml"), *ENGINE)
-    assert brief(run.problems) == [
-        ("DRA011", "apiVersion", 2, 13),
-        ("DRA101", "spec.spec.devices.requests[0].exactly", 13, 9),
-        ("DRA102", "spec.spec.devices.config[0].opaque.parameters", 16, 9),
-    ]
-    severities = [p["severity"] for p in run.problems]
-    assert severities == ["warning", "error", "error"]
-
-
-def test_v1beta2_wrong_type_and_unknown_field():
-    run = lint_json(str(CORE / "v1beta2-errors.yaml"), *ENGINE)
-    assert brief(run.problems) == [
-        ("DRA011", "apiVersion", 2, 13),
-        ("DRA103", "metadata.labels", 6, 11),
-        ("DRA101", "spec.config[0].requests", 12, 5),
-    ]
-
-
-def test_v1alpha3_typo_in_cel_selector():
-    run = lint_json(str(CORE / "v1alpha3-errors.yaml"), *ENGINE)
-    assert brief(run.problems) == [
-        ("DRA011", "apiVersion", 2, 13),
-        ("DRA101", "spec.selectors[0].cel.expresion", 9, 7),
-    ]
-    assert run.problems[1]["message"] == "unknown field 'expresion'; did you mean 'expression'?"
-
-
-def test_v1alpha2_resource_class_has_no_spec():
-    run = lint_json(str(CORE / "v1alpha2-errors.yaml"), *ENGINE)
-    assert brief(run.problems) == [
-        ("DRA011", "apiVersion", 2, 13),
-        ("DRA101", "spec", 7, 1),
-    ]
-
-
-def test_v1alpha1_timestamp_format_and_unknown_field():
-    run = lint_json(str(CORE / "v1alpha1-errors.yaml"), *ENGINE)
-    assert brief(run.problems) == [
-        ("DRA011", "apiVersion", 2, 13),
-        ("DRA105", "metadata.creationTimestamp", 7, 22),
-        ("DRA101", "spec.parametersRef.namespace", 13, 5),
-    ]
-
-
-def test_api_versions_and_kinds_fail_closed():
-    run = lint_json(str(CORE / "types.yaml"), *ENGINE)
-    assert full(run.problems) == [
-        ("DRA012", "apiVersion", 1, 13, 1, 15),
-        ("DRA010", "apiVersion", 6, 13, 6, 37),
-        ("DRA011", "apiVersion", 11, 13, 11, 36),
-        ("DRA010", "kind", 19, 7, 19, 20),
-        ("DRA013", "kind", 24, 7, 24, 21),
-        ("DRA007", "", 28, 1, 30, 23),
-    ]
-    by_rule = {p["rule"] + p["path"] + str(p["line"]): p["message"] for p in run.problems}
-    assert by_rule["DRA010apiVersion6"] == "resource.k8s.io/v1alpha2 is not served by Kubernetes 1.37 (removed in 1.31); use resource.k8s.io/v1"
-    assert "use apiVersion: resource.k8s.io/v1" in by_rule["DRA012apiVersion1"]
-    assert "did you mean DeviceClass?" in by_rule["DRA010kind19"]
-    assert "did you mean ResourceClaim?" in by_rule["DRA013kind24"]
-    assert run.json["summary"] == {"files": 1, "files_passed_over": 0, "documents": 7, "errors": 5, "warnings": 1, "infos": 0}
-
-
-def test_release_flag_changes_the_verdict():
+def test_release_changes_the_verdict():
     claim = "apiVersion: resource.k8s.io/v1beta2\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\n"
-    at_132 = lint_json("-k", "1.32", "-", *ENGINE, input=claim)
-    assert brief(at_132.problems) == [("DRA010", "apiVersion", 1, 13)]
-    assert "introduced in 1.33" in at_132.problems[0]["message"]
-    at_133 = lint_json("-k", "1.33", "-", *ENGINE, input=claim)
-    assert brief(at_133.problems) == [("DRA011", "apiVersion", 1, 13)]
-    assert at_133.code == 0
+    at_132 = lint_text(claim, release="1.32", select=ENGINE)
+    assert brief_of(at_132) == [("DRA010", "apiVersion", 1, 13)]
+    assert "introduced in 1.33" in at_132[0].message
+    at_133 = lint_text(claim, release="1.33", select=ENGINE)
+    assert brief_of(at_133) == [("DRA011", "apiVersion", 1, 13)]
+    assert [str(p.severity) for p in at_133] == ["warning"]  # exit 0 under the default --fail-on error
 
 
 def test_json_report_shape_is_exact():
-    run = lint_json(str(CORE / "v1-errors.yaml"), *ENGINE)
+    run = lint_json(str(CORE / "v1-errors.yaml"), *ENGINE_ARGS)
     assert set(run.json) == {"problems", "summary"}
     first = run.problems[0]
     assert list(first) == [
@@ -132,7 +54,7 @@ def test_json_report_shape_is_exact():
 
 
 def test_text_format_line_and_summary():
-    run = run_dralint("--no-config", "--format", "text", *ENGINE, str(CORE / "v1alpha3-errors.yaml"))
+    run = run_dralint("--no-config", "--format", "text", *ENGINE_ARGS, str(CORE / "v1alpha3-errors.yaml"))
     assert run.code == 1
     lines = run.stdout.splitlines()
     assert lines == [
@@ -182,10 +104,10 @@ def test_usage_errors_exit_2(args, needle):
 
 
 def test_unreadable_path_is_a_problem_not_a_crash(tmp_path):
-    run = lint_json(str(tmp_path / "missing.yaml"))
-    assert run.code == 1
-    assert brief(run.problems) == [("DRA006", "", 1, 1)]
-    assert "no such file" in run.problems[0]["message"]
+    problems = lint_fixture(tmp_path / "missing.yaml")
+    assert brief_of(problems) == [("DRA006", "", 1, 1)]
+    assert str(problems[0].severity) == "error"  # exit 1
+    assert "no such file" in problems[0].message
 
 
 def test_directories_are_walked_for_yaml_and_json(tmp_path):
@@ -198,15 +120,15 @@ def test_directories_are_walked_for_yaml_and_json(tmp_path):
     (tmp_path / "three.json").write_text(bad_json)
     (tmp_path / "notes.txt").write_text("not: yaml: at: all:")
     (tmp_path / ".hidden" / "skip.yaml").write_text("{")
-    run = lint_json(str(tmp_path), *ENGINE)
-    assert run.json["summary"]["files"] == 3
-    assert brief(run.problems) == [("DRA101", "spec.bogus", 1, bad_json.index('"bogus"') + 1)]
-    assert run.problems[0]["file"].endswith("three.json")
+    result = lint_paths([tmp_path], select=ENGINE)
+    assert result.files == 3
+    assert brief_of(result.problems) == [("DRA101", "spec.bogus", 1, bad_json.index('"bogus"') + 1)]
+    assert result.problems[0].source.endswith("three.json")
 
 
 def test_stdin_and_multi_document_indexes():
     text = (ROOT / "examples" / "mistakes.yaml").read_text()
-    run = lint_json("-", *ENGINE, input=text)
+    run = lint_json("-", *ENGINE_ARGS, input=text)
     assert {p["file"] for p in run.problems} == {"-"}
     assert sorted({p["document"] for p in run.problems}) == [0, 1, 2]
     assert ("DRA010", "apiVersion", 41, 13) in brief(run.problems)
@@ -215,10 +137,9 @@ def test_stdin_and_multi_document_indexes():
 def test_release_comment_in_file_wins_and_bad_one_is_reported(tmp_path):
     path = tmp_path / "old.yaml"
     path.write_text("# dralint: kubernetes-version=1.24\n" + (ROOT / "examples" / "deviceclass.yaml").read_text())
-    run = lint_json(str(path))
-    assert brief(run.problems) == [("DRA009", "", 1, 31)]
-    older = lint_json(str(ROOT / "examples" / "older-releases" / "v1alpha2-1.30.yaml"))
-    assert {p["rule"] for p in older.problems} == {"DRA011"}
+    assert brief_of(lint_fixture(path)) == [("DRA009", "", 1, 31)]
+    older = lint_fixture(ROOT / "examples" / "older-releases" / "v1alpha2-1.30.yaml")
+    assert {p.rule for p in older} == {"DRA011"}
 
 
 def test_examples_command_from_readme():
@@ -236,10 +157,10 @@ def test_list_items_are_checked_one_by_one(tmp_path):
         "- apiVersion: resource.k8s.io/v1\n  kind: DeviceClass\n  metadata:\n    name: a\n"
         "- apiVersion: resource.k8s.io/v1\n  kind: DeviceClass\n  metadata:\n    name: b\n  spec:\n    selector: []\n"
     )
-    run = lint_json(str(path), *ENGINE)
-    assert brief(run.problems) == [("DRA101", "spec.selector", 13, 5)]
-    assert "did you mean 'selectors'?" in run.problems[0]["message"]
-    assert run.json["summary"]["documents"] == 2
+    result = lint_paths([path], select=ENGINE)
+    assert brief_of(result.problems) == [("DRA101", "spec.selector", 13, 5)]
+    assert "did you mean 'selectors'?" in result.problems[0].message
+    assert result.documents == 2
 
 
 def test_unquoted_yaml_booleans_and_numbers_get_a_hint():
@@ -247,10 +168,10 @@ def test_unquoted_yaml_booleans_and_numbers_get_a_hint():
         "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c\n  namespace: n\n"
         "  labels:\n    version: 1.10\nspec: {}\n"
     )
-    run = lint_json("-", *ENGINE, input=text)
-    assert brief(run.problems) == [("DRA103", "metadata.namespace", 5, 14), ("DRA103", "metadata.labels.version", 7, 14)]
-    assert "read as a boolean" in run.problems[0]["message"] and "quote it" in run.problems[0]["message"]
-    assert "read as a number" in run.problems[1]["message"]
+    problems = lint_text(text, select=ENGINE)
+    assert brief_of(problems) == [("DRA103", "metadata.namespace", 5, 14), ("DRA103", "metadata.labels.version", 7, 14)]
+    assert "read as a boolean" in problems[0].message and "quote it" in problems[0].message
+    assert "read as a number" in problems[1].message
 
 
 def test_a_folder_without_manifests_is_said_not_silent(tmp_path):
@@ -262,8 +183,8 @@ def test_a_folder_without_manifests_is_said_not_silent(tmp_path):
 def test_yaml_that_is_no_kubernetes_object_is_passed_over(tmp_path):
     (tmp_path / "workflow.yaml").write_text("name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n")
     (tmp_path / "half.yaml").write_text("metadata:\n  name: x\nspec: {}\n")
-    run = lint_json(str(tmp_path), *ENGINE)
+    result = lint_paths([tmp_path], select=ENGINE)
     # The workflow is no object at all; a document with metadata but no type is a broken one.
-    assert [(p["file"].rsplit("/", 1)[-1], p["rule"]) for p in run.problems] == [("half.yaml", "DRA007")]
-    assert run.json["summary"]["documents"] == 1
-    assert run.json["summary"]["files_passed_over"] == 1
+    assert [(p.source.rsplit("/", 1)[-1], p.rule) for p in result.problems] == [("half.yaml", "DRA007")]
+    assert result.documents == 1
+    assert len(result.passed_over_files) == 1

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import CASES, brief, lint_json, run_dralint
+from conftest import CASES, brief, run_dralint
+from engine import brief as brief_of
+from engine import lint_paths
+
+from dralint.model import format_path
+from dralint.policy import PolicyError, load_policies
 
 POLICY = CASES / "policy"
 
@@ -15,9 +20,8 @@ def _needs_cel():
 
 
 def test_policy_validations_become_rules():
-    run = lint_json("--policy", str(POLICY / "gpu-limits.yaml"), str(POLICY / "claims.yaml"), "--select", "ORG,GPU-LIMITS")
-    assert run.code == 1
-    assert [(p["rule"], p["name"], p["severity"], p["path"], p["line"], p["column"]) for p in run.problems] == [
+    problems = lint_paths([POLICY / "claims.yaml"], policies=[POLICY / "gpu-limits.yaml"], select=["ORG", "GPU-LIMITS"]).problems
+    assert [(p.rule, p.name, str(p.severity), format_path(p.path), p.span.line, p.span.column) for p in problems] == [
         # fieldPath names a list: the problem points at its key.
         ("ORG001", "gpu-limits", "error", "spec.devices.requests", 9, 5),
         # No fieldPath: the object. An evaluation error fails the validation (failurePolicy: Fail).
@@ -25,7 +29,7 @@ def test_policy_validations_become_rules():
         # Default code from the policy name; messageExpression.
         ("GPU-LIMITS-2", "gpu-limits", "warning", "metadata", 18, 1),
     ]
-    messages = [p["message"] for p in run.problems]
+    messages = [p.message for p in problems]
     assert messages[0] == "at most 4 GPUs per request"
     assert messages[1].startswith("at most two requests (the expression could not be evaluated: no such key: devices")
     assert "has()" in messages[1]
@@ -33,19 +37,20 @@ def test_policy_validations_become_rules():
 
 
 def test_policy_rules_obey_select_ignore_and_severity():
-    args = ("--policy", str(POLICY / "gpu-limits.yaml"), str(POLICY / "claims.yaml"))
+    def run(**selection):
+        return lint_paths([POLICY / "claims.yaml"], policies=[POLICY / "gpu-limits.yaml"], **selection).problems
+
     # The slug is the policy name: one switch for the whole policy.
-    assert [p for p in lint_json(*args, "--ignore", "gpu-limits").problems if p["name"] == "gpu-limits"] == []
+    assert [p for p in run(ignore=["gpu-limits"]) if p.name == "gpu-limits"] == []
     # Default codes select by prefix.
-    assert [p["rule"] for p in lint_json(*args, "--select", "GPU-LIMITS").problems] == ["GPU-LIMITS-2"]
-    run = lint_json(*args, "--select", "ORG001", "--severity", "ORG001=warning")
-    assert [(p["rule"], p["severity"]) for p in run.problems] == [("ORG001", "warning")]
-    assert run.code == 0
+    assert [p.rule for p in run(select=["GPU-LIMITS"])] == ["GPU-LIMITS-2"]
+    # Re-levelled to a warning: nothing left to fail the run.
+    assert [(p.rule, str(p.severity)) for p in run(select=["ORG001"], severities={"ORG001": "warning"})] == [("ORG001", "warning")]
 
 
 def test_match_kinds_api_versions_and_namespaces():
-    run = lint_json("--policy", str(POLICY / "namespaced.yaml"), str(POLICY / "admin.yaml"), "--select", "ORG")
-    assert brief(run.problems) == [
+    problems = lint_paths([POLICY / "admin.yaml"], policies=[POLICY / "namespaced.yaml"], select=["ORG"]).problems
+    assert brief_of(problems) == [
         ("ORG020", "metadata.name", 4, 9),
         # fieldPath with a quoted map key.
         ("ORG010", "spec.devices.requests[0].exactly.adminAccess", 12, 22),
@@ -94,12 +99,12 @@ def test_more_policy_file_defects(tmp_path):
         (head.replace("    kinds: [ResourceClaim]\n", "    kind: [ResourceClaim]\n") + "  - expression: 'true'\n", ":7:5: unknown field 'kind' in match"),
         ("", ":1:1: the policy file holds no policy"),
     ]
+    # The CLI prints these and exits 2 (test_bad_policy_files_exit_2_with_file_line_column).
     for text, expected in cases:
         path = tmp_path / "p.yaml"
         path.write_text(text)
-        run = run_dralint("--no-config", "--policy", str(path), str(POLICY / "claims.yaml"))
-        assert run.code == 2, text
-        assert f"{path}{expected}" in run.stderr, (text, run.stderr)
-    run = run_dralint("--no-config", "--policy", str(tmp_path / "missing.yaml"), str(POLICY / "claims.yaml"))
-    assert run.code == 2
-    assert "cannot read policy file" in run.stderr
+        with pytest.raises(PolicyError) as refused:
+            load_policies([path])
+        assert f"{path}{expected}" in str(refused.value), text
+    with pytest.raises(PolicyError, match="cannot read policy file"):
+        load_policies([tmp_path / "missing.yaml"])

@@ -1,54 +1,26 @@
-"""Inline `# dralint:` suppressions and config `ignore-paths`, with unused ones reported (DRA900)."""
+"""Inline `# dralint:` suppressions and config `ignore-paths`, with unused ones reported (DRA900).
+
+tests/cases/suppress/inline.yaml and whole-file.yaml carry their expected problems
+(tests/test_cases.py); config files are the CLI's to find, so `ignore-paths` runs it.
+"""
 
 from __future__ import annotations
 
-from conftest import CASES, brief, lint_json, run_dralint
+from conftest import CASES, lint_json, run_dralint
+from engine import brief, lint_fixture, lint_paths
 
 SUPPRESS = CASES / "suppress"
 PROJECT = SUPPRESS / "project"
 
 
-def test_inline_directives():
-    run = lint_json(str(SUPPRESS / "inline.yaml"), "--select", "DRA7,DRA900")
-    assert brief(run.problems) == [
-        # `disable=DRA701,DRA704` on line 18: DRA701 used, DRA704 not.
-        ("DRA900", "", 18, 42),
-        ("DRA704", "spec.containers[0].resources.claims[0]", 28, 15),
-        ("DRA704", "spec.containers[0].resources.claims[1]", 29, 15),
-        # A misspelt directive is reported, never silently ignored.
-        ("DRA900", "", 29, 24),
-        # `disable=` on a line of its own covers only that line.
-        ("DRA900", "", 30, 26),
-        ("DRA704", "spec.containers[0].resources.claims[2]", 31, 15),
-        ("DRA704", "spec.containers[0].resources.claims[3]", 32, 15),
-        # An unknown code, with the code it probably meant.
-        ("DRA900", "", 32, 43),
-    ]
-    messages = {p["line"]: p["message"] for p in run.problems if p["rule"] == "DRA900"}
-    assert messages[18] == "unused suppression: no DRA704 problem on this line"
-    assert messages[29].startswith("not a dralint directive: 'disabel=DRA704'; did you mean 'disable'?")
-    assert "use disable-next-line" in messages[30]
-    assert messages[32] == "unknown rule 'DRA7O4' in a dralint suppression; did you mean 'DRA704'?"
-    assert {p["severity"] for p in run.problems if p["rule"] == "DRA900"} == {"warning"}
-    # What was suppressed: the file-wide DRA712s, Bad_Name (same line), the duplicate on
-    # line 16 (next line, by slug) and the one on line 18; the `#` inside the quoted
-    # annotation (line 7) and inside the block scalar (line 25) are text, not comments.
-    assert not any(p["rule"] in ("DRA701", "DRA712") for p in run.problems)
-
-
-def test_disable_file_without_codes():
-    run = lint_json(str(SUPPRESS / "whole-file.yaml"))
-    assert run.problems == []
-    assert run.code == 0
-
-
 def test_unused_bare_disable_file_is_reported(tmp_path):
     clean = tmp_path / "clean.yaml"
     clean.write_text("# dralint: disable-file\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
-    run = lint_json(str(clean))
-    assert brief(run.problems) == [("DRA900", "", 1, 1)]
-    assert run.problems[0]["message"] == "unused suppression: 'disable-file' suppressed no problem in this file"
-    assert run.code == 0  # a warning does not fail the run by default
+    problems = lint_fixture(clean)
+    assert brief(problems) == [("DRA900", "", 1, 1)]
+    assert problems[0].message == "unused suppression: 'disable-file' suppressed no problem in this file"
+    # A warning does not fail the run by default; --fail-on is the CLI's to apply.
+    assert lint_json(str(clean)).code == 0
     assert lint_json(str(clean), "--fail-on", "warning").code == 1
 
 
@@ -56,16 +28,16 @@ def test_unused_reports_follow_select_ignore_and_severity(tmp_path):
     text = "apiVersion: v1  # dralint: disable=DRA701\nkind: ConfigMap\nmetadata:\n  name: c\n"
     f = tmp_path / "c.yaml"
     f.write_text(text)
-    assert brief(lint_json(str(f)).problems) == [("DRA900", "", 1, 36)]
+    assert brief(lint_fixture(f)) == [("DRA900", "", 1, 36)]
     # DRA701 did not run: its suppression is not "unused".
-    assert lint_json(str(f), "--select", "DRA1,DRA900").problems == []
-    assert lint_json(str(f), "--ignore", "DRA701").problems == []
+    assert lint_fixture(f, select=["DRA1", "DRA900"]) == []
+    assert lint_fixture(f, ignore=["DRA701"]) == []
     # DRA900 is a rule like the others.
-    assert lint_json(str(f), "--ignore", "unused-suppression").problems == []
-    assert [p["severity"] for p in lint_json(str(f), "--severity", "DRA900=error").problems] == ["error"]
+    assert lint_fixture(f, ignore=["unused-suppression"]) == []
+    assert [str(p.severity) for p in lint_paths([f], severities={"DRA900": "error"}).problems] == ["error"]
     # ... and only a comment that names it suppresses it.
     f.write_text(text + "# dralint: disable-file=DRA900\n")
-    assert lint_json(str(f)).problems == []
+    assert lint_fixture(f) == []
 
 
 def test_config_ignore_paths():
