@@ -4,6 +4,7 @@
     dralint rules                 list every rule
     dralint serve ...             admission webhook
     dralint migrate ...           rewrite manifests to another API version
+    dralint lsp                   language server over stdio (needs dralint[lsp])
 
 Exit codes: 0 clean, 1 a problem at or above --fail-on, 2 usage or internal error.
 """
@@ -17,7 +18,7 @@ from typing import Sequence
 
 from . import __version__
 
-SUBCOMMANDS = ("lint", "rules", "serve", "migrate")
+SUBCOMMANDS = ("lint", "rules", "serve", "migrate", "lsp")
 
 
 class UsageError(Exception):
@@ -94,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .webhook.cli import serve_command
 
             return serve_command(rest)
+        if command == "lsp":
+            from .lsp import lsp_command
+
+            return lsp_command(rest)
         from .migrate import migrate_command
 
         return migrate_command(rest)

@@ -10,11 +10,12 @@ validators agree on every document of the corpora.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Iterator
 
-from . import formats
+from . import formats, repairs
 from .catalog import engine_problem as _problem
-from .model import Document, Path, Problem
+from .model import Document, Fix, Path, Problem
 
 Validator = Callable[[Any], bool]
 
@@ -263,7 +264,9 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
         if v == "additionalProperties" and e.validator_value is False:
             for key, allowed in unknown_for(e):
                 meant = typo_of.get((path, key))
-                yield _problem(doc, "DRA101", path + (key,), _unknown_message(key, allowed, meant, e.schema, root), at_key=True, error_type="Invalid")
+                problem = _problem(doc, "DRA101", path + (key,), _unknown_message(key, allowed, meant, e.schema, root), at_key=True, error_type="Invalid")
+                problem.fixes = partial(_unknown_field_fixes, doc, path + (key,), meant, allowed, e.schema, root)
+                yield problem
         elif v == "required":
             present = e.instance if isinstance(e.instance, dict) else {}
             for field in e.validator_value:
@@ -280,7 +283,9 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
         elif v in ("enum", "const"):
             allowed = e.validator_value if v == "enum" else [e.validator_value]
             shown = ", ".join(repr(a) for a in allowed)
-            yield _problem(doc, "DRA104", path, f"unsupported value {e.instance!r}: supported values are {shown}", error_type="NotSupported")
+            problem = _problem(doc, "DRA104", path, f"unsupported value {e.instance!r}: supported values are {shown}", error_type="NotSupported")
+            problem.fixes = partial(repairs.replace_value, doc, path, e.instance, list(allowed))
+            yield problem
         elif v == "format":
             what = formats.EXPLAIN.get(e.validator_value, f"format {e.validator_value}")
             yield _problem(doc, "DRA105", path, f"invalid value {e.instance!r}: must be {what}", error_type="Invalid")
@@ -364,6 +369,18 @@ def _unknown_message(key: str, allowed: list[str], meant: str | None, schema: di
     if allowed:
         return f"{message}; allowed fields here: {', '.join(sorted(allowed))}"
     return message
+
+
+def _unknown_field_fixes(doc: Document, path: Path, meant: str | None, allowed: list[str], schema: dict[str, Any], root: dict[str, Any]) -> list[Fix]:
+    """The repairs the message suggests: the did-you-mean names (ranked), else the move under the nesting field."""
+    key = str(path[-1])
+    names = repairs.ranked(key, allowed, cutoff=0.75)
+    if meant is not None:
+        names = [meant, *(n for n in names if n != meant)]
+    if names:
+        return repairs.rename_key(doc, path, names)
+    home = _nested_home(key, schema, root)
+    return repairs.move_under(doc, path, home) if home is not None else []
 
 
 def _nested_home(key: str, schema: dict[str, Any], root: dict[str, Any]) -> str | None:

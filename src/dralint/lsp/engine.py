@@ -1,0 +1,109 @@
+"""Every call the language server makes into the lint engine, in this one module.
+
+The server hands over a buffer (path + text) and gets back problems, the loaded
+documents (for hover) and the release they were judged at. Options come from
+the same `.dralint.yaml` discovery as the command line, searched upward from
+the buffer's folder (an editor's working directory is arbitrary), and are
+cached until the config file changes.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+from .. import schemas
+from ..cli import lint_parser
+from ..commands import all_checks
+from ..config import ConfigError, build_options, discover
+from ..lint import LintOptions, file_release, lint
+from ..load import load
+from ..model import Document, Problem
+from ..registry import RuleLoadError
+from ..repairs import migration_fixes
+from ..sources import Source
+
+
+class Outcome(NamedTuple):
+    problems: list[Problem]
+    kubernetes: bool  # the buffer holds at least one Kubernetes object (else: stay silent)
+
+
+class Settings(NamedTuple):
+    options: LintOptions
+    config_path: str | None
+    error: str | None  # the config file could not be used; defaults apply
+
+
+_settings: dict[tuple[str | None, int], Settings] = {}
+
+
+def settings_for(path: str) -> Settings:
+    """Options for a buffer at `path`: its nearest `.dralint.yaml`, as the CLI would read it."""
+    config = discover(os.path.dirname(os.path.abspath(path)))
+    try:
+        stamp = os.stat(config).st_mtime_ns if config else 0
+    except OSError:
+        stamp = 0
+    key = (config, stamp)
+    found = _settings.get(key)
+    if found is None:
+        found = _settings[key] = _build(config)
+    return found
+
+
+def _build(config: str | None) -> Settings:
+    args = lint_parser().parse_args([])
+    args.config, args.no_config = config, config is None
+    error = None
+    try:
+        options, _ = build_options(args)
+    except (ConfigError, RuleLoadError, ValueError) as exc:
+        error = str(exc)
+        args.config, args.no_config = None, True
+        options, _ = build_options(args)
+    # First: the fixes it attaches are then filtered and re-levelled with their problems.
+    options.postprocessors.insert(0, migration_fixes())
+    return Settings(options, config, error)
+
+
+def forget_settings() -> None:
+    _settings.clear()
+
+
+def lint_buffer(path: str, text: str) -> Outcome:
+    data = text.encode("utf-8")
+    result = lint([Source(path, data)], settings_for(path).options)
+    problems = [p for p in result.problems if p.source == path]
+    kubernetes = result.documents > len(result.foreign_documents) or (
+        result.documents == 0 and b"apiVersion" in data and b"kind" in data
+    )
+    return Outcome(problems, kubernetes)
+
+
+def documents(path: str, text: str) -> list[Document]:
+    return load(path, text.encode("utf-8")).documents
+
+
+def release_for(path: str, text: str) -> str:
+    declared = file_release(text[:4096].encode("utf-8"))
+    if declared is not None and declared[0] in schemas.RELEASES:
+        return declared[0]
+    return settings_for(path).options.release
+
+
+def schema_for(release: str, api_version: str | None, kind: str | None) -> dict[str, Any] | None:
+    catalog = schemas.catalog(release)
+    if catalog.served(api_version, kind) is None:
+        return None
+    return catalog.schema(api_version, kind)  # type: ignore[arg-type]
+
+
+def rule_docs(path: str) -> dict[str, dict[str, str]]:
+    """code -> {slug, severity, summary, doc} for the engine checks and every rule the buffer's config loads."""
+    options = settings_for(path).options
+    rows = all_checks(options.rules_dirs, plugins=options.plugins)
+    docs = {row["code"]: row for row in rows}
+    for rule in options.extra_rules:
+        docs.setdefault(rule.code, {"code": rule.code, "slug": rule.slug, "severity": str(rule.severity), "summary": rule.summary, "doc": rule.doc})
+    return docs

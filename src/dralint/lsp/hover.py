@@ -1,0 +1,87 @@
+"""Hover text: a rule code's documentation, or what the release's schema says about a field."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..model import Document, Path, format_path
+from ..report.sarif import docs_url, help_uri
+
+_CODE = re.compile(r"DRA\d{3}")
+_GATE = re.compile(r"(?:requires|enabling) (?:enabling )?the (\w+) feature gate|feature gate (\w+)")
+_STAGE = re.compile(r"\bThis (?:is an? )?(alpha|beta)\b", re.IGNORECASE)
+
+
+def code_at(line: str, column: int) -> str | None:
+    """The rule code (DRA101) under 1-based `column` of `line`, if any."""
+    for match in _CODE.finditer(line):
+        if match.start() < column <= match.end() + 1:
+            return match.group()
+    return None
+
+
+def rule_markdown(code: str, row: dict[str, str]) -> str:
+    doc = (row.get("doc") or row.get("summary") or "").strip()
+    return f"**{code}** `{row['slug']}` ({row['severity']})\n\n{doc}\n\n[{code} in the rule reference]({help_uri(code, docs_url())})"
+
+
+def field_at(documents: list[Document], line: int, column: int) -> tuple[Document, Path] | None:
+    """The document and field path whose key is under (line, column)."""
+    for doc in documents:
+        root = doc.positions.get(())
+        if root is None or not (root.value.line <= line <= root.value.end_line):
+            continue
+        for path, node in doc.positions.items():
+            key = node.key
+            if key is not None and key.line == line and key.column <= column < max(key.end_column, key.column + 1):
+                return doc, path
+    return None
+
+
+def _resolve(node: Any, root: dict[str, Any]) -> dict[str, Any]:
+    for _ in range(8):
+        if not isinstance(node, dict) or "$ref" not in node:
+            break
+        merged = {k: v for k, v in node.items() if k != "$ref"}
+        target = root.get("$defs", {}).get(node["$ref"].rpartition("/")[2], {})
+        node = {**target, **merged}  # the property's own description wins over its type's
+    return node if isinstance(node, dict) else {}
+
+
+def describe_field(schema: dict[str, Any], path: Path, release: str, api_version: str | None, kind: str | None) -> str | None:
+    node: dict[str, Any] = schema
+    parent: dict[str, Any] = {}
+    for part in path:
+        node = _resolve(node, schema)
+        if isinstance(part, int):
+            parent, node = {}, node.get("items", {})
+        else:
+            props = node.get("properties")
+            if props is None or part not in props:
+                extra = node.get("additionalProperties")
+                if isinstance(extra, dict):  # a map: labels, attributes ...
+                    parent, node = {}, extra
+                    continue
+                return None
+            parent, node = node, props[part]
+    node = _resolve(node, schema)
+    kind_of = node.get("type") or ("object" if "properties" in node else "any")
+    if "format" in node:
+        kind_of = f"{kind_of} ({node['format']})"
+    if "items" in node:
+        item = _resolve(node["items"], schema)
+        kind_of = f"array of {item.get('type', 'object')}"
+    required = str(path[-1]) in parent.get("required", []) if path else False
+    description = (node.get("description") or "").strip()
+    facts = [f"type: {kind_of}", "required" if required else "optional"]
+    if "enum" in node:
+        facts.append("one of " + ", ".join(f"`{v}`" for v in node["enum"]))
+    gate = _GATE.search(description)
+    if gate:
+        facts.append(f"feature gate: {gate.group(1) or gate.group(2)}")
+    stage = _STAGE.search(description)
+    if stage:
+        facts.append(f"lifecycle: {stage.group(1).lower()} field")
+    title = f"**{format_path(path) or kind}** — {api_version} {kind} at Kubernetes {release}"
+    return "\n\n".join([title, " · ".join(facts), description])
