@@ -120,7 +120,7 @@ def initialized(ls: DralintServer, params: types.InitializedParams) -> None:
     if watched and watched.dynamic_registration:
         options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern=CONFIG_GLOB)])
         registration = types.Registration(id="dralint-config", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
-        ls.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+        ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
