@@ -60,6 +60,7 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
     add_rule_arguments(parser)
+    parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     parser.add_argument("--version", action="version", version=f"dralint {__version__}")
@@ -135,6 +136,13 @@ def run_lint(argv: list[str]) -> int:
     from .lint import lint
     from .sources import collect
 
+    if args.fix or settings.format in ("json", "sarif"):
+        from .fix import fix_sources, with_fixes
+
+        with_fixes(options)
+        if args.fix:
+            for name in fix_sources(collect(args.paths), options):
+                print(f"dralint: fixed {name}", file=sys.stderr)
     result = lint(collect(args.paths), options)
     if result.files == 0:
         # Not an error (a pre-commit run may have nothing to check), but a CI gate

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from .api import DocumentView, Rule, RunView
 from .catalog import engine_problem
 from .model import Document, Path, Problem, Severity, Span
+from .repairs import replace_value
 
 
 class _Reporter:
@@ -28,6 +29,7 @@ class _Reporter:
         string_range: tuple[int, int] | None = None,
         severity: Severity | str | None = None,
         doc: DocumentView | None = None,
+        replace_with: Sequence[Any] = (),
     ) -> None:
         view = doc or self.view
         if view is None:
@@ -61,6 +63,8 @@ class _Reporter:
                 error_type=error_type,
             )
         )
+        if replace_with:
+            self.problems[-1].fixes = lambda: replace_value(document, where, None, list(replace_with))
 
 
 def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Problem]:

@@ -8,7 +8,6 @@ as they were: a renamed key keeps its quotes, a moved field its comments.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from functools import lru_cache
@@ -24,6 +23,8 @@ MAX_ALTERNATIVES = 5
 
 def ranked(word: str, candidates: list[str], cutoff: float = 0.6) -> list[str]:
     """Candidates close to `word`, closest first (case-insensitive, as typos are)."""
+    import difflib  # off a clean file's path (start-up, see bench/startup.py): only problems get here
+
     scored = []
     for candidate in candidates:
         ratio = difflib.SequenceMatcher(None, word.lower(), candidate.lower()).ratio()
@@ -68,9 +69,11 @@ def replace_value(doc: Document, path: Path, wrong: Any, allowed: list[Any]) -> 
     node = doc.positions.get(path)
     if node is None or doc.text is None:
         return []
+    original = _source_text(doc, node.value)
+    if wrong is None:
+        wrong = original.strip("'\"")
     by_text = {str(a): a for a in allowed}
     order = ranked(str(wrong), list(by_text), cutoff=0.0) if len(allowed) > 1 else list(by_text)
-    original = _source_text(doc, node.value)
     return [Fix(f"replace with {by_text[t]!r}", (Edit(node.value, scalar_text(by_text[t], original)),)) for t in order]
 
 
@@ -135,6 +138,8 @@ def migrate_document(doc: Document) -> list[Fix]:
     new = _migrated(doc.source, doc.text)
     if new is None:
         return []
+    import difflib  # as in ranked()
+
     old_lines = doc.text.splitlines(keepends=True)
     new_lines = new.splitlines(keepends=True)
     edits = []
