@@ -104,6 +104,7 @@ def _check(doc, report, kinds: set[str]) -> None:
             error_type=_ERROR_TYPE.get(issue.kind),
             locate=locate if locate != path else None,
             string_range=string_range,
+            replace_with=issue.suggestions,
         )
 
 

@@ -87,3 +87,14 @@ def test_apply_keeps_untouched_text_and_refuses_overlaps():
         pass
     else:
         raise AssertionError("overlapping edits were applied")
+
+
+def test_cel_function_typo_gets_the_declared_name_inside_the_expression(tmp_path: Path):
+    target = tmp_path / "cel.yaml"
+    shutil.copy(CASES / "cel.yaml", target)
+    problems = lint([Source(str(target), target.read_bytes())]).problems
+    assert [(p.rule, p.span.line, p.span.column, p.span.end_column) for p in problems] == [("DRA402", 8, 33, 43), ("DRA402", 8, 68, 75)]
+    assert problems[0].message == "undeclared reference to 'startswith': no such function; did you mean 'startsWith'?"
+    run = _dralint("--fix", "cel.yaml", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout
+    assert target.read_text().splitlines()[-1] == '      expression: device.driver.startsWith("gpu") && device.driver.endsWith("com")'

@@ -6,7 +6,7 @@ from typing import Any, Iterable, Sequence
 
 from .api import DocumentView, Rule, RunView
 from .catalog import engine_problem
-from .model import Document, Path, Problem, Severity, Span
+from .model import Document, Edit, Fix, Path, Problem, Severity, Span
 from .repairs import replace_value
 
 
@@ -63,7 +63,9 @@ class _Reporter:
                 error_type=error_type,
             )
         )
-        if replace_with:
+        if replace_with and string_range is not None:  # a name inside a string (CEL): replace just that
+            self.problems[-1].fixes = lambda: [Fix(f"replace with '{v}'", (Edit(span(), str(v)),)) for v in replace_with]
+        elif replace_with:
             self.problems[-1].fixes = lambda: replace_value(document, where, None, list(replace_with))
 
 
