@@ -20,6 +20,7 @@ from dralint.sources import Source  # noqa: E402
 CASES = Path(__file__).parent / "cases" / "lsp"
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "dralint", "lsp"])
 PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 async def _start(client: LanguageClient, spec: str, root: Path) -> None:
@@ -33,26 +34,29 @@ async def _start(client: LanguageClient, spec: str, root: Path) -> None:
     await client.initialize_session(params)
 
 
-@pytest_lsp.fixture(config=SERVER)
-async def vscode(lsp_client: LanguageClient, tmp_path: Path):
-    """Push diagnostics, UTF-16 positions, dynamic file watching (VS Code 1.65's capabilities)."""
-    await _start(lsp_client, "visual-studio-code", tmp_path)
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def vscode(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
+    """Push diagnostics, UTF-16 positions, dynamic file watching (VS Code 1.65's capabilities).
+
+    One server for the module, as an editor keeps one: every test opens its own files.
+    """
+    await _start(lsp_client, "visual-studio-code", tmp_path_factory.mktemp("workspace"))
     yield
     await lsp_client.shutdown_session()
 
 
-@pytest_lsp.fixture(config=SERVER)
-async def emacs(lsp_client: LanguageClient, tmp_path: Path):
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def emacs(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     """Eglot offers UTF-32 first."""
-    await _start(lsp_client, "emacs", tmp_path)
+    await _start(lsp_client, "emacs", tmp_path_factory.mktemp("workspace"))
     yield
     await lsp_client.shutdown_session()
 
 
-@pytest_lsp.fixture(config=SERVER)
-async def neovim(lsp_client: LanguageClient, tmp_path: Path):
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def neovim(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     """Neovim 0.11 pulls diagnostics (textDocument/diagnostic) and offers UTF-8 first."""
-    await _start(lsp_client, "neovim@v0.11.0", tmp_path)
+    await _start(lsp_client, "neovim@v0.11.0", tmp_path_factory.mktemp("workspace"))
     yield
     await lsp_client.shutdown_session()
 
@@ -88,7 +92,6 @@ def _where(d: types.Diagnostic) -> tuple[int, int, int, int, str]:
     return (r.start.line, r.start.character, r.end.line, r.end.character, str(d.code))
 
 
-@pytest.mark.asyncio
 async def test_open_publishes_exact_utf16_ranges_with_version_code_and_docs_link(vscode: LanguageClient, tmp_path: Path):
     uri, text = _copy(tmp_path, "unicode.yaml")
     _open(vscode, uri, text, version=7)
@@ -103,7 +106,6 @@ async def test_open_publishes_exact_utf16_ranges_with_version_code_and_docs_link
     assert d.message.endswith("(at metadata.annotations.bad)")
 
 
-@pytest.mark.asyncio
 async def test_utf32_client_gets_code_point_columns(emacs: LanguageClient, tmp_path: Path):
     uri, text = _copy(tmp_path, "unicode.yaml")
     _open(emacs, uri, text)
@@ -111,7 +113,6 @@ async def test_utf32_client_gets_code_point_columns(emacs: LanguageClient, tmp_p
     assert _where(d) == (4, 33, 4, 34, "DRA103")
 
 
-@pytest.mark.asyncio
 async def test_beta_api_version_is_tagged_deprecated(vscode: LanguageClient, tmp_path: Path):
     uri, text = _copy(tmp_path, "beta.yaml")
     _open(vscode, uri, text)
@@ -120,7 +121,6 @@ async def test_beta_api_version_is_tagged_deprecated(vscode: LanguageClient, tmp
     assert list(d.tags) == [types.DiagnosticTag.Deprecated]
 
 
-@pytest.mark.asyncio
 async def test_edit_burst_publishes_once_for_the_newest_version(vscode: LanguageClient, tmp_path: Path):
     uri, text = _copy(tmp_path, "unicode.yaml")
     _open(vscode, uri, text)
@@ -150,7 +150,6 @@ def _apply(text: str, edits: list[types.TextEdit]) -> str:
     return text
 
 
-@pytest.mark.asyncio
 async def test_code_actions_applied_to_the_buffer_give_a_clean_lint(vscode: LanguageClient, tmp_path: Path):
     uri, text = _copy(tmp_path, "typo.yaml")
     text = text.replace("  # ünïcödé 😀 comment", "")
@@ -174,7 +173,6 @@ async def test_code_actions_applied_to_the_buffer_give_a_clean_lint(vscode: Lang
     assert lint([Source("typo.yaml", text.encode())]).problems == []
 
 
-@pytest.mark.asyncio
 async def test_hover_on_a_rule_code_and_on_a_field(vscode: LanguageClient, tmp_path: Path):
     path = tmp_path / "claim.yaml"
     text = (CASES / "typo.yaml").read_text(encoding="utf-8").replace("metadata:\n  name: gpu ", "metadata:\n  # dralint: disable=DRA101\n  name: gpu ")
@@ -196,7 +194,6 @@ async def test_hover_on_a_rule_code_and_on_a_field(vscode: LanguageClient, tmp_p
     assert "spec.devices.requests[0].exactly.deviceClassName" in field and "type: string" in field and "resource.k8s.io/v1 ResourceClaim at Kubernetes 1.35" in field
 
 
-@pytest.mark.asyncio
 async def test_config_change_relints_open_documents(vscode: LanguageClient, tmp_path: Path):
     uri, text = _copy(tmp_path, "beta.yaml")
     _open(vscode, uri, text)
@@ -211,7 +208,6 @@ async def test_config_change_relints_open_documents(vscode: LanguageClient, tmp_
     assert list((await _published(vscode, uri)).diagnostics) == []
 
 
-@pytest.mark.asyncio
 async def test_yaml_that_is_no_kubernetes_object_gets_no_diagnostics(vscode: LanguageClient, tmp_path: Path):
     uri, text = _copy(tmp_path, "workflow.yaml")
     _open(vscode, uri, text)
@@ -222,7 +218,6 @@ async def test_yaml_that_is_no_kubernetes_object_gets_no_diagnostics(vscode: Lan
     assert list((await _published(vscode, broken.as_uri())).diagnostics) == []
 
 
-@pytest.mark.asyncio
 async def test_a_400_object_file(vscode: LanguageClient, tmp_path: Path):
     one = (CASES / "unicode.yaml").read_text(encoding="utf-8")
     text = "---\n".join(one.replace("gpu.example.com", f"gpu{i}.example.com") for i in range(400))
@@ -234,7 +229,6 @@ async def test_a_400_object_file(vscode: LanguageClient, tmp_path: Path):
     assert _where(diagnostics[-1]) == (399 * 6 + 4, 35, 399 * 6 + 4, 36, "DRA103")
 
 
-@pytest.mark.asyncio
 async def test_pull_client_gets_diagnostics_by_request_and_no_push(neovim: LanguageClient, tmp_path: Path):
     uri, text = _copy(tmp_path, "unicode.yaml")
     _open(neovim, uri, text)
@@ -247,3 +241,23 @@ async def test_pull_client_gets_diagnostics_by_request_and_no_push(neovim: Langu
     )
     assert again.kind == "unchanged"
     assert uri not in neovim.diagnostics  # never both
+
+
+async def test_fix_all_on_request_and_through_resolve(vscode: LanguageClient, tmp_path: Path):
+    uri, text = _copy(tmp_path, "typo.yaml")
+    text = text.replace("  # ünïcödé 😀 comment", "")
+    _open(vscode, uri, text)
+    await _published(vscode, uri)
+    everywhere = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+
+    async def actions(only: list[str] | None) -> list[types.CodeAction]:
+        context = types.CodeActionContext(diagnostics=[], only=only)
+        return await vscode.text_document_code_action_async(types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=uri), range=everywhere, context=context))
+
+    [fix_on_save] = await actions([types.CodeActionKind.SourceFixAll])
+    [edit] = fix_on_save.edit.changes[uri]
+    assert lint([Source("typo.yaml", edit.new_text.encode())]).problems == []
+    [menu] = await actions(None)  # no problem under the cursor: only the fix-all entry, without its edit yet
+    assert menu.edit is None and menu.kind == "source.fixAll.dralint"
+    resolved = await vscode.code_action_resolve_async(menu)
+    assert resolved.edit.changes[uri][0].new_text == edit.new_text

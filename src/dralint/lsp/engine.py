@@ -22,6 +22,7 @@ from ..model import Document, Problem
 from ..registry import RuleLoadError
 from ..repairs import migration_fixes
 from ..sources import Source
+from ..fix import fix_text
 
 
 class Outcome(NamedTuple):
@@ -79,6 +80,11 @@ def lint_buffer(path: str, text: str) -> Outcome:
         result.documents == 0 and b"apiVersion" in data and b"kind" in data
     )
     return Outcome(problems, kubernetes)
+
+
+def fix_buffer(path: str, text: str) -> str:
+    """The buffer with every applicable fix applied, as `dralint --fix` would write it."""
+    return fix_text(path, text, settings_for(path).options)
 
 
 def documents(path: str, text: str) -> list[Document]:

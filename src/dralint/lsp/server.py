@@ -197,7 +197,13 @@ async def pull(ls: DralintServer, params: types.DocumentDiagnosticParams) -> Any
     return types.RelatedFullDocumentDiagnosticReport(items=linted.diagnostics, result_id=result_id)
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+FIX_ALL = "source.fixAll.dralint"
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL], resolve_provider=True),
+)
 def code_actions(ls: DralintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     linted = ls.lint_now(uri)
@@ -212,7 +218,43 @@ def code_actions(ls: DralintServer, params: types.CodeActionParams) -> list[type
             continue
         for rank, fix in enumerate(problem.fixes):
             actions.append(convert.code_action(uri, fix, rank == 0, diag, linted.lines, codec))
+    if any(p.fixes for p in linted.problems):
+        wanted = params.context.only or []
+        if any(FIX_ALL.startswith(kind) for kind in wanted):  # asked for by name (fix on save): compute now
+            actions.append(_fix_all(ls, uri))
+        elif not wanted and _resolves_edits(ls):  # offered in the menu, computed only if picked
+            actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, data={"uri": uri}))
     return actions
+
+
+FIX_ALL_TITLE = "Fix all dralint problems"
+
+
+def _resolves_edits(ls: DralintServer) -> bool:
+    text = ls.client_capabilities.text_document
+    support = text and text.code_action and text.code_action.resolve_support
+    return bool(support and "edit" in support.properties)
+
+
+def _fix_all(ls: DralintServer, uri: str) -> types.CodeAction:
+    """Every best fix at once, in passes as `dralint --fix` applies them: one edit of the whole buffer.
+
+    It lints the buffer once per pass, too slow to compute for every cursor move, so
+    the menu entry is resolved (codeAction/resolve) only when chosen.
+    """
+    document = ls.workspace.get_text_document(uri)
+    fixed = engine.fix_buffer(document.path or uri, document.source)
+    whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=len(document.lines), character=0))
+    edit = types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=fixed)]})
+    return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, edit=edit)
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+def resolve_code_action(ls: DralintServer, action: types.CodeAction) -> types.CodeAction:
+    data = action.data if isinstance(action.data, dict) else {}
+    if action.kind == FIX_ALL and data.get("uri") in ls.workspace.text_documents:
+        return _fix_all(ls, data["uri"])
+    return action
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
