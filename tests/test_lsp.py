@@ -82,7 +82,7 @@ def _change(client: LanguageClient, uri: str, text: str, version: int) -> None:
 
 async def _published(client: LanguageClient, uri: str) -> types.PublishDiagnosticsParams:
     while True:
-        params = await asyncio.wait_for(client.wait_for_notification(PUBLISH), 5)
+        params = await asyncio.wait_for(client.wait_for_notification(PUBLISH), 20)
         if params.uri == uri:
             return params
 
@@ -227,6 +227,8 @@ async def test_a_400_object_file(vscode: LanguageClient, tmp_path: Path):
     diagnostics = (await _published(vscode, path.as_uri())).diagnostics
     assert len(diagnostics) == 400
     assert _where(diagnostics[-1]) == (399 * 6 + 4, 35, 399 * 6 + 4, 36, "DRA103")
+    vscode.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
+    assert list((await _published(vscode, path.as_uri())).diagnostics) == []  # closing clears them
 
 
 async def test_pull_client_gets_diagnostics_by_request_and_no_push(neovim: LanguageClient, tmp_path: Path):
@@ -261,3 +263,12 @@ async def test_fix_all_on_request_and_through_resolve(vscode: LanguageClient, tm
     assert menu.edit is None and menu.kind == "source.fixAll.dralint"
     resolved = await vscode.code_action_resolve_async(menu)
     assert resolved.edit.changes[uri][0].new_text == edit.new_text
+
+
+async def test_a_broken_config_is_reported_once_and_the_defaults_apply(vscode: LanguageClient, tmp_path: Path):
+    (tmp_path / ".dralint.yaml").write_text("ignor: [DRA011]\n", encoding="utf-8")
+    uri, text = _copy(tmp_path, "beta.yaml")
+    _open(vscode, uri, text)
+    assert [d.code for d in (await _published(vscode, uri)).diagnostics] == ["DRA011"]
+    told = [m.message for m in vscode.messages if "ignor" in m.message]
+    assert told == [f"dralint: {tmp_path / '.dralint.yaml'}: unknown setting 'ignor' (did you mean 'ignore'?); known: fail-on, format, ignore, ignore-paths, kubernetes-version, plugins, policies, rule-options, rules-dirs, select, severity, target-version; using the defaults"]

@@ -68,6 +68,11 @@ def _build(config: str | None) -> Settings:
     return Settings(options, config, error)
 
 
+def config_error(path: str) -> str | None:
+    """Why the buffer's `.dralint.yaml` could not be used (its defaults apply), if it could not."""
+    return settings_for(path).error
+
+
 def forget_settings() -> None:
     _settings.clear()
 

@@ -60,7 +60,7 @@ class DralintServer(LanguageServer):
         self.linted: dict[str, Linted] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.pull = False  # decided at initialize from the client's capabilities
-        self.publishes = 0  # for the bench: how many results went out
+        self.told: set[str] = set()  # config and internal errors already shown to the user
 
     # -- linting ---------------------------------------------------------------------------
     def lint_now(self, uri: str) -> Linted | None:
@@ -75,13 +75,25 @@ class DralintServer(LanguageServer):
             return known
         text = document.source
         path = to_fs_path(uri) or uri
-        outcome = engine.lint_buffer(path, text)
+        try:
+            outcome = engine.lint_buffer(path, text)
+        except Exception as exc:  # a broken plugin or rule: say so once, keep serving the other buffers
+            self.tell(f"dralint could not lint {path}: {type(exc).__name__}: {exc}")
+            outcome = engine.Outcome([], False)
+        config_error = engine.config_error(path)
+        if config_error:
+            self.tell(f"dralint: {config_error}; using the defaults")
         lines = text.splitlines(True)
         problems = outcome.problems if outcome.kubernetes else []
         codec = self.workspace.position_codec
         diagnostics = [convert.diagnostic(p, lines, codec) for p in problems]
         linted = self.linted[uri] = Linted(document.version, problems, diagnostics, lines)
         return linted
+
+    def tell(self, message: str) -> None:
+        if message not in self.told:
+            self.told.add(message)
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
     def publish(self, uri: str) -> None:
         document = self.workspace.text_documents.get(uri)
@@ -90,7 +102,6 @@ class DralintServer(LanguageServer):
             return  # closed or changed meanwhile: a newer lint is scheduled
         if self.pull:
             return
-        self.publishes += 1
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=linted.version, diagnostics=linted.diagnostics)
         )
@@ -108,15 +119,16 @@ class DralintServer(LanguageServer):
     def relint_all(self) -> None:
         engine.forget_settings()
         self.linted.clear()
+        self.told.clear()
         if self.pull:
-            if convert_refresh_supported(self):
+            if _refresh_supported(self):
                 self.workspace_diagnostic_refresh(None)
             return
         for uri in list(self.workspace.text_documents):
             self.publish(uri)
 
 
-def convert_refresh_supported(server: LanguageServer) -> bool:
+def _refresh_supported(server: LanguageServer) -> bool:
     workspace = server.client_capabilities.workspace
     return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
 
