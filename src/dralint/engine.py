@@ -7,7 +7,6 @@ from typing import Any, Iterable, Sequence
 from .api import DocumentView, Rule, RunView
 from .catalog import engine_problem
 from .model import Document, Edit, Fix, Path, Problem, Severity, Span
-from .repairs import replace_value
 
 
 class _Reporter:
@@ -66,7 +65,14 @@ class _Reporter:
         if replace_with and string_range is not None:  # a name inside a string (CEL): replace just that
             self.problems[-1].fixes = lambda: [Fix(f"replace with '{v}'", (Edit(span(), str(v)),)) for v in replace_with]
         elif replace_with:
-            self.problems[-1].fixes = lambda: replace_value(document, where, None, list(replace_with))
+            self.problems[-1].fixes = lambda: _replace_value(document, where, list(replace_with))
+
+
+def _replace_value(document: Document, where: Path, values: list[Any]) -> list[Fix]:
+    # Deferred: fixes are built only when read (importing repairs: ~2 ms of start-up, see schema_check).
+    from .repairs import replace_value
+
+    return replace_value(document, where, None, values)
 
 
 def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Problem]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Iterator
 
-from . import formats, repairs
+from . import formats
 from .catalog import engine_problem as _problem
 from .model import Document, Fix, Path, Problem
 
@@ -284,7 +284,7 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
             allowed = e.validator_value if v == "enum" else [e.validator_value]
             shown = ", ".join(repr(a) for a in allowed)
             problem = _problem(doc, "DRA104", path, f"unsupported value {e.instance!r}: supported values are {shown}", error_type="NotSupported")
-            problem.fixes = partial(repairs.replace_value, doc, path, e.instance, list(allowed))
+            problem.fixes = partial(_enum_fixes, doc, path, e.instance, list(allowed))
             yield problem
         elif v == "format":
             what = formats.EXPLAIN.get(e.validator_value, f"format {e.validator_value}")
@@ -371,8 +371,18 @@ def _unknown_message(key: str, allowed: list[str], meant: str | None, schema: di
     return message
 
 
+def _enum_fixes(doc: Document, path: Path, wrong: Any, allowed: list[Any]) -> list[Fix]:
+    from . import repairs  # as in _unknown_field_fixes
+
+    return repairs.replace_value(doc, path, wrong, allowed)
+
+
 def _unknown_field_fixes(doc: Document, path: Path, meant: str | None, allowed: list[str], schema: dict[str, Any], root: dict[str, Any]) -> list[Fix]:
     """The repairs the message suggests: the did-you-mean names (ranked), else the move under the nesting field."""
+    # Deferred: only fixes that are read get built; importing repairs is ~2 ms of a clean
+    # file's start-up (python -X importtime, loaded machine).
+    from . import repairs
+
     key = str(path[-1])
     names = repairs.ranked(key, allowed, cutoff=0.75)
     if meant is not None:
