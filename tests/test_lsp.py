@@ -102,7 +102,7 @@ async def test_open_publishes_exact_utf16_ranges_with_version_code_and_docs_link
     assert _where(d) == (4, 35, 4, 36, "DRA103")
     assert d.severity == types.DiagnosticSeverity.Error
     assert d.source == "dralint"
-    assert d.code_description.href.endswith("rules.md#dra103")
+    assert d.code_description.href.endswith("docs/rules.md#dra103-wrong-type")
     assert d.message.endswith("(at metadata.annotations.bad)")
 
 
@@ -272,3 +272,15 @@ async def test_a_broken_config_is_reported_once_and_the_defaults_apply(vscode: L
     assert [d.code for d in (await _published(vscode, uri)).diagnostics] == ["DRA011"]
     told = [m.message for m in vscode.messages if "ignor" in m.message]
     assert told == [f"dralint: {tmp_path / '.dralint.yaml'}: unknown setting 'ignor' (did you mean 'ignore'?); known: fail-on, format, ignore, ignore-paths, kubernetes-version, plugins, policies, rule-options, rules-dirs, select, severity, target-version; using the defaults"]
+
+
+async def test_hover_names_the_feature_gate_and_stage_of_a_field(vscode: LanguageClient, tmp_path: Path):
+    path = tmp_path / "tolerations.yaml"
+    shutil.copy(CASES.parent / "fix" / "tolerations.yaml", path)
+    _open(vscode, path.as_uri(), path.read_text())
+    await _published(vscode, path.as_uri())
+    params = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=types.Position(line=10, character=10))
+    text = (await vscode.text_document_hover_async(params)).contents.value
+    title, facts = text.split("\n\n")[:2]
+    assert title == "**spec.devices.requests[0].exactly.tolerations** — resource.k8s.io/v1 ResourceClaim at Kubernetes 1.35"
+    assert facts == "type: array of object · optional · feature gate: DRADeviceTaints · lifecycle: alpha field"

@@ -13,7 +13,7 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from ..model import Edit, Fix, Problem, Severity, Span, format_path
-from ..report.sarif import docs_url, help_uri
+from ..report.sarif import docs_url
 
 SEVERITIES = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -23,6 +23,11 @@ SEVERITIES = {
 # A beta apiVersion's problems: editors strike these through (DiagnosticTag.Deprecated).
 DEPRECATION_RULES = frozenset({"DRA011", "DRA020", "DRA021"})
 _DOCS = docs_url()
+
+
+def rule_url(code: str, slug: str) -> str:
+    """The rule's section in docs/rules.md (GitHub's heading anchor: `## DRA103 wrong-type`)."""
+    return f"{_DOCS}rules.md#{code.lower()}-{slug}"
 
 
 def to_range(span: Span, lines: Sequence[str], codec: PositionCodec) -> types.Range:
@@ -47,7 +52,7 @@ def diagnostic(problem: Problem, lines: Sequence[str], codec: PositionCodec) -> 
         range=to_range(problem.span, lines, codec),
         severity=SEVERITIES[problem.severity],
         code=problem.rule,
-        code_description=types.CodeDescription(href=help_uri(problem.rule, _DOCS)),
+        code_description=types.CodeDescription(href=rule_url(problem.rule, problem.name)),
         source="dralint",
         message=f"{problem.message} (at {path})" if path else problem.message,
         tags=[types.DiagnosticTag.Deprecated] if is_deprecation(problem) else None,

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ..model import Document, Path, format_path
-from ..report.sarif import docs_url, help_uri
+from .convert import rule_url
 
 _CODE = re.compile(r"DRA\d{3}")
 _GATE = re.compile(r"(?:requires|enabling) (?:enabling )?the (\w+) feature gate|feature gate (\w+)")
@@ -23,7 +23,7 @@ def code_at(line: str, column: int) -> str | None:
 
 def rule_markdown(code: str, row: dict[str, str]) -> str:
     doc = (row.get("doc") or row.get("summary") or "").strip()
-    return f"**{code}** `{row['slug']}` ({row['severity']})\n\n{doc}\n\n[{code} in the rule reference]({help_uri(code, docs_url())})"
+    return f"**{code}** `{row['slug']}` ({row['severity']})\n\n{doc}\n\n[{code} in the rule reference]({rule_url(code, row['slug'])})"
 
 
 def field_at(documents: list[Document], line: int, column: int) -> tuple[Document, Path] | None:
