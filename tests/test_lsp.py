@@ -284,3 +284,19 @@ async def test_hover_names_the_feature_gate_and_stage_of_a_field(vscode: Languag
     title, facts = text.split("\n\n")[:2]
     assert title == "**spec.devices.requests[0].exactly.tolerations** — resource.k8s.io/v1 ResourceClaim at Kubernetes 1.35"
     assert facts == "type: array of object · optional · feature gate: DRADeviceTaints · lifecycle: alpha field"
+
+
+async def test_pull_client_gets_the_new_config_on_its_next_pull(neovim: LanguageClient, tmp_path: Path):
+    uri, text = _copy(tmp_path, "beta.yaml")
+    _open(neovim, uri, text)
+    ask = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    first = await neovim.text_document_diagnostic_async(ask)
+    assert [d.code for d in first.items] == ["DRA011"]
+    config = tmp_path / ".dralint.yaml"
+    config.write_text("ignore: [DRA011]\n", encoding="utf-8")
+    neovim.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Created)]))
+    ask.previous_result_id = first.result_id  # same buffer version, but the verdict changed: a full report
+    again = await neovim.text_document_diagnostic_async(ask)
+    assert again.kind == "full" and list(again.items) == []
+    # Neovim 0.11 does not announce workspace/diagnostic/refresh support: it is not sent one, nor a push.
+    assert neovim.diagnostic_refresh_count == 0 and uri not in neovim.diagnostics

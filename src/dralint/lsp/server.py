@@ -61,6 +61,7 @@ class DralintServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.pull = False  # decided at initialize from the client's capabilities
         self.told: set[str] = set()  # config and internal errors already shown to the user
+        self.generation = 0  # bumped when the config changes: a pull's result id is generation + version
 
     # -- linting ---------------------------------------------------------------------------
     def lint_now(self, uri: str) -> Linted | None:
@@ -118,6 +119,7 @@ class DralintServer(LanguageServer):
 
     def relint_all(self) -> None:
         engine.forget_settings()
+        self.generation += 1
         self.linted.clear()
         self.told.clear()
         if self.pull:
@@ -203,7 +205,7 @@ async def pull(ls: DralintServer, params: types.DocumentDiagnosticParams) -> Any
     linted = ls.lint_now(uri)
     if linted is None:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
-    result_id = str(linted.version)
+    result_id = f"{ls.generation}.{linted.version}"
     if params.previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     return types.RelatedFullDocumentDiagnosticReport(items=linted.diagnostics, result_id=result_id)
