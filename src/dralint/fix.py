@@ -21,6 +21,7 @@ MAX_PASSES = 5
 
 def with_fixes(options: LintOptions) -> LintOptions:
     """Options whose problems carry every known fix, the migrate rewrite included (computed only when read)."""
+    # First: a fix rides on its problem through the suppressions, select/ignore and re-levelling.
     options.postprocessors.insert(0, migration_fixes())
     return options
 

@@ -16,13 +16,12 @@ from .. import schemas
 from ..cli import lint_parser
 from ..commands import all_checks
 from ..config import ConfigError, build_options, discover
+from ..fix import fix_text, with_fixes
 from ..lint import LintOptions, file_release, lint
 from ..load import load
 from ..model import Document, Problem
 from ..registry import RuleLoadError
-from ..repairs import migration_fixes
 from ..sources import Source
-from ..fix import fix_text
 
 
 class Outcome(NamedTuple):
@@ -30,16 +29,16 @@ class Outcome(NamedTuple):
     kubernetes: bool  # the buffer holds at least one Kubernetes object (else: stay silent)
 
 
-class Settings(NamedTuple):
+class BufferConfig(NamedTuple):
     options: LintOptions
     config_path: str | None
     error: str | None  # the config file could not be used; defaults apply
 
 
-_settings: dict[tuple[str | None, int], Settings] = {}
+_settings: dict[tuple[str | None, int], BufferConfig] = {}
 
 
-def settings_for(path: str) -> Settings:
+def settings_for(path: str) -> BufferConfig:
     """Options for a buffer at `path`: its nearest `.dralint.yaml`, as the CLI would read it."""
     config = discover(os.path.dirname(os.path.abspath(path)))
     try:
@@ -53,7 +52,7 @@ def settings_for(path: str) -> Settings:
     return found
 
 
-def _build(config: str | None) -> Settings:
+def _build(config: str | None) -> BufferConfig:
     args = lint_parser().parse_args([])
     args.config, args.no_config = config, config is None
     error = None
@@ -63,9 +62,7 @@ def _build(config: str | None) -> Settings:
         error = str(exc)
         args.config, args.no_config = None, True
         options, _ = build_options(args)
-    # First: the fixes it attaches are then filtered and re-levelled with their problems.
-    options.postprocessors.insert(0, migration_fixes())
-    return Settings(options, config, error)
+    return BufferConfig(with_fixes(options), config, error)
 
 
 def config_error(path: str) -> str | None:
