@@ -120,6 +120,8 @@ def _shift(line: str, by: int) -> str:
 
 @lru_cache(maxsize=8)
 def _migrated(name: str, text: str) -> str | None:
+    # Deferred like every use of migrate here: it brings ruamel's round-trip loader,
+    # dataclasses and argparse, which a lint that never reads a migrate fix must not pay for.
     from .migrate import migrate_text
 
     result = migrate_text(name, text)
@@ -158,7 +160,7 @@ MIGRATABLE_RULES = ("DRA011", "DRA020", "DRA021")
 
 def migration_fixes() -> Callable[[list[Problem], list[Document]], list[Problem]]:
     """A lint postprocessor: beta apiVersion problems get the migrate rewrite as their fix."""
-    from .migrate import KINDS, SOURCES
+    from .migrate import KINDS, SOURCES  # see _migrated
 
     def attach(problems: list[Problem], documents: list[Document]) -> list[Problem]:
         by_index = {(d.source, d.index): d for d in documents}
