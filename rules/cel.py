@@ -108,6 +108,7 @@ def _check(doc, report, kinds: set[str], unchecked: str | None = None) -> None:
             error_type=_ERROR_TYPE.get(issue.kind),
             locate=locate if locate != path else None,
             string_range=string_range,
+            replace_with=issue.suggestions,
         )
     # A selector that could not be checked must not pass as a good one: the engine
     # turns the exception into DRA901 (an error), after this rule's own findings.

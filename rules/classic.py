@@ -54,7 +54,7 @@ def classic_allocation_mode(doc, report):
     """
     value = doc.get(*spec_path(doc), "allocationMode", type=str)
     if value and value not in ("Immediate", "WaitForFirstConsumer"):
-        report(spec_path(doc) + ("allocationMode",), f"allocationMode '{value}' is not supported: use Immediate or WaitForFirstConsumer (NotSupported)", error_type="NotSupported")
+        report(spec_path(doc) + ("allocationMode",), f"allocationMode '{value}' is not supported: use Immediate or WaitForFirstConsumer (NotSupported)", error_type="NotSupported", replace_with=["Immediate", "WaitForFirstConsumer"])
 
 
 @rule("DRA553", "resource-class-driver-name", severity="error", kinds=["ResourceClass"], api_versions=CLASSIC)

@@ -322,7 +322,7 @@ def allocation_mode(doc, report):
         mode, _count = allocation(data, defaulted)
         if mode not in ALLOCATION_MODES:
             shown = f"'{mode}'" if mode else "an empty allocationMode"
-            report(api + ("allocationMode",), f"{shown} is not supported: use ExactCount or All (NotSupported)", error_type="NotSupported", locate=src + ("allocationMode",))
+            report(api + ("allocationMode",), f"{shown} is not supported: use ExactCount or All (NotSupported)", error_type="NotSupported", locate=src + ("allocationMode",), replace_with=sorted(ALLOCATION_MODES))
 
 
 @rule("DRA314", "count-invalid", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -390,7 +390,7 @@ def toleration_operator(doc, report):
     for api, src, tol in _tolerations(doc):
         op = tol.get("operator") or "Equal"
         if isinstance(op, str) and op not in ("Equal", "Exists"):
-            report(api + ("operator",), f"toleration operator '{op}' is not supported: use Equal or Exists (NotSupported)", error_type="NotSupported", locate=src + ("operator",))
+            report(api + ("operator",), f"toleration operator '{op}' is not supported: use Equal or Exists (NotSupported)", error_type="NotSupported", locate=src + ("operator",), replace_with=["Equal", "Exists"])
 
 
 @rule("DRA317", "toleration-value", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
@@ -425,7 +425,7 @@ def toleration_effect(doc, report):
     for api, src, tol in _tolerations(doc):
         effect = tol.get("effect")
         if isinstance(effect, str) and effect and effect not in allowed:
-            report(api + ("effect",), f"toleration effect '{effect}' is not supported: use {', '.join(allowed)} or leave it empty (NotSupported)", error_type="NotSupported", locate=src + ("effect",))
+            report(api + ("effect",), f"toleration effect '{effect}' is not supported: use {', '.join(allowed)} or leave it empty (NotSupported)", error_type="NotSupported", locate=src + ("effect",), replace_with=allowed)
 
 
 @rule("DRA319", "too-many-tolerations", severity="warning", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))

@@ -22,7 +22,7 @@ DIR is loaded).
 
 
 import functools
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
 from .model import Document, Path, Severity
 
@@ -254,6 +254,7 @@ class Reporter(Protocol):
         string_range: tuple[int, int] | None = None,
         severity: Severity | str | None = None,
         doc: DocumentView | None = None,
+        replace_with: Sequence[Any] = (),
     ) -> None:
         """Report a problem at the API server's field `path`.
 
@@ -262,4 +263,6 @@ class Reporter(Protocol):
         `at_key`: point at the key rather than the value.
         `string_range`: character offsets inside the string value at `locate or path`.
         `doc`: the document, for run-scope rules.
+        `replace_with`: values the field's value could be instead (an enum's members):
+        each becomes a fix, the closest to the wrong value first.
         """

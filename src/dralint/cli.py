@@ -4,6 +4,7 @@
     dralint rules                 list every rule
     dralint serve ...             admission webhook
     dralint migrate ...           rewrite manifests to another API version
+    dralint lsp                   language server over stdio (needs dralint[lsp])
 
 Exit codes: 0 clean, 1 a problem at or above --fail-on, 2 usage or internal error.
 """
@@ -18,7 +19,7 @@ from typing import Sequence
 from . import __version__
 from .arguments import Parser, UsageError, add_rule_arguments, overrides_from
 
-SUBCOMMANDS = ("lint", "rules", "serve", "migrate")
+SUBCOMMANDS = ("lint", "rules", "serve", "migrate", "lsp")
 
 
 def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
@@ -37,6 +38,7 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
     add_rule_arguments(parser)
+    parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     parser.add_argument("--version", action="version", version=f"dralint {__version__}")
@@ -60,6 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .webhook.cli import serve_command
 
             return serve_command(rest)
+        if command == "lsp":
+            from .lsp import lsp_command
+
+            return lsp_command(rest)
         from .migrate import migrate_command
 
         return migrate_command(rest)
@@ -95,6 +101,13 @@ def run_lint(argv: list[str]) -> int:
     except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
 
+    if args.fix or settings.format in ("json", "sarif"):
+        from .fix import fix_sources, with_fixes
+
+        with_fixes(options)
+        if args.fix:
+            for name in fix_sources(collect(args.paths), options):
+                print(f"dralint: fixed {name}", file=sys.stderr)
     result = lint(collect(args.paths), options)
     if result.files == 0:
         # Not an error (a pre-commit run may have nothing to check), but a CI gate

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from .api import DocumentView, Rule, RunView
 from .catalog import engine_problem
-from .model import Document, Path, Problem, Severity, Span
+from .model import Document, Edit, Fix, Path, Problem, Severity, Span
 
 
 class _Reporter:
@@ -28,6 +28,7 @@ class _Reporter:
         string_range: tuple[int, int] | None = None,
         severity: Severity | str | None = None,
         doc: DocumentView | None = None,
+        replace_with: Sequence[Any] = (),
     ) -> None:
         view = doc or self.view
         if view is None:
@@ -61,6 +62,17 @@ class _Reporter:
                 error_type=error_type,
             )
         )
+        if replace_with and string_range is not None:  # a name inside a string (CEL): replace just that
+            self.problems[-1].fixes = lambda: [Fix(f"replace with '{v}'", (Edit(span(), str(v)),)) for v in replace_with]
+        elif replace_with:
+            self.problems[-1].fixes = lambda: _replace_value(document, where, list(replace_with))
+
+
+def _replace_value(document: Document, where: Path, values: list[Any]) -> list[Fix]:
+    # Deferred: fixes are built only when read (importing repairs: ~2 ms of start-up, see schema_check).
+    from .repairs import replace_value
+
+    return replace_value(document, where, None, values)
 
 
 def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Problem]:

@@ -36,7 +36,7 @@ class LintOptions(Record):
     """What to check and how. Every front door builds one (the CLI and the webhook from
     the command line and `.dralint.yaml`, see `dralint.config`) and hands it to `lint`."""
 
-    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions")
+    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "migration_fixes")
 
     def __init__(
         self,
@@ -50,6 +50,7 @@ class LintOptions(Record):
         target_version: str | None = None,
         ignore_paths: IgnorePaths | None = None,
         inline_suppressions: bool = True,
+        migration_fixes: bool = False,
     ):
         self.release = release  # the default; a file's `# dralint: kubernetes-version=` comment wins
         self.rules_dirs: tuple[str, ...] = tuple(rules_dirs)
@@ -60,6 +61,8 @@ class LintOptions(Record):
         self.target_version = target_version  # upgrade check (DRA020/DRA021); may lie beyond the schemas
         self.ignore_paths = ignore_paths  # the config's `ignore-paths`, parsed
         self.inline_suppressions = inline_suppressions  # honour `# dralint: disable` comments
+        # Beta apiVersion problems carry the migrate rewrite as their fix (`--fix`, the language server).
+        self.migration_fixes = migration_fixes
 
     def rules(self) -> list[Rule]:
         """Every rule these options load, selected or not."""
@@ -190,6 +193,11 @@ class _Run:
                 foreign.add(doc.index)
         if self.options.target_version:
             problems.extend(_upgrade_problems(documents, self.options.target_version, release))
+        if self.options.migration_fixes:
+            # Only runs that want fixes pay for importing migrate (ruamel's round-trip loader).
+            from .repairs import attach_migration_fixes
+
+            attach_migration_fixes(problems, documents)
         return _soften_outside_dra(disabled_once_per_file(_merge_overlaps(problems)), dra, foreign)
 
     def _check_document(self, doc: Document, release: str, problems: list[Problem]) -> str:
@@ -240,10 +248,17 @@ def _merge_overlaps(problems: list[Problem]) -> list[Problem]:
     The schema says "missing required field"; the rule for the same field says
     what the API server of this release answers, which is more precise.
     """
-    by_rule = {(p.document, p.path, p.error_type) for p in problems if not p.rule.startswith("DRA1")}
+    by_rule = {(p.document, p.path, p.error_type): p for p in problems if not p.rule.startswith("DRA1")}
     if not by_rule:
         return problems
-    return [p for p in problems if not (p.rule.startswith("DRA1") and p.error_type and (p.document, p.path, p.error_type) in by_rule)]
+    kept = []
+    for p in problems:
+        precise = by_rule.get((p.document, p.path, p.error_type)) if p.rule.startswith("DRA1") and p.error_type else None
+        if precise is None:
+            kept.append(p)
+        else:
+            precise.adopt_fixes(p)  # the schema knows how to repair what the rule explains
+    return kept
 
 
 def _soften_outside_dra(problems: list[Problem], dra: set[int], foreign: set[int]) -> list[Problem]:

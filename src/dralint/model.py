@@ -48,6 +48,20 @@ class Span(NamedTuple):
         return Span(line, column, line, column + 1)
 
 
+class Edit(NamedTuple):
+    """Replace the text of `span` (1-based, end exclusive, code points) with `text`."""
+
+    span: Span
+    text: str
+
+
+class Fix(NamedTuple):
+    """A machine-readable repair: edits applied together, all or none."""
+
+    description: str
+    edits: tuple[Edit, ...]
+
+
 class Node(NamedTuple):
     """Where one field of a document stands: its key (None for list items and the root) and its value."""
 
@@ -160,7 +174,7 @@ class Problem(Record):
     computing it on first use: a problem that select/ignore drops then never costs the
     position table of its document."""
 
-    __slots__ = ("rule", "name", "severity", "message", "source", "document", "path", "_span", "_where", "api_version", "kind", "object", "error_type")
+    __slots__ = ("rule", "name", "severity", "message", "source", "document", "path", "_span", "_where", "api_version", "kind", "object", "error_type", "_fixes")
     FIELDS = ("rule", "name", "severity", "message", "source", "document", "path", "span", "api_version", "kind", "object", "error_type")
 
     def __init__(
@@ -194,6 +208,7 @@ class Problem(Record):
         # The API server's field error type (Required, Invalid, TooMany ...) when the
         # problem mirrors one; None for pure lint findings.
         self.error_type = error_type
+        self._fixes: list[Fix] | Callable[[], list[Fix]] = ()  # type: ignore[assignment]
 
     def _fields(self) -> tuple[str, ...]:
         return self.FIELDS
@@ -209,6 +224,26 @@ class Problem(Record):
     def span(self, value: Span) -> None:
         self._span = value
         self._where = None
+
+    @property
+    def fixes(self) -> list[Fix]:
+        """Known repairs, best first; empty when none is known.
+
+        Computed on first use like `span`: building one needs the position
+        table, which a problem that is filtered out never pays for.
+        """
+        if callable(self._fixes):
+            self._fixes = self._fixes()
+        return list(self._fixes)
+
+    @fixes.setter
+    def fixes(self, value: "list[Fix] | Callable[[], list[Fix]]") -> None:
+        self._fixes = value
+
+    def adopt_fixes(self, other: "Problem") -> None:
+        """Take `other`'s fixes (still unbuilt) when this problem knows none: it replaces `other`."""
+        if not self._fixes:
+            self._fixes = other._fixes
 
     @property
     def path_text(self) -> str:

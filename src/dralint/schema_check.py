@@ -10,11 +10,12 @@ validators agree on every document of the corpora.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Iterator
 
 from .k8s import formats
 from .catalog import engine_problem as _problem
-from .model import Document, Path, Problem
+from .model import Document, Fix, Path, Problem
 
 Validator = Callable[[Any], bool]
 
@@ -287,7 +288,9 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
         elif v in ("enum", "const"):
             allowed = e.validator_value if v == "enum" else [e.validator_value]
             shown = ", ".join(repr(a) for a in allowed)
-            yield _problem(doc, "DRA104", path, f"unsupported value {e.instance!r}: supported values are {shown}", error_type="NotSupported")
+            problem = _problem(doc, "DRA104", path, f"unsupported value {e.instance!r}: supported values are {shown}", error_type="NotSupported")
+            problem.fixes = partial(_enum_fixes, doc, path, e.instance, list(allowed))
+            yield problem
         elif v == "format":
             what = formats.EXPLAIN.get(e.validator_value, f"format {e.validator_value}")
             yield _problem(doc, "DRA105", path, f"invalid value {e.instance!r}: must be {what}", error_type="Invalid")
@@ -375,12 +378,16 @@ def _unknown_problems(doc: Document, error: Any, path: Path, typo_of: dict[tuple
             if home is not None and home not in instance:
                 homeless.setdefault(home, []).append(key)
                 continue
-        yield _problem(doc, "DRA101", path + (key,), _unknown_message(key, allowed, meant, error.schema, root), at_key=True, error_type="Invalid")
+        problem = _problem(doc, "DRA101", path + (key,), _unknown_message(key, allowed, meant, error.schema, root), at_key=True, error_type="Invalid")
+        problem.fixes = partial(_unknown_field_fixes, doc, path + (key,), meant, allowed, error.schema, root)
+        yield problem
     for home, keys in homeless.items():
         names = " and ".join(", ".join(f"'{k}'" for k in keys).rsplit(", ", 1))
         moved = ", ".join(f"{home}.{k}" for k in keys)
         what = f"unknown fields {names} here: they belong" if len(keys) > 1 else f"unknown field {names} here: it belongs"
-        yield _problem(doc, "DRA101", path, f"{what} under '{home}', which is missing ({moved})", error_type="Required")
+        problem = _problem(doc, "DRA101", path, f"{what} under '{home}', which is missing ({moved})", error_type="Required")
+        problem.fixes = partial(_move_fixes, doc, [path + (k,) for k in keys], home)
+        yield problem
 
 
 def _unknown_message(key: str, allowed: list[str], meant: str | None, schema: dict[str, Any], root: dict[str, Any]) -> str:
@@ -396,6 +403,34 @@ def _unknown_message(key: str, allowed: list[str], meant: str | None, schema: di
     if allowed:
         return f"{message}; allowed fields here: {', '.join(sorted(allowed))}"
     return message
+
+
+def _enum_fixes(doc: Document, path: Path, wrong: Any, allowed: list[Any]) -> list[Fix]:
+    from . import repairs  # as in _unknown_field_fixes
+
+    return repairs.replace_value(doc, path, wrong, allowed)
+
+
+def _unknown_field_fixes(doc: Document, path: Path, meant: str | None, allowed: list[str], schema: dict[str, Any], root: dict[str, Any]) -> list[Fix]:
+    """The repairs the message suggests: the did-you-mean names (ranked), else the move under the nesting field."""
+    # Deferred: only fixes that are read get built; importing repairs is ~2 ms of a clean
+    # file's start-up (python -X importtime, loaded machine).
+    from . import repairs
+
+    key = str(path[-1])
+    names = repairs.ranked(key, allowed, cutoff=0.75)
+    if meant is not None:
+        names = [meant, *(n for n in names if n != meant)]
+    if names:
+        return repairs.rename_key(doc, path, names)
+    home = _nested_home(key, schema, root)
+    return repairs.move_under(doc, path, home) if home is not None else []
+
+
+def _move_fixes(doc: Document, paths: list[Path], home: str) -> list[Fix]:
+    from . import repairs  # as in _unknown_field_fixes
+
+    return repairs.move_all_under(doc, paths, home)
 
 
 def _nested_home(key: str, schema: dict[str, Any], root: dict[str, Any]) -> str | None:

@@ -76,6 +76,9 @@ class CelIssue(NamedTuple):
     message: str
     offset: int | None = None
     length: int = 1
+    # Names that could replace the text at offset/length (an unknown function's closest
+    # declared ones, best first): they become the problem's fixes.
+    suggestions: tuple[str, ...] = ()
 
 
 class CelEvalError(Exception):
@@ -105,12 +108,12 @@ def compile_selector(expression: str, release: str, *, feature_gates: Iterable[s
     cached = cache.get(key)
     if isinstance(cached, list):
         try:
-            return [CelIssue(*item) for item in cached]
+            return [CelIssue(*item[:4], tuple(item[4]) if len(item) > 4 else ()) for item in cached]
         except TypeError:
             pass
     issues = list(_compile_selector(expression, release, multi))
     if not any(issue.kind in UNCHECKED for issue in issues):
-        cache.put(key, [[i.kind, i.message, i.offset, i.length] for i in issues])
+        cache.put(key, [[i.kind, i.message, i.offset, i.length, list(i.suggestions)] for i in issues])
     return issues
 
 
@@ -241,7 +244,11 @@ def _classify(msg: str, expression: str, offset: int, rel: tuple[int, int]) -> C
     if m:
         name = m.group(1)
         off, length = _name_position(expression, offset, name)
-        return CelIssue("undeclared", _undeclared_message(name, rel), off, length)
+        suggestions = _function_suggestions(name, rel, expression, off)
+        message = _undeclared_message(name, rel)
+        if suggestions and "did you mean" not in message:
+            message = message.replace(": the only variable is `device`", ": no such function") + f"; did you mean '{suggestions[0]}'?"
+        return CelIssue("undeclared", message, off, length, suggestions)
     m = re.match(r"undefined field '([^']+)'", msg)
     if m:
         field = m.group(1)
@@ -260,6 +267,27 @@ def _classify(msg: str, expression: str, offset: int, rel: tuple[int, int]) -> C
         hint = _later_hint(name, rel)
         return CelIssue("type", msg + (f"; {hint}" if hint else ""), off, length)
     return CelIssue("type", msg, offset, _token_length(expression, offset))
+
+
+# CEL's standard functions and macros (cel-spec, language definition): with the Kubernetes
+# library's declarations, what a mistyped call may have meant.
+_STANDARD_FUNCTIONS = (
+    "size", "matches", "startsWith", "endsWith", "contains", "has", "all", "exists", "exists_one",
+    "map", "filter", "int", "uint", "double", "string", "bool", "bytes", "type", "dyn",
+)
+
+
+def _function_suggestions(name: str, rel: tuple[int, int], expression: str, offset: int | None) -> tuple[str, ...]:
+    """Declared function names close to an unknown one that is called (`name(` follows it)."""
+    if offset is None or "." in name or not expression[offset + len(name):].lstrip().startswith("("):
+        return ()
+    import difflib  # only expressions with an unknown name get here
+
+    from . import _decls
+
+    known = {_decls.parse_signature(sig).name.rsplit(".", 1)[-1] for since, sig in _decls._BASE if since <= rel}
+    known.update(_STANDARD_FUNCTIONS)
+    return tuple(difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.75))
 
 
 def _undeclared_message(name: str, rel: tuple[int, int]) -> str:

@@ -11,7 +11,7 @@ from . import ReportOptions
 
 
 def problem_dict(p: Problem) -> dict[str, Any]:
-    return {
+    out = {
         "file": p.source,
         "line": p.span.line,
         "column": p.span.column,
@@ -27,6 +27,16 @@ def problem_dict(p: Problem) -> dict[str, Any]:
         "kind": p.kind,
         "object": p.object,
     }
+    fixes = p.fixes
+    if fixes:  # best first; each fix's edits are applied together
+        out["fixes"] = [
+            {
+                "description": fix.description,
+                "edits": [{"line": e.span.line, "column": e.span.column, "end_line": e.span.end_line, "end_column": e.span.end_column, "text": e.text} for e in fix.edits],
+            }
+            for fix in fixes
+        ]
+    return out
 
 
 def render(result: LintResult, options: ReportOptions) -> str:

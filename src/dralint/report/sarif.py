@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..lint import LintResult
-from ..model import Problem, Severity, format_path
+from ..model import Fix, Problem, Severity, format_path
 from . import ReportOptions
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -142,10 +142,25 @@ def _result(p: Problem, rule_index: dict[str, int], cwd: str) -> dict[str, Any]:
         out["locations"][0]["logicalLocations"] = [
             {"name": path, "fullyQualifiedName": f"{owner}:{path}" if owner else path, "kind": "member"}
         ]
+    fixes = p.fixes
+    if fixes:
+        out["fixes"] = [_fix(fix, artifact) for fix in fixes]
     props = {k: v for k, v in (("document", p.document), ("apiVersion", p.api_version), ("kind", p.kind), ("object", p.object)) if v is not None}
     if props:
         out["properties"] = props
     return out
+
+
+def _fix(fix: Fix, artifact: dict[str, Any]) -> dict[str, Any]:
+    """A SARIF `fix`: replacements in the result's file (regions 1-based, end column exclusive)."""
+    replacements = [
+        {
+            "deletedRegion": {"startLine": e.span.line, "startColumn": e.span.column, "endLine": e.span.end_line, "endColumn": e.span.end_column},
+            "insertedContent": {"text": e.text},
+        }
+        for e in fix.edits
+    ]
+    return {"description": {"text": fix.description}, "artifactChanges": [{"artifactLocation": artifact, "replacements": replacements}]}
 
 
 def sarif_log(result: LintResult, cwd: str | None = None) -> dict[str, Any]:

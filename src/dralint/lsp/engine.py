@@ -1,0 +1,110 @@
+"""Every call the language server makes into the lint engine, in this one module.
+
+The server hands over a buffer (path + text) and gets back problems, the loaded
+documents (for hover) and the release they were judged at. Options come from
+the same `.dralint.yaml` discovery as the command line, searched upward from
+the buffer's folder (an editor's working directory is arbitrary), and are
+cached until the config file changes.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+from .. import schemas
+from ..commands import all_checks
+from ..config import ConfigError, Overrides, build_options, discover
+from ..fix import fix_text, with_fixes
+from ..lint import LintOptions, lint
+from ..load import load
+from ..model import Document, Problem
+from ..registry import RuleLoadError
+from ..releases import file_release
+from ..sources import Source
+
+
+class Outcome(NamedTuple):
+    problems: list[Problem]
+    kubernetes: bool  # the buffer holds at least one Kubernetes object (else: stay silent)
+
+
+class BufferConfig(NamedTuple):
+    options: LintOptions
+    config_path: str | None
+    error: str | None  # the config file could not be used; defaults apply
+
+
+_settings: dict[tuple[str | None, int], BufferConfig] = {}
+
+
+def settings_for(path: str) -> BufferConfig:
+    """Options for a buffer at `path`: its nearest `.dralint.yaml`, as the CLI would read it."""
+    config = discover(os.path.dirname(os.path.abspath(path)))
+    try:
+        stamp = os.stat(config).st_mtime_ns if config else 0
+    except OSError:
+        stamp = 0
+    key = (config, stamp)
+    found = _settings.get(key)
+    if found is None:
+        found = _settings[key] = _build(config)
+    return found
+
+
+def _build(config: str | None) -> BufferConfig:
+    error = None
+    try:
+        options, _ = build_options(Overrides(config=config, no_config=config is None))
+    except (ConfigError, RuleLoadError) as exc:
+        error = str(exc)
+        options, _ = build_options(Overrides(no_config=True))
+    return BufferConfig(with_fixes(options), config, error)
+
+
+def config_error(path: str) -> str | None:
+    """Why the buffer's `.dralint.yaml` could not be used (its defaults apply), if it could not."""
+    return settings_for(path).error
+
+
+def forget_settings() -> None:
+    _settings.clear()
+
+
+def lint_buffer(path: str, text: str) -> Outcome:
+    data = text.encode("utf-8")
+    result = lint([Source(path, data)], settings_for(path).options)
+    problems = [p for p in result.problems if p.source == path]
+    # Files without a Kubernetes object (dralint.triage) get nothing: other YAML servers run beside this one.
+    kubernetes = not result.passed_over_files and (result.documents > 0 or (b"apiVersion" in data and b"kind" in data))
+    return Outcome(problems, kubernetes)
+
+
+def fix_buffer(path: str, text: str) -> str:
+    """The buffer with every applicable fix applied, as `dralint --fix` would write it."""
+    return fix_text(path, text, settings_for(path).options)
+
+
+def documents(path: str, text: str) -> list[Document]:
+    return load(path, text.encode("utf-8")).documents
+
+
+def release_for(path: str, text: str) -> str:
+    return file_release(path, text.encode("utf-8"), settings_for(path).options.release)[0]
+
+
+def schema_for(release: str, api_version: str | None, kind: str | None) -> dict[str, Any] | None:
+    catalog = schemas.catalog(release)
+    if catalog.served(api_version, kind) is None:
+        return None
+    return catalog.schema(api_version, kind)  # type: ignore[arg-type]
+
+
+def rule_docs(path: str) -> dict[str, dict[str, str]]:
+    """code -> {slug, severity, summary, doc} for the engine checks and every rule the buffer's config loads."""
+    options = settings_for(path).options
+    rows = all_checks(options.rules_dirs, plugins=options.plugins)
+    docs = {row["code"]: row for row in rows}
+    for rule in options.extra_rules:
+        docs.setdefault(rule.code, {"code": rule.code, "slug": rule.slug, "severity": str(rule.severity), "summary": rule.summary, "doc": rule.doc})
+    return docs

@@ -1,0 +1,234 @@
+"""Structured fixes: the text edits that repair a problem, where one is known.
+
+Built from a Document's positions and its source text, on demand (a problem's
+`fixes` is computed the first time someone asks: the editor's code actions,
+`--fix`, or the JSON and SARIF reports). Every edit keeps the bytes around it
+as they were: a renamed key keeps its quotes, a moved field its comments.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any
+
+from .model import Document, Edit, Fix, Path, Problem, Span
+
+# Plain YAML scalars that would not read back as the same string.
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9._/-]*\Z")
+_YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~"}
+MAX_ALTERNATIVES = 5
+
+
+def ranked(word: str, candidates: list[str], cutoff: float = 0.6) -> list[str]:
+    """Candidates close to `word`, closest first (case-insensitive, as typos are)."""
+    import difflib  # off a clean file's path (start-up, see bench/startup.py): only problems get here
+
+    scored = []
+    for candidate in candidates:
+        ratio = difflib.SequenceMatcher(None, word.lower(), candidate.lower()).ratio()
+        if ratio >= cutoff:
+            scored.append((-ratio, candidate))
+    return [c for _, c in sorted(scored)[:MAX_ALTERNATIVES]]
+
+
+def _source_text(doc: Document, span: Span) -> str:
+    if doc.text is None:
+        return ""
+    lines = doc.text.split("\n", span.line)  # only as far as needed
+    line = lines[span.line - 1] if len(lines) >= span.line else ""
+    return line[span.column - 1 : span.end_column - 1 if span.end_line == span.line else None]
+
+
+def rename_key(doc: Document, path: Path, names: list[str]) -> list[Fix]:
+    """did-you-mean for an unknown field: one fix per candidate name, best first."""
+    node = doc.positions.get(path)
+    if node is None or node.key is None or not names:
+        return []
+    quote = _source_text(doc, node.key)[:1]
+    quote = quote if quote in ("'", '"') else ""
+    return [Fix(f"rename '{path[-1]}' to '{name}'", (Edit(node.key, f"{quote}{name}{quote}"),)) for name in names]
+
+
+def scalar_text(value: Any, original: str) -> str:
+    """`value` written the way the original scalar was (quoted or plain)."""
+    if not isinstance(value, str):
+        return json.dumps(value)
+    if original.startswith('"'):
+        return json.dumps(value, ensure_ascii=False)
+    if original.startswith("'"):
+        return "'" + value.replace("'", "''") + "'"
+    if _PLAIN.match(value) and value.lower() not in _YAML_WORDS:
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def replace_value(doc: Document, path: Path, wrong: Any, allowed: list[Any]) -> list[Fix]:
+    """An enum value: the allowed values closest to the wrong one, best first."""
+    node = doc.positions.get(path)
+    if node is None or doc.text is None:
+        return []
+    original = _source_text(doc, node.value)
+    if wrong is None:
+        wrong = original.strip("'\"")
+    by_text = {str(a): a for a in allowed}
+    order = ranked(str(wrong), list(by_text), cutoff=0.0) if len(allowed) > 1 else list(by_text)
+    return [Fix(f"replace with {by_text[t]!r}", (Edit(node.value, scalar_text(by_text[t], original)),)) for t in order]
+
+
+def move_under(doc: Document, path: Path, home: str) -> list[Fix]:
+    """A field that lost a level of nesting (`deviceClassName` beside `exactly`): move it under `home`.
+
+    Only block-style YAML whose field starts its own line (after an optional
+    `- `) is rewritten; anything else gets no fix rather than a guess.
+    """
+    node = doc.positions.get(path)
+    if node is None or node.key is None or doc.text is None:
+        return []
+    lines = doc.text.split("\n")
+    key, value = node.key, node.value
+    prefix = lines[key.line - 1][: key.column - 1]
+    if prefix.strip() not in ("", "-"):
+        return []
+    last = value.end_line - 1 if value.end_column == 1 and value.end_line > key.line else value.end_line
+    block = [lines[key.line - 1][key.column - 1 :], *lines[key.line : last]]
+    target = doc.positions.get(path[:-1] + (home,))
+    description = f"move '{path[-1]}' under '{home}'"
+    if target is None:
+        indent = " " * (key.column + 1)
+        body = "\n".join([indent + block[0], *(("  " + line) if line.strip() else line for line in block[1:])])
+        end = Span(key.line, key.column, last, len(lines[last - 1]) + 1)
+        return [Fix(description, (Edit(end, f"{home}:\n{body}"),))]
+    if prefix.strip() or target.key is None or target.value.line <= target.key.line:
+        return []  # the field carries the list item's `- `, or `home` is a flow mapping
+    shift = target.value.column - key.column
+    moved = [" " * (target.value.column - 1) + block[0], *(_shift(line, shift) for line in block[1:])]
+    insert = Span(target.value.line, 1, target.value.line, 1)
+    remove = Span(key.line, 1, last + 1, 1)
+    return [Fix(description, (Edit(remove, ""), Edit(insert, "\n".join(moved) + "\n")))]
+
+
+def move_all_under(doc: Document, paths: list[Path], home: str) -> list[Fix]:
+    """Fields that all lost the same missing level (a flat v1beta1 request in v1): one new `home` holds them.
+
+    The first field (in source order) is replaced by `home:` with every field
+    under it, the others are removed; block-style YAML only, as in `move_under`.
+    """
+    if len(paths) == 1:
+        return move_under(doc, paths[0], home)
+    if doc.text is None or any(doc.positions.get(p) is None or doc.positions[p].key is None for p in paths):
+        return []
+    lines = doc.text.split("\n")
+    fields = sorted((doc.positions[p] for p in paths), key=lambda node: node.key.line)  # type: ignore[union-attr]
+    blocks, spans = [], []
+    for n, node in enumerate(fields):
+        key, value = node.key, node.value
+        assert key is not None
+        prefix = lines[key.line - 1][: key.column - 1]
+        if prefix.strip() not in (("", "-") if n == 0 else ("",)) or key.column != fields[0].key.column:  # type: ignore[union-attr]
+            return []
+        last = value.end_line - 1 if value.end_column == 1 and value.end_line > key.line else value.end_line
+        blocks.append([lines[key.line - 1][key.column - 1 :], *lines[key.line : last]])
+        spans.append((key, last))
+    first_key, first_last = spans[0]
+    indent = " " * (first_key.column + 1)
+    body = "\n".join(indent + block[0] + "".join("\n" + (("  " + line) if line.strip() else line) for line in block[1:]) for block in blocks)
+    edits = [Edit(Span(first_key.line, first_key.column, first_last, len(lines[first_last - 1]) + 1), f"{home}:\n{body}")]
+    edits += [Edit(Span(key.line, 1, last + 1, 1), "") for key, last in spans[1:]]
+    names = ", ".join(f"'{p[-1]}'" for p in paths)
+    return [Fix(f"move {names} under '{home}'", tuple(edits))]
+
+
+def _shift(line: str, by: int) -> str:
+    if not line.strip():
+        return line
+    if by >= 0:
+        return " " * by + line
+    strip = min(-by, len(line) - len(line.lstrip(" ")))
+    return line[strip:]
+
+
+@lru_cache(maxsize=8)
+def _migrated(name: str, text: str) -> str | None:
+    # Deferred like every use of migrate here: it brings ruamel's round-trip loader,
+    # dataclasses and argparse, which a lint that never reads a migrate fix must not pay for.
+    from .migrate import migrate_text
+
+    result = migrate_text(name, text)
+    return result.new if result.changed and not result.failed else None
+
+
+def migrate_document(doc: Document) -> list[Fix]:
+    """The v1beta1/v1beta2 -> v1 rewrite of one document, through `dralint migrate` (comments kept).
+
+    The whole file is migrated (the migrate code verifies each object at 1.35)
+    and only the changed lines inside this document become edits.
+    """
+    root = doc.positions.get(())
+    if doc.text is None or root is None:
+        return []
+    new = _migrated(doc.source, doc.text)
+    if new is None:
+        return []
+    import difflib  # as in ranked()
+
+    old_lines = doc.text.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    edits = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or i1 + 1 > root.value.end_line or max(i2, i1 + 1) < root.value.line:
+            continue
+        edits.append(Edit(Span(i1 + 1, 1, i2 + 1, 1), "".join(new_lines[j1:j2])))
+    if not edits:
+        return []
+    return [Fix(f"migrate this {doc.kind} to resource.k8s.io/v1 (as `dralint migrate` does)", tuple(edits))]
+
+
+MIGRATABLE_RULES = ("DRA011", "DRA020", "DRA021")
+
+
+def attach_migration_fixes(problems: list[Problem], documents: list[Document]) -> None:
+    """Beta apiVersion problems of one file get the migrate rewrite of their document as their fix."""
+    from .migrate import KINDS, SOURCES  # see _migrated
+
+    by_index = {(d.source, d.index): d for d in documents}
+    for p in problems:
+        if p.rule in MIGRATABLE_RULES and p.api_version in SOURCES and p.kind in KINDS:
+            doc = by_index.get((p.source, p.document))
+            if doc is not None:
+                p.fixes = lambda doc=doc: migrate_document(doc)
+
+
+def offsets(text: str) -> list[int]:
+    """Start offset of every line of `text` (1-based line n starts at offsets[n - 1])."""
+    starts = [0]
+    find = text.find
+    at = find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = find("\n", at + 1)
+    return starts
+
+
+def apply(text: str, edits: list[Edit]) -> str:
+    """`text` with non-overlapping `edits` applied (spans in code points, 1-based, end exclusive)."""
+    starts = offsets(text)
+
+    def index(line: int, column: int) -> int:
+        if line > len(starts):
+            return len(text)
+        return min(starts[line - 1] + column - 1, len(text))
+
+    out = []
+    cursor = len(text)
+    for edit in sorted(edits, key=lambda e: (e.span.line, e.span.column), reverse=True):
+        start, end = index(edit.span.line, edit.span.column), index(edit.span.end_line, edit.span.end_column)
+        if end > cursor:
+            raise ValueError("overlapping edits")
+        out.append(text[end:cursor])
+        out.append(edit.text)
+        cursor = start
+    out.append(text[:cursor])
+    return "".join(reversed(out))

@@ -1,0 +1,100 @@
+"""Structured fixes: `dralint --fix` (the CLI contract), and the `fixes` of the JSON and SARIF reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from dralint.lint import lint
+from dralint.model import Edit, Span
+from dralint.repairs import apply
+from dralint.lint import LintOptions
+from dralint.sources import Source
+
+CASES = Path(__file__).parent / "cases" / "fix"
+
+
+def _dralint(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "dralint", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def test_fix_rewrites_only_what_the_fixes_say_and_reports_what_is_left(tmp_path: Path):
+    target = tmp_path / "mixed.yaml"
+    shutil.copy(CASES / "mixed.yaml", target)
+    clean = tmp_path / "clean.yaml"
+    clean.write_bytes((CASES / "mixed.fixed.yaml").read_bytes())
+    before = os.stat(clean)
+    run = _dralint("--fix", "--ignore", "DRA713", "mixed.yaml", "clean.yaml", cwd=tmp_path)
+    # Migrated (comments kept), typo renamed, fields moved under `exactly`, enum value replaced in its quotes.
+    assert target.read_text() == (CASES / "mixed.fixed.yaml").read_text()
+    assert run.stderr.splitlines()[0] == "dralint: fixed mixed.yaml"
+    assert run.returncode == 0, run.stdout + run.stderr
+    after = os.stat(clean)  # nothing to fix: not rewritten at all
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_fix_leaves_a_file_without_fixes_alone_and_still_fails(tmp_path: Path):
+    target = tmp_path / "claim.yaml"
+    text = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: x}\nspec:\n  devices:\n    requests:\n    - name: 'Bad Name'\n      exactly: {deviceClassName: gpu.example.com}\n"
+    target.write_text(text)
+    run = _dralint("--fix", "claim.yaml", cwd=tmp_path)
+    assert target.read_text() == text
+    assert run.returncode == 1 and "claim.yaml:7:13" in run.stdout
+
+
+def test_json_report_carries_ranked_fixes(tmp_path: Path):
+    shutil.copy(CASES / "tolerations.yaml", tmp_path / "t.yaml")
+    report = json.loads(_dralint("-f", "json", "t.yaml", cwd=tmp_path).stdout)
+    effect = next(p for p in report["problems"] if p["rule"] == "DRA318")
+    assert [f["description"] for f in effect["fixes"]] == ["replace with 'NoSchedule'", "replace with 'None'", "replace with 'NoExecute'"]
+    assert effect["fixes"][0]["edits"] == [{"line": 14, "column": 19, "end_line": 14, "end_column": 30, "text": '"NoSchedule"'}]
+
+
+def test_sarif_fixes_are_artifact_changes(tmp_path: Path):
+    shutil.copy(CASES / "tolerations.yaml", tmp_path / "t.yaml")
+    log = json.loads(_dralint("-f", "sarif", "t.yaml", cwd=tmp_path).stdout)
+    result = next(r for r in log["runs"][0]["results"] if r["ruleId"] == "DRA316")
+    [best, other] = result["fixes"]
+    assert best["description"]["text"] == "replace with 'Equal'" and other["description"]["text"] == "replace with 'Exists'"
+    [change] = best["artifactChanges"]
+    assert change["artifactLocation"] == {"uri": "t.yaml", "uriBaseId": "%SRCROOT%"}
+    assert change["replacements"] == [
+        {"deletedRegion": {"startLine": 13, "startColumn": 21, "endLine": 13, "endColumn": 27}, "insertedContent": {"text": "Equal"}}
+    ]
+
+
+def test_migrate_fix_edits_only_its_own_document():
+    text = (CASES / "mixed.yaml").read_text()
+    problems = lint([Source("mixed.yaml", text.encode())], LintOptions(migration_fixes=True)).problems
+    [beta] = [p for p in problems if p.rule == "DRA011"]
+    [fix] = beta.fixes
+    assert all(e.span.line < 13 for e in fix.edits)  # the second document (line 13 on) is v1 already
+    migrated = apply(text, list(fix.edits))
+    assert migrated.splitlines()[:4] == ["# leading comment", "apiVersion: resource.k8s.io/v1", "kind: ResourceClaim", "metadata:"]
+    assert migrated.split("---")[1] == text.split("---")[1]
+
+
+def test_apply_keeps_untouched_text_and_refuses_overlaps():
+    text = "a: 1\nb: 2\n"
+    assert apply(text, [Edit(Span(2, 4, 2, 5), "3"), Edit(Span(1, 1, 1, 2), "c")]) == "c: 1\nb: 3\n"
+    try:
+        apply(text, [Edit(Span(1, 1, 1, 3), "x"), Edit(Span(1, 2, 1, 4), "y")])
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("overlapping edits were applied")
+
+
+def test_cel_function_typo_gets_the_declared_name_inside_the_expression(tmp_path: Path):
+    target = tmp_path / "cel.yaml"
+    shutil.copy(CASES / "cel.yaml", target)
+    problems = lint([Source(str(target), target.read_bytes())]).problems
+    assert [(p.rule, p.span.line, p.span.column, p.span.end_column) for p in problems] == [("DRA402", 8, 33, 43), ("DRA402", 8, 68, 75)]
+    assert problems[0].message == "undeclared reference to 'startswith': no such function; did you mean 'startsWith'?"
+    run = _dralint("--fix", "cel.yaml", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout
+    assert target.read_text().splitlines()[-1] == '      expression: device.driver.startsWith("gpu") && device.driver.endsWith("com")'

