@@ -16,7 +16,6 @@ explicit, different namespaces are a mismatch.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Iterator
 
 from dralint.api import DocumentView, rule
@@ -222,8 +221,14 @@ def container_claim_reference(doc, report):
                 )
 
 
+def _closest(name: str, candidates: list[str]) -> list[str]:
+    import difflib  # only for a reference that names nothing while others of its kind exist: off a clean run's start-up
+
+    return difflib.get_close_matches(name, candidates, n=1, cutoff=0.8)
+
+
 def _close(name: str, candidates: list[str]) -> str:
-    import difflib
+    import difflib  # only for references that name nothing: ~1 ms of a clean file's start-up otherwise
 
     match = difflib.get_close_matches(name, candidates, n=1)
     return f"; did you mean {match[0]!r}?" if match else ""
@@ -252,7 +257,8 @@ class _Index:
 
     def not_defined(self, kind: str, name: str, otherwise: str) -> str:
         """The message for a reference to nothing in the run, naming a close name of the run if there is one."""
-        close = difflib.get_close_matches(name, list(self.by_kind.get(kind, {})), n=1, cutoff=0.8)
+        candidates = list(self.by_kind.get(kind, {}))
+        close = _closest(name, candidates) if candidates else []
         if not close:
             return f"{kind} {name!r} is not defined in the linted files; {otherwise}"
         return (f"{kind} {name!r} is not defined in the linted files; did you mean {close[0]!r} "

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from dralint.lint import lint
 from dralint.model import Edit, Span
+from dralint.migration_fixes import attach_migration_fixes
 from dralint.repairs import apply
 from dralint.lint import LintOptions
 from dralint.sources import Source
@@ -69,7 +70,7 @@ def test_sarif_fixes_are_artifact_changes(tmp_path: Path):
 
 def test_migrate_fix_edits_only_its_own_document():
     text = (CASES / "mixed.yaml").read_text()
-    problems = lint([Source("mixed.yaml", text.encode())], LintOptions(migration_fixes=True)).problems
+    problems = lint([Source("mixed.yaml", text.encode())], LintOptions(fixers=[attach_migration_fixes])).problems
     [beta] = [p for p in problems if p.rule == "DRA011"]
     [fix] = beta.fixes
     assert all(e.span.line < 13 for e in fix.edits)  # the second document (line 13 on) is v1 already

@@ -28,7 +28,6 @@ import hashlib
 import hmac
 import json
 import os
-import tempfile
 from typing import Any
 
 MAX_ENTRIES = 20_000
@@ -112,6 +111,8 @@ class VerdictCache:
         tmp = None
         try:
             os.makedirs(folder, exist_ok=True)
+            import tempfile  # only when verdicts changed: ~5 ms of a clean file's start-up otherwise
+
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(self._entries, handle, separators=(",", ":"))
@@ -144,6 +145,8 @@ def _secret(folder: str) -> bytes:
     tmp = None
     try:
         os.makedirs(folder, exist_ok=True)
+        import tempfile  # once per cache folder, as in save()
+
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".key-")  # mode 0600
         with os.fdopen(fd, "wb") as handle:
             handle.write(fresh)

@@ -24,7 +24,6 @@ from .load import load
 from .model import Document, Severity
 from .releases import parse_release, supported_release
 from .selection import Selection
-from .suppress import SuppressionError, ignore_paths
 
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
 KNOWN_KEYS = {
@@ -176,6 +175,9 @@ def build_options(overrides: Overrides) -> tuple[LintOptions, Settings]:
     if unknown:
         raise ConfigError(f"unknown rule {unknown[0]!r} (see 'dralint rules')")
     if raw.get("ignore-paths") is not None:
+        # Imported only when configured: its dataclasses and difflib are ~8 ms of a clean file's start-up.
+        from .suppress import SuppressionError, ignore_paths
+
         try:
             options.ignore_paths = ignore_paths(raw["ignore-paths"], config.path, known)
         except SuppressionError as exc:

@@ -21,7 +21,11 @@ MAX_PASSES = 5
 
 def with_fixes(options: LintOptions) -> LintOptions:
     """Options whose problems carry every known fix, the migrate rewrite included (computed only when read)."""
-    options.migration_fixes = True
+    # Imported here: migrate brings ruamel's round-trip loader, which only runs that fix need.
+    from .migration_fixes import attach_migration_fixes
+
+    if attach_migration_fixes not in options.fixers:
+        options.fixers = (*options.fixers, attach_migration_fixes)
     return options
 
 

@@ -13,13 +13,12 @@ document views and judged at the end.
     result = lint([Source("claim.yaml", data)], LintOptions(release="1.35"))
 """
 
-from typing import Any, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 from . import schemas
 from .api import DocumentView, Rule
 from .catalog import ENGINE_CHECKS
 from .engine import run_document_rules, run_run_rules
-from .lifecycle import upgrade_problems
 from .load import load
 from .model import Document, Problem, Record, Severity
 from .registry import all_rules
@@ -28,15 +27,21 @@ from .resolve import disabled_once_per_file, resolve
 from .schema_check import check_schema
 from .selection import Selection
 from .sources import Source
-from .suppress import IgnorePaths, Suppressor
 from .triage import triage
+
+
+if TYPE_CHECKING:
+    from .suppress import IgnorePaths, Suppressor
+
+# Adds fixes to the problems of one file, given its documents (e.g. dralint.migration_fixes).
+Fixer = Callable[[list[Problem], list[Document]], None]
 
 
 class LintOptions(Record):
     """What to check and how. Every front door builds one (the CLI and the webhook from
     the command line and `.dralint.yaml`, see `dralint.config`) and hands it to `lint`."""
 
-    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "migration_fixes")
+    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers")
 
     def __init__(
         self,
@@ -48,9 +53,9 @@ class LintOptions(Record):
         rule_options: dict[str, Any] | None = None,
         extra_rules: Iterable[Rule] = (),
         target_version: str | None = None,
-        ignore_paths: IgnorePaths | None = None,
+        ignore_paths: "IgnorePaths | None" = None,
         inline_suppressions: bool = True,
-        migration_fixes: bool = False,
+        fixers: Iterable[Fixer] = (),
     ):
         self.release = release  # the default; a file's `# dralint: kubernetes-version=` comment wins
         self.rules_dirs: tuple[str, ...] = tuple(rules_dirs)
@@ -61,8 +66,8 @@ class LintOptions(Record):
         self.target_version = target_version  # upgrade check (DRA020/DRA021); may lie beyond the schemas
         self.ignore_paths = ignore_paths  # the config's `ignore-paths`, parsed
         self.inline_suppressions = inline_suppressions  # honour `# dralint: disable` comments
-        # Beta apiVersion problems carry the migrate rewrite as their fix (`--fix`, the language server).
-        self.migration_fixes = migration_fixes
+        # Attach fixes to a file's problems while its documents are at hand (`--fix`, the language server).
+        self.fixers: tuple[Fixer, ...] = tuple(fixers)
 
     def rules(self) -> list[Rule]:
         """Every rule these options load, selected or not."""
@@ -133,7 +138,10 @@ class _Run:
         self.document_rules = [r for r in selected if r.scope == "document"]
         self.run_rules = [r for r in selected if r.scope == "run"]
         self.rules_by_type: dict[tuple[str, str | None, str | None], list[Rule]] = {}
-        self.suppressor = Suppressor(self.selection, known_codes(rules), options.ignore_paths, options.inline_suppressions)
+        self.known = known_codes(rules)
+        self.suppressor: Suppressor | None = None
+        if options.ignore_paths is not None:
+            self.suppressor = self._suppressor()
         self.views_by_release: dict[str, list[DocumentView]] = {}
         self.result = LintResult()
 
@@ -152,12 +160,15 @@ class _Run:
         problems.extend(loaded.problems)
         text = loaded.documents[0].text if loaded.documents else None
         problems = self._check(loaded.documents, release, problems)
-        self.suppressor.add_source(source.name, text, loaded.documents)
+        if self.suppressor is None and self.options.inline_suppressions and b"dralint" in source.data:
+            self.suppressor = self._suppressor()
+        if self.suppressor is not None:
+            self.suppressor.add_source(source.name, text, loaded.documents)
         self._add(source.name, source.data, problems)
 
     def check_documents(self, documents: list[Document], release: str, text: str | None) -> None:
         problems = self._check(documents, release, [])
-        if documents:
+        if documents and self.suppressor is not None:
             self.suppressor.add_source(documents[0].source, text, documents)
         self._add(documents[0].source if documents else "", None, problems)
 
@@ -167,15 +178,17 @@ class _Run:
         for release, views in self.views_by_release.items():
             if any(r.in_releases(release) for r in self.run_rules):
                 late.extend(run_run_rules(self.run_rules, views, release))
-        late = self.suppressor.keep(late)
-        if self.suppressor.active:
+        if self.suppressor is not None:
+            late = self.suppressor.keep(late)
             late.extend(self.suppressor.unused())
         result.problems.extend(self.selection.apply(late))
         result.problems.sort(key=Problem.sort_key)
         return result
 
     def _add(self, name: str, data: bytes | None, problems: list[Problem]) -> None:
-        kept = self.selection.apply(self.suppressor.keep(problems))
+        if self.suppressor is not None:
+            problems = self.suppressor.keep(problems)
+        kept = self.selection.apply(problems)
         if kept:
             self.result.problems.extend(kept)
             if data is not None:
@@ -193,11 +206,8 @@ class _Run:
                 foreign.add(doc.index)
         if self.options.target_version:
             problems.extend(_upgrade_problems(documents, self.options.target_version, release))
-        if self.options.migration_fixes:
-            # Only runs that want fixes pay for importing migrate (ruamel's round-trip loader).
-            from .repairs import attach_migration_fixes
-
-            attach_migration_fixes(problems, documents)
+        for fixer in self.options.fixers:
+            fixer(problems, documents)
         return _soften_outside_dra(disabled_once_per_file(_merge_overlaps(problems)), dra, foreign)
 
     def _check_document(self, doc: Document, release: str, problems: list[Problem]) -> str:
@@ -222,6 +232,13 @@ class _Run:
             return "dra"
         return "object" if resolution.is_object else "foreign"
 
+    def _suppressor(self) -> "Suppressor":
+        """Made for the first file with a `# dralint:` comment, or at the start with `ignore-paths`."""
+        # Imported then: its dataclasses and difflib are ~8 ms of every clean file's start-up otherwise.
+        from .suppress import Suppressor
+
+        return Suppressor(self.selection, self.known, self.options.ignore_paths, self.options.inline_suppressions)
+
     def _rules_for(self, release: str, api_version: str | None, kind: str | None) -> list[Rule]:
         key = (release, api_version, kind)
         rules = self.rules_by_type.get(key)
@@ -232,6 +249,9 @@ class _Run:
 
 def _upgrade_problems(documents: list[Document], target: str, release: str) -> list[Problem]:
     """DRA020/DRA021: the upgrade check, judged from the release each file is written for."""
+    # Imported only with --target-version: its dataclasses are ~5 ms of a clean file's start-up.
+    from .lifecycle import upgrade_problems
+
     problems: list[Problem] = []
     seen: set[tuple[int, int | None]] = set()
     for doc in documents:

@@ -48,7 +48,7 @@ from ruamel.yaml import YAML, YAMLError
 
 from . import linediff, schemas
 from .arguments import UsageError
-from .k8s.resource import EXACT_FIELDS, GROUP
+from .k8s.resource import EXACT_FIELDS, GROUP, MIGRATION_KINDS, MIGRATION_SOURCES
 from .lint import LintOptions, lint
 from .releases import declared_release
 from .selection import Selection
@@ -70,8 +70,8 @@ __all__ = ["check", "convert", "migrate_command", "migrate_text", "restore_untou
 
 V1BETA1 = f"{GROUP}/v1beta1"
 TARGETS = (f"{GROUP}/v1",)
-SOURCES = (V1BETA1, f"{GROUP}/v1beta2")
-KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
+SOURCES = tuple(MIGRATION_SOURCES)
+KINDS = MIGRATION_KINDS
 VERIFY_RELEASE = "1.37"  # the newest release (schemas.DEFAULT_RELEASE): where migrated objects must land
 
 

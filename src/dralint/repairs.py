@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 from typing import Any
 
-from .model import Document, Edit, Fix, Path, Problem, Span
+from .model import Document, Edit, Fix, Path, Span
 
 # Plain YAML scalars that would not read back as the same string.
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9._/-]*\Z")
@@ -147,58 +146,6 @@ def _shift(line: str, by: int) -> str:
         return " " * by + line
     strip = min(-by, len(line) - len(line.lstrip(" ")))
     return line[strip:]
-
-
-@lru_cache(maxsize=8)
-def _migrated(name: str, text: str) -> str | None:
-    # Deferred like every use of migrate here: it brings ruamel's round-trip loader,
-    # dataclasses and argparse, which a lint that never reads a migrate fix must not pay for.
-    from .migrate import migrate_text
-
-    result = migrate_text(name, text)
-    return result.new if result.changed and not result.failed else None
-
-
-def migrate_document(doc: Document) -> list[Fix]:
-    """The v1beta1/v1beta2 -> v1 rewrite of one document, through `dralint migrate` (comments kept).
-
-    The whole file is migrated (the migrate code verifies each object at 1.35)
-    and only the changed lines inside this document become edits.
-    """
-    root = doc.positions.get(())
-    if doc.text is None or root is None:
-        return []
-    new = _migrated(doc.source, doc.text)
-    if new is None:
-        return []
-    import difflib  # as in ranked()
-
-    old_lines = doc.text.splitlines(keepends=True)
-    new_lines = new.splitlines(keepends=True)
-    edits = []
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal" or i1 + 1 > root.value.end_line or max(i2, i1 + 1) < root.value.line:
-            continue
-        edits.append(Edit(Span(i1 + 1, 1, i2 + 1, 1), "".join(new_lines[j1:j2])))
-    if not edits:
-        return []
-    return [Fix(f"migrate this {doc.kind} to resource.k8s.io/v1 (as `dralint migrate` does)", tuple(edits))]
-
-
-MIGRATABLE_RULES = ("DRA011", "DRA020", "DRA021")
-
-
-def attach_migration_fixes(problems: list[Problem], documents: list[Document]) -> None:
-    """Beta apiVersion problems of one file get the migrate rewrite of their document as their fix."""
-    from .migrate import KINDS, SOURCES  # see _migrated
-
-    by_index = {(d.source, d.index): d for d in documents}
-    for p in problems:
-        if p.rule in MIGRATABLE_RULES and p.api_version in SOURCES and p.kind in KINDS:
-            doc = by_index.get((p.source, p.document))
-            if doc is not None:
-                p.fixes = lambda doc=doc: migrate_document(doc)
 
 
 def offsets(text: str) -> list[int]:

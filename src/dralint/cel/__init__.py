@@ -39,7 +39,6 @@ Policy files
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from typing import Any, Iterable, NamedTuple
@@ -298,6 +297,8 @@ def _undeclared_message(name: str, rel: tuple[int, int]) -> str:
     base = f"undeclared reference to '{name}'"
     if hint:
         return f"{base}: {hint}"
+    import difflib  # as in the suggestions above: only undeclared names get here
+
     close = difflib.get_close_matches(name, _function_names(rel), n=2, cutoff=0.8)
     close = [c for c in close if c != name]  # `format` of `format.x()` is a namespace, not a misspelling
     if close:

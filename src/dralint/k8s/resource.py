@@ -30,5 +30,9 @@ FIRST_AVAILABLE_MAX = 8
 TOLERATIONS_DOCUMENTED_MAX = 16
 POD_SCHEDULING_NODE_LIST_MAX = 128
 
+# What `dralint migrate` rewrites to resource.k8s.io/v1: the beta versions, and the kinds that changed shape.
+MIGRATION_SOURCES = api_versions("v1beta1", "v1beta2")
+MIGRATION_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
+
 EXACT_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")
 ALLOCATION_MODES = ("ExactCount", "All")

@@ -9,7 +9,7 @@ import argparse
 
 
 def lsp_command(argv: list[str]) -> int:
-    from ..cli import UsageError
+    from ..arguments import UsageError
 
     parser = argparse.ArgumentParser(prog="dralint lsp", description="Run the dralint language server on standard input/output.")
     # Editors' launchers (vscode-languageclient, some Neovim set-ups) pass --stdio: accepted, it is the only transport.

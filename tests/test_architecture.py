@@ -1,0 +1,133 @@
+"""The structure the design promises (issue 8): no import cycles, small modules and functions,
+and the lint path's start-up kept free of what a clean file does not need."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "src" / "dralint"
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 85  # "about 80"
+
+
+def _modules() -> dict[str, Path]:
+    modules = {}
+    for file in sorted(PACKAGE.rglob("*.py")):
+        parts = list(file.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = file
+    return modules
+
+
+def _imports(name: str, file: Path, modules: dict[str, Path]) -> set[str]:
+    """Every dralint module `name` imports, also inside functions (a cycle hidden in a function is still one)."""
+    package = name.split(".") if file.name == "__init__.py" else name.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            submodules = {f"{target}.{alias.name}" for alias in node.names} & modules.keys()
+            found |= submodules
+            if len(submodules) < len(node.names):
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target:
+                    found.add(target)
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names} & modules.keys()
+    found.discard(name)
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycles():
+    modules = _modules()
+    graph = {name: _imports(name, file, modules) for name, file in modules.items()}
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_modules_and_functions_stay_small():
+    too_long = []
+    for name, file in _modules().items():
+        text = file.read_text(encoding="utf-8")
+        lines = text.count("\n")
+        if lines > MAX_MODULE_LINES:
+            too_long.append(f"{name}: {lines} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    too_long.append(f"{name}.{node.name}: {length} lines")
+    assert too_long == []
+
+
+def test_a_clean_lint_imports_nothing_it_does_not_need(tmp_path):
+    """What bench/startup.py measures, as a fact that cannot regress unnoticed: these stay off the path."""
+    clean = tmp_path / "claim.yaml"
+    clean.write_bytes((ROOT / "examples" / "resourceclaim.yaml").read_bytes() + b"---\n" + (ROOT / "examples" / "deviceclass.yaml").read_bytes())
+    probe = (
+        "import sys; from dralint.cli import main; code = main(['--no-config', '-f', 'json', sys.argv[1]]);"
+        "heavy = ['jsonschema', 'dataclasses', 'difflib', 'inspect', 'pathlib', 'tempfile', 'dralint.migrate', 'dralint.policy'];"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr); sys.exit(code)"
+    )
+    # As a pre-commit hook runs it: the CEL verdict cache warmed by an earlier run.
+    env = {**os.environ, "DRALINT_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("DRALINT_NO_CACHE", None)
+    for _ in range(2):
+        run = subprocess.run([sys.executable, "-c", probe, str(clean)], capture_output=True, text=True, timeout=60, env=env)
+        assert run.returncode == 0, run.stderr
+    assert run.stderr.strip().splitlines()[-1] == "[]"
