@@ -1,0 +1,69 @@
+"""Source bytes -> Documents (plain data + positions), or Problems; never a traceback.
+
+The stages, one module each:
+
+* decode.py: bytes -> text (UTF-8, UTF-16/32 with a BOM; binary is DRA004);
+* json_reader.py: a JSON stream, with positions;
+* yaml_reader.py: YAML, from libyaml's events straight to plain data;
+* position_table.py: a YAML document's positions, built when first read;
+* scalars.py: what a scalar becomes (the one implementation, go-yaml v2's rules);
+* lines.py: the one position convention (lines end at ``\\n``, columns in characters);
+* result.py: what a load produces, with a cap on problems per document and file;
+* backend.py: the C parser (ruamel.yaml.clib), or ruamel's pure-Python one
+  (``DRALINT_PURE_PYTHON=1`` or ``load(..., pure_python=True)``).
+"""
+
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from typing import Iterator
+
+from .backend import backend, c_parser_available, want_pure
+from .decode import decode
+from .json_reader import looks_like_json, read_json
+from .result import MAX_DEPTH, MAX_NODES, MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, LoadResult, Sink
+from .scalars import resolve_plain
+from .yaml_reader import read_yaml
+
+__all__ = ["LoadResult", "load", "MAX_BYTES", "MAX_NODES", "MAX_DEPTH", "MAX_PROBLEMS_PER_DOCUMENT",
+           "MAX_PROBLEMS_PER_FILE", "c_parser_available", "resolve_plain"]
+
+MAX_BYTES = 16 * 1024 * 1024  # size cap of one source
+
+_want_pure = want_pure  # the name tests and older callers use
+
+
+def load(source: str, data: bytes, *, pure_python: bool | None = None) -> LoadResult:
+    """Turn the bytes of one source into Documents and Problems.
+
+    `pure_python` forces ruamel's pure-Python parser (default: the C parser
+    unless DRALINT_PURE_PYTHON=1 or it cannot be imported).
+    """
+    result = LoadResult()
+    text = decode(source, data, result.problems, MAX_BYTES)
+    if text is None:
+        return result
+    sink = Sink(source, text, result)
+    with _collector_paused():
+        if not (looks_like_json(source, text) and read_json(sink)):
+            read_yaml(sink, backend(want_pure(pure_python)))
+    sink.finish()
+    return result
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection during one load.
+
+    A load builds thousands of new, acyclic containers and events, which would
+    make the collector run over and over (bench/bench_load.py: ~xx % of a load).
+    Only this load is affected: the collector is on again when it returns.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
