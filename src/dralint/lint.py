@@ -74,7 +74,9 @@ class LintResult(Record):
 # A file may name the release it is meant for, in a comment before its first
 # document: `# dralint: kubernetes-version=1.30`. It wins over the command line,
 # so one run can check manifests written for clusters of different releases.
-_RELEASE_COMMENT = re.compile(rb"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*?[ \t]*#[ \t]*dralint:[ \t]*kubernetes-version=[ \t]*(\S+)")
+# `[^\r\n]`, not `[^\n]`: with `\r?\n` after it, a CRLF line could be matched two ways, and the
+# leading comment lines of a CRLF file 2^n ways (30 lines: minutes).
+_RELEASE_COMMENT = re.compile(rb"\A(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*?[ \t]*#[ \t]*dralint:[ \t]*kubernetes-version=[ \t]*(\S+)")
 
 
 def file_release(data: bytes) -> tuple[str, int] | None:
@@ -92,6 +94,7 @@ def lint(sources: Iterable[Source], options: LintOptions | None = None) -> LintR
     options = options or LintOptions()
     result = LintResult(problems=[])
     by_release: dict[str, list[Document]] = {}
+    late: list[list[Problem]] = []  # each load's problems found after it returned (see load.LoadResult)
     for source in sources:
         result.files += 1
         if source.data is None:
@@ -107,12 +110,17 @@ def lint(sources: Iterable[Source], options: LintOptions | None = None) -> LintR
                 result.problems.append(_bad_release_comment(source.name, *declared))
         loaded = load(source.name, source.data)
         result.problems.extend(loaded.problems)
+        late.append(loaded.late_problems)
         result.empty += loaded.empty
         by_release.setdefault(release, []).extend(loaded.documents)
     rules = _rules(options)
     for release, documents in by_release.items():
         _check_documents(documents, options.with_release(release), rules, result)
     _finish(result, options, [d for docs in by_release.values() for d in docs])
+    # _finish computed every reported position: a position table that failed to build has said so by now.
+    failed = _filter([p for problems in late for p in problems], options)
+    if failed:
+        result.problems = sorted(result.problems + failed, key=Problem.sort_key)
     return result
 
 

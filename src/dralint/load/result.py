@@ -18,6 +18,7 @@ MAX_DEPTH = 100  # nesting of mappings/sequences per document
 # Past these, problems are counted, not kept: 400,000 repeated keys must not cost 400,000 Problems.
 MAX_PROBLEMS_PER_DOCUMENT = 100
 MAX_PROBLEMS_PER_FILE = 1000
+_REST_OF_FILE = -1  # the key under which problems past the file's cap are counted
 
 class LoadResult:
     __slots__ = ("documents", "problems", "empty", "late_problems")
@@ -48,7 +49,8 @@ class Sink:
         self.lines = LineTable(text)
         self.result = result
         self._per_document: dict[int, int] = {}
-        self._dropped: dict[int, tuple[int, Span]] = {}  # document -> (problems not kept, span of the first)
+        # document (or _REST_OF_FILE) -> (problems not kept, document and span of the first)
+        self._dropped: dict[int, tuple[int, int, Span]] = {}
 
     def add(self, code: str, message: str, document: int, span: Span, path: Path = ()) -> None:
         """Record a problem, or only count it once its document or the file has too many."""
@@ -60,18 +62,24 @@ class Sink:
         self.result.problems.append(problem(code, message, self.source, document, span, path))
 
     def drop(self, document: int, count: int, span: Span) -> None:
-        """Count problems that are not kept (the first at `span`)."""
-        dropped, first = self._dropped.get(document, (0, span))
-        self._dropped[document] = (dropped + count, first)
+        """Count problems that are not kept: per document, or for the rest of the file once it has too many."""
+        key = document
+        if len(self.result.problems) >= MAX_PROBLEMS_PER_FILE and document not in self._dropped:
+            key = _REST_OF_FILE
+        dropped, first_document, first = self._dropped.get(key, (0, document, span))
+        self._dropped[key] = (dropped + count, first_document, first)
 
     def finish(self) -> None:
         """Positions inside the file and in the editors' convention; a last problem per capped document."""
         result = self.result
-        for doc, (count, span) in self._dropped.items():
-            result.problems.append(problem(
-                "DRA005", f"{count} more problems in this document were not listed (at most "
-                f"{MAX_PROBLEMS_PER_DOCUMENT} a document and {MAX_PROBLEMS_PER_FILE} a file are)",
-                self.source, doc, span))
+        for key, (count, doc, span) in self._dropped.items():
+            if key == _REST_OF_FILE:
+                message = (f"{count} more problems in this file were not listed (at most {MAX_PROBLEMS_PER_FILE} "
+                           "a file are); this is where the first of them is")
+            else:
+                message = (f"{count} more problems in this document were not listed (at most "
+                           f"{MAX_PROBLEMS_PER_DOCUMENT} a document are); this is where the first of them is")
+            result.problems.append(problem("DRA005", message, self.source, doc, span))
         lines = self.lines
         for p in result.problems:
             p.span = lines.inside(p.span)
