@@ -19,7 +19,8 @@ import gc
 from contextlib import contextmanager
 from typing import Iterator
 
-from .backend import backend, c_parser_available, want_pure
+from .backend import backend as parser_backend
+from .backend import c_parser_available, want_pure
 from .decode import decode
 from .json_reader import looks_like_json, read_json
 from .result import MAX_DEPTH, MAX_NODES, MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, LoadResult, Sink
@@ -47,7 +48,7 @@ def load(source: str, data: bytes, *, pure_python: bool | None = None) -> LoadRe
     sink = Sink(source, text, result)
     with _collector_paused():
         if not (looks_like_json(source, text) and read_json(sink)):
-            read_yaml(sink, backend(want_pure(pure_python)))
+            read_yaml(sink, parser_backend(want_pure(pure_python)))
     sink.finish()
     return result
 

@@ -160,7 +160,7 @@ def _next_marker(text: str, start: int) -> int | None:
 class _DocumentReader:
     """Builds the plain data of one document from the parser's events."""
 
-    __slots__ = ("chunk", "ev", "anchors", "nodes", "depth", "maxdepth", "merges", "dups", "more_dups")
+    __slots__ = ("chunk", "ev", "anchors", "nodes", "depth", "maxdepth", "merges", "dups", "more_dups", "more_dups_at")
 
     def __init__(self, chunk: _Chunk) -> None:
         self.chunk = chunk
@@ -172,6 +172,7 @@ class _DocumentReader:
         self.merges: dict[int, list] | None = None  # id(mapping) -> mappings merged into it
         self.dups: list[tuple[str, Span]] = []  # repeated keys (at most MAX_PROBLEMS_PER_DOCUMENT)
         self.more_dups = 0  # and how many more
+        self.more_dups_at: Span | None = None  # the first of them
 
     def read(self) -> tuple[Any, Any, Any]:
         """(root value, its event, the document's end mark); the parser's own loop, kept in one frame for speed."""
@@ -328,6 +329,8 @@ class _DocumentReader:
         if len(self.dups) < MAX_PROBLEMS_PER_DOCUMENT:
             self.dups.append((key, self.chunk.span(kev)))
         else:
+            if not self.more_dups:
+                self.more_dups_at = self.chunk.span(kev)
             self.more_dups += 1
 
 
@@ -351,7 +354,7 @@ def _finish_document(chunk: _Chunk, reader: _DocumentReader, root: Any, root_ev:
             where_text = f" (first defined at line {sink.lines.from_parser(line, 1)[0]})" if line else ""
             chunk.add("DRA002", f"duplicate key {key!r}{where_text}", span)
         if reader.more_dups:
-            sink.drop(chunk.doc_index, reader.more_dups, reader.dups[-1][1])
+            sink.drop(chunk.doc_index, reader.more_dups, reader.more_dups_at)
     if isinstance(root, dict):
         sink.document(root, replay, chunk.doc_index)
     else:
