@@ -530,7 +530,7 @@ TRICKY_POSITIONS = [
         ('m',): ((11, 1, 11, 2), (12, 3, 29, 11)),
         ('list', 0): (None, (31, 3, 31, 8)),
         ('list', 1): (None, (32, 3, 32, 4)),
-        ('list', 2): (None, (33, 2, 33, 3)),
+        ('list', 2): (None, (33, 2, 33, 2)),  # nothing at the end of a line: no character wide (inside the file)
         ('list', 3, 'a'): ((34, 4, 34, 5), (34, 7, 34, 8)),
         ('list', 3): (None, (34, 3, 34, 9)),
         ('list', 4, 0): (None, (35, 5, 35, 11)),

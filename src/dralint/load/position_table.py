@@ -174,7 +174,7 @@ class Replay:
             if ev.ctag is None and not ev.style:  # plain
                 if not v:  # nothing: the parsers disagree on where; after the key (normally the colon), or here
                     at = (nkey_span[2], nkey_span[3]) if nkey_span is not None else (sm.line + lo1, sm.column + 1)
-                    pos[npath] = tnew(NodeT, (nkey_span, tnew(SpanT, (at[0], at[1], at[0], at[1] + 1))))
+                    pos[npath] = tnew(NodeT, (nkey_span, self._empty_value(*at)))
                     continue
                 if type(resolve_plain(v)) is str:
                     styles[npath] = None
@@ -213,6 +213,12 @@ class Replay:
             elif (span[0], span[1]) in self._wanted:
                 self._first[(span[0], span[1])] = seen[k]
         return k, span, end
+
+    def _empty_value(self, line: int, column: int) -> Span:
+        """One character at (line, column), or none when that is the end of the file."""
+        lines = self.sink.lines
+        end = column + 1 if lines.odd else lines.clamp(line, column + 1)[1]
+        return Span(line, column, line, end)
 
     def _skip_value(self, ev: Any, cls: Any, get: Any, lo1: int) -> tuple | None:
         """Read past a value nothing is recorded for; where it ends, or None when it has no reliable place."""
