@@ -297,3 +297,20 @@ def test_garbage_collector_is_only_off_during_a_load():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_load_result_is_freed_without_the_cyclic_collector():
+    # A lazy position table lives as long as its document: nothing in it may point back at the
+    # result, or every load would be garbage that only a full collection frees.
+    data = (CASES / "load" / "claim.yaml").read_bytes() + b"---\nkind: List\napiVersion: v1\nitems: [{a: 1}]\n"
+    gc.collect()
+    gc.disable()
+    try:
+        result = load("claim.yaml", data)
+        assert len(result.documents) == 2
+        for doc in result.documents:
+            doc.positions.get(())
+        del result, doc
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

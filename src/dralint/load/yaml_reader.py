@@ -34,7 +34,7 @@ from typing import Any
 
 from ..model import Span
 from .backend import Backend
-from .position_table import Replay
+from .position_table import Replay, ReplayFile
 from .result import MAX_DEPTH, MAX_NODES, MAX_PROBLEMS_PER_DOCUMENT, Sink
 from .scalars import describe, key_string, resolve_plain, resolve_tagged
 
@@ -72,11 +72,12 @@ class _TextFrom:
 class _Chunk:
     """Where one parser run stands in the file: from character `io`, parser line `lo` on."""
 
-    __slots__ = ("sink", "b", "get", "io", "lo", "doc_index")
+    __slots__ = ("sink", "b", "replay_file", "get", "io", "lo", "doc_index")
 
-    def __init__(self, sink: Sink, b: Backend, io: int, lo: int, doc_index: int) -> None:
+    def __init__(self, sink: Sink, b: Backend, replay_file: ReplayFile, io: int, lo: int, doc_index: int) -> None:
         self.sink = sink
         self.b = b
+        self.replay_file = replay_file
         self.get = b.make_parser(sink.text if io == 0 else _TextFrom(sink.text, io)).get_event
         self.io = io
         self.lo = lo
@@ -95,8 +96,9 @@ class _Chunk:
 
 def read_yaml(sink: Sink, b: Backend) -> None:
     io = lo = doc_index = 0
+    replay_file = ReplayFile(b, sink)
     while True:
-        chunk = _Chunk(sink, b, io, lo, doc_index)
+        chunk = _Chunk(sink, b, replay_file, io, lo, doc_index)
         resume = _parse_chunk(chunk)
         if resume is None:
             return
@@ -160,22 +162,23 @@ def _next_marker(text: str, start: int) -> int | None:
 class _DocumentReader:
     """Builds the plain data of one document from the parser's events."""
 
-    __slots__ = ("chunk", "ev", "anchors", "nodes", "depth", "maxdepth", "merges", "dups", "more_dups", "more_dups_at")
+    __slots__ = ("chunk", "ev", "anchors", "merges", "dups", "more_dups", "more_dups_at")
 
     def __init__(self, chunk: _Chunk) -> None:
         self.chunk = chunk
         self.ev: Any = None  # the last event read (where a limit was hit)
         self.anchors: dict[str, tuple[Any, int, int]] = {}  # name -> (value, nodes, height)
-        self.nodes = 0
-        self.depth = 0
-        self.maxdepth = 0
         self.merges: dict[int, list] | None = None  # id(mapping) -> mappings merged into it
         self.dups: list[tuple[str, Span]] = []  # repeated keys (at most MAX_PROBLEMS_PER_DOCUMENT)
         self.more_dups = 0  # and how many more
         self.more_dups_at: Span | None = None  # the first of them
 
     def read(self) -> tuple[Any, Any, Any]:
-        """(root value, its event, the document's end mark); the parser's own loop, kept in one frame for speed."""
+        """(root value, its event, the document's end mark); the parser's own loop, kept in one frame.
+
+        Counters are locals and only rare cases (tags, anchors, limits, aliases, odd keys) call out:
+        a method call per collection made a load ~15 % slower (bench/bench_load.py).
+        """
         c = self.chunk
         get = c.get
         b = c.b
@@ -189,14 +192,14 @@ class _DocumentReader:
         kev: Any = None
         root: Any = None
         root_ev: Any = None
+        nodes = depth = maxdepth = 0
         while True:
             ev = get()
             cls = ev.__class__
             if cls is Scalar:
-                self.nodes += 1
-                tag = ev.ctag
-                if tag is not None:
-                    v = self.tagged(ev, tag)
+                nodes += 1
+                if ev.ctag is not None:
+                    v = self.tagged(ev)
                 elif ev.style:
                     v = ev.value
                 else:
@@ -206,19 +209,37 @@ class _DocumentReader:
                 if ev.anchor is not None:
                     self.anchors[ev.anchor] = (v if v is not MERGE else "<<", 1, 0)
             elif cls is MapStart or cls is SeqStart:
-                self.ev = ev
-                stack.append((cur, cur_map, key, kev, ev, self.open(ev)))
+                nodes += 1
+                depth += 1
+                if depth > maxdepth:
+                    maxdepth = depth
+                    if depth > MAX_DEPTH:
+                        self.too_deep(ev)
+                sizing = None
+                if ev.anchor is not None:  # sized when it ends: (max depth outside it, nodes before it)
+                    sizing = (maxdepth, nodes - 1)
+                    maxdepth = depth
+                stack.append((cur, cur_map, key, kev, ev, sizing))
                 cur_map = cls is MapStart
                 cur = {} if cur_map else []
                 key = NOKEY
                 continue
             elif cls is MapEnd or cls is SeqEnd:
                 v = cur
+                if self.merges is not None and id(v) in self.merges:
+                    self.apply_merges(v)
                 cur, cur_map, key, kev, ev, sizing = stack.pop()
-                self.close(v, ev, sizing)
+                depth -= 1
+                if sizing is not None:
+                    self.anchors[ev.anchor] = (v, nodes - sizing[1], maxdepth - depth)
+                    maxdepth = max(maxdepth, sizing[0])
             elif cls is Alias:
                 self.ev = ev
-                v = self.alias(ev)
+                v, size, height = self.alias(ev)
+                nodes += size
+                if nodes > MAX_NODES or depth + height > MAX_DEPTH:
+                    self.alias_too_big(ev, nodes)
+                maxdepth = max(maxdepth, depth + height)
             elif cls is DocEnd:
                 return root, root_ev, ev.end_mark
             else:
@@ -244,59 +265,43 @@ class _DocumentReader:
                 root = v
                 root_ev = ev
 
-    def tagged(self, ev: Any, tag: Any) -> Any:
-        v, err = resolve_tagged(ev.value, str(tag))
+    def tagged(self, ev: Any) -> Any:
+        v, err = resolve_tagged(ev.value, str(ev.ctag))
         if err:
             self.chunk.add("DRA001", err, self.chunk.span(ev))
         return v
 
-    def open(self, ev: Any) -> tuple[int, int] | None:
-        """Count a collection's start against the limits; for an anchored one, what sizes it when it ends."""
-        self.nodes += 1
-        self.depth += 1
-        if self.depth > self.maxdepth:
-            self.maxdepth = self.depth
-            if self.depth > MAX_DEPTH:
-                self.chunk.add("DRA005", f"nesting deeper than {MAX_DEPTH} levels; the document was not checked",
-                               self.chunk.point(ev.start_mark))
-                raise _Abort
-        if ev.anchor is None:
-            return None
-        sizing = (self.maxdepth, self.nodes - 1)  # (max depth outside it, nodes before it)
-        self.maxdepth = self.depth
-        return sizing
+    def too_deep(self, ev: Any) -> None:
+        self.ev = ev
+        self.chunk.add("DRA005", f"nesting deeper than {MAX_DEPTH} levels; the document was not checked",
+                       self.chunk.point(ev.start_mark))
+        raise _Abort
 
-    def close(self, value: Any, start_ev: Any, sizing: tuple[int, int] | None) -> None:
-        if self.merges is not None and id(value) in self.merges:
-            for src in self.merges.pop(id(value)):
-                for k, v in src.items():
-                    if k not in value:
-                        value[k] = v
-        self.depth -= 1
-        if sizing is not None:
-            self.anchors[start_ev.anchor] = (value, self.nodes - sizing[1], self.maxdepth - self.depth)
-            self.maxdepth = max(self.maxdepth, sizing[0])
+    def apply_merges(self, target: dict) -> None:
+        """Keys written in a mapping win over merged ones (YAML 1.1, go-yaml)."""
+        for src in self.merges.pop(id(target)):
+            for k, v in src.items():
+                if k not in target:
+                    target[k] = v
 
-    def alias(self, ev: Any) -> Any:
-        """The value of an alias, counted against the limits (an alias bomb is refused)."""
-        c = self.chunk
+    def alias(self, ev: Any) -> tuple[Any, int, int]:
+        """(value, nodes, height) of an alias's anchor; an undefined one ends the document."""
         a = self.anchors.get(ev.anchor)
         if a is None:
-            c.add("DRA001", f"found undefined alias *{ev.anchor}", c.span(ev))
+            self.chunk.add("DRA001", f"found undefined alias *{ev.anchor}", self.chunk.span(ev))
             raise _Abort
-        v, size, height = a
-        self.nodes += size
-        if self.nodes > MAX_NODES:
+        return a
+
+    def alias_too_big(self, ev: Any, nodes: int) -> None:
+        """An alias past MAX_NODES (an alias bomb) or MAX_DEPTH: the document is not checked."""
+        c = self.chunk
+        if nodes > MAX_NODES:
             c.add("DRA005", f"alias *{ev.anchor} expands the document past {MAX_NODES} nodes (an alias bomb?); "
                   "the document was not checked", c.span(ev))
-            raise _Abort
-        if self.depth + height > self.maxdepth:
-            self.maxdepth = self.depth + height
-            if self.maxdepth > MAX_DEPTH:
-                c.add("DRA005", f"alias *{ev.anchor} nests the document deeper than {MAX_DEPTH} levels; the "
-                      "document was not checked", c.span(ev))
-                raise _Abort
-        return v
+        else:
+            c.add("DRA005", f"alias *{ev.anchor} nests the document deeper than {MAX_DEPTH} levels; the "
+                  "document was not checked", c.span(ev))
+        raise _Abort
 
     def bad_key(self, v: Any, ev: Any) -> Any:
         """A key that is no string: DRA008; the string Kubernetes makes of it, or _SKIP to drop its value."""
@@ -343,9 +348,9 @@ def _finish_document(chunk: _Chunk, reader: _DocumentReader, root: Any, root_ev:
         return
     io = chunk.io
     if start is None:
-        replay = Replay(b, sink, root, io, chunk.lo, 0, io + end.index, chunk.doc_index)
+        replay = Replay(chunk.replay_file, root, io, chunk.lo, 0, io + end.index, chunk.doc_index)
     else:
-        replay = Replay(b, sink, root, io + start.index, chunk.lo + start.line, start.column, io + end.index,
+        replay = Replay(chunk.replay_file, root, io + start.index, chunk.lo + start.line, start.column, io + end.index,
                         chunk.doc_index)
     if reader.dups:
         first = replay.first_lines({(span.line, span.column) for _key, span in reader.dups})
