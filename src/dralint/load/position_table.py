@@ -101,7 +101,7 @@ class Replay:
         return self._first
 
     def _run(self) -> Tables:
-        # The loop of every reported document, kept in one frame: a call per event would cost ~1/3 more.
+        # The loop of every reported document, kept in one frame but for values and collection ends.
         # Span and Node are built with `tuple.__new__` (a NamedTuple's __new__ is a Python function).
         b = self.b
         Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd = b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd
@@ -119,22 +119,14 @@ class Replay:
         is_map = had_child = False
         in_root = True
         key: Any = NOKEY
-        key_span: Span | None = None
+        key_span = merges = seen = None  # seen: keys of the mapping -> line, when repeated keys are tracked
         idx = 0
         last_end: tuple = (0, 0, 1, 1)  # only [2] and [3] (end line, end column) are read
-        merges: list | None = None
-        seen: dict | None = None  # keys of the current mapping -> line, when repeated keys are tracked
         while True:
             ev = get()
             cls = ev.__class__
             if cls is MapEnd or cls is SeqEnd:
-                sev = stack[-1][9]
-                sm = sev.start_mark
-                em = ev.end_mark if sev.flow_style or not had_child else None
-                span = tnew(SpanT, (sm.line + lo1, sm.column + 1, em.line + lo1 if em else last_end[2],
-                                    em.column + 1 if em else last_end[3]))
-                if merges:
-                    self._apply_merges(pos, path, merges)
+                span = self._close(ev, stack[-1][9], had_child, last_end, merges, path, pos, lo1)
                 npath = path
                 path, is_map, key, key_span, idx, in_root, merges, nkey_span, seen, _sev = stack.pop()
                 pos[npath] = tnew(NodeT, (nkey_span, span))
@@ -157,8 +149,7 @@ class Replay:
                             last_end = key_span
                             continue
                     key, key_span, end = self._key(ev, cls, get, seen, lo1)
-                    if end is not None:
-                        last_end = end
+                    last_end = end or last_end
                     continue
                 if key is SKIP or key is MERGE:
                     if key is MERGE:
@@ -170,9 +161,7 @@ class Replay:
                 nkey_span = key_span
                 key = NOKEY
             elif in_root:
-                npath = ()
-                nkey_span = None
-                in_root = False
+                npath, nkey_span, in_root = (), None, False
             else:
                 npath = path + (idx,)
                 idx += 1
@@ -185,29 +174,46 @@ class Replay:
                 key, key_span, idx, merges, had_child = NOKEY, None, 0, None, False
                 continue
             had_child = True
-            sm, em = ev.start_mark, ev.end_mark
-            if cls is Alias:
-                last_end = tnew(SpanT, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1))
-                pos[npath] = tnew(NodeT, (nkey_span, last_end))
-                self._walk_alias(pos, npath, self._data_at(npath), last_end)
-                continue
-            v = ev.value
-            if ev.anchor is not None:
-                self._anchors[ev.anchor] = scalar_value(v, ev.ctag, ev.style)[0]
-            if ev.ctag is None and not ev.style:  # plain
-                if not v:  # nothing: the parsers disagree on where; after the key (normally the colon), or here
-                    at = (nkey_span[2], nkey_span[3]) if nkey_span is not None else (sm.line + lo1, sm.column + 1)
-                    pos[npath] = tnew(NodeT, (nkey_span, self._empty_value(*at)))
-                    continue
-                if type(resolve_plain(v)) is str:
-                    styles[npath] = None
-                end = (em.line + lo1, em.column + 1)
-            else:
-                if ev.ctag is None or type(scalar_value(v, ev.ctag, ev.style)[0]) is str:
-                    styles[npath] = ev.style or None
-                end = self._block_end(em, lo1) if ev.style == "|" or ev.style == ">" else (em.line + lo1, em.column + 1)
-            last_end = tnew(SpanT, (sm.line + lo1, sm.column + 1, end[0], end[1]))
-            pos[npath] = tnew(NodeT, (nkey_span, last_end))
+            last_end = self._value(ev, cls is Alias, npath, nkey_span, pos, styles, lo1) or last_end
+
+    def _value(self, ev: Any, alias: bool, path: Path, key_span: Span | None, pos: dict, styles: dict,
+               lo1: int) -> Span | None:
+        """Record where a scalar or alias value stands (and a string's style); its span, None if it is empty."""
+        sm, em = ev.start_mark, ev.end_mark
+        if alias:
+            span = tuple.__new__(Span, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1))
+            pos[path] = tuple.__new__(Node, (key_span, span))
+            self._walk_alias(pos, path, self._data_at(path), span)
+            return span
+        v, tag, style = ev.value, ev.ctag, ev.style
+        if ev.anchor is not None:
+            self._anchors[ev.anchor] = scalar_value(v, tag, style)[0]
+        if tag is None and not style:  # plain
+            if not v:  # nothing: the parsers disagree on where; after the key (normally the colon), or here
+                at = (key_span[2], key_span[3]) if key_span is not None else (sm.line + lo1, sm.column + 1)
+                pos[path] = tuple.__new__(Node, (key_span, self._empty_value(*at)))
+                return None
+            if type(resolve_plain(v)) is str:
+                styles[path] = None
+            end = (em.line + lo1, em.column + 1)
+        else:
+            if tag is None or type(scalar_value(v, tag, style)[0]) is str:
+                styles[path] = style or None
+            end = self._block_end(em, lo1) if style == "|" or style == ">" else (em.line + lo1, em.column + 1)
+        span = tuple.__new__(Span, (sm.line + lo1, sm.column + 1, end[0], end[1]))
+        pos[path] = tuple.__new__(Node, (key_span, span))
+        return span
+
+    def _close(self, ev: Any, start_ev: Any, had_child: bool, last_end: tuple, merges: list | None, path: Path,
+               pos: dict, lo1: int) -> Span:
+        """The span of a collection that ends with `ev`: a block one ends where its last value does."""
+        sm = start_ev.start_mark
+        if merges:
+            self._apply_merges(pos, path, merges)
+        if start_ev.flow_style or not had_child:
+            em = ev.end_mark
+            return tuple.__new__(Span, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1))
+        return tuple.__new__(Span, (sm.line + lo1, sm.column + 1, last_end[2], last_end[3]))
 
     def _key(self, ev: Any, cls: Any, get: Any, seen: dict | None, lo1: int) -> tuple[Any, Any, Any]:
         """(key, its span, where the last thing ended or None) for the event at a mapping key's place."""

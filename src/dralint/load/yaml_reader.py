@@ -186,12 +186,10 @@ class _DocumentReader:
             b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd, b.DocEnd)
         NOKEY, SKIP, MERGE = _NOKEY, _SKIP, _MERGE
         stack: list = []
-        cur: Any = None
+        cur: Any = None  # the collection being filled
+        kev = root = root_ev = None  # the current key's event; the root value and its event
         cur_map = False
         key: Any = NOKEY
-        kev: Any = None
-        root: Any = None
-        root_ev: Any = None
         nodes = depth = maxdepth = 0
         while True:
             ev = get()
@@ -215,10 +213,9 @@ class _DocumentReader:
                     maxdepth = depth
                     if depth > MAX_DEPTH:
                         self.too_deep(ev)
-                sizing = None
-                if ev.anchor is not None:  # sized when it ends: (max depth outside it, nodes before it)
-                    sizing = (maxdepth, nodes - 1)
-                    maxdepth = depth
+                sizing = None  # for an anchored collection, to size it when it ends:
+                if ev.anchor is not None:  # (max depth outside it, nodes before it)
+                    sizing, maxdepth = (maxdepth, nodes - 1), depth
                 stack.append((cur, cur_map, key, kev, ev, sizing))
                 cur_map = cls is MapStart
                 cur = {} if cur_map else []
@@ -234,12 +231,7 @@ class _DocumentReader:
                     self.anchors[ev.anchor] = (v, nodes - sizing[1], maxdepth - depth)
                     maxdepth = max(maxdepth, sizing[0])
             elif cls is Alias:
-                self.ev = ev
-                v, size, height = self.alias(ev)
-                nodes += size
-                if nodes > MAX_NODES or depth + height > MAX_DEPTH:
-                    self.alias_too_big(ev, nodes)
-                maxdepth = max(maxdepth, depth + height)
+                v, nodes, maxdepth = self.alias(ev, nodes, depth, maxdepth)
             elif cls is DocEnd:
                 return root, root_ev, ev.end_mark
             else:
@@ -284,13 +276,17 @@ class _DocumentReader:
                 if k not in target:
                     target[k] = v
 
-    def alias(self, ev: Any) -> tuple[Any, int, int]:
-        """(value, nodes, height) of an alias's anchor; an undefined one ends the document."""
+    def alias(self, ev: Any, nodes: int, depth: int, maxdepth: int) -> tuple[Any, int, int]:
+        """An alias's value and the node count and depth with it; an undefined or too big one ends the document."""
+        self.ev = ev
         a = self.anchors.get(ev.anchor)
         if a is None:
             self.chunk.add("DRA001", f"found undefined alias *{ev.anchor}", self.chunk.span(ev))
             raise _Abort
-        return a
+        v, size, height = a
+        if nodes + size > MAX_NODES or depth + height > MAX_DEPTH:
+            self.alias_too_big(ev, nodes + size)
+        return v, nodes + size, max(maxdepth, depth + height)
 
     def alias_too_big(self, ev: Any, nodes: int) -> None:
         """An alias past MAX_NODES (an alias bomb) or MAX_DEPTH: the document is not checked."""
