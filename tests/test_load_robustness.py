@@ -314,3 +314,9 @@ def test_a_load_result_is_freed_without_the_cyclic_collector():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_json_positions_with_lone_cr_are_not_converted_twice():
+    # JSON lets \r be whitespace; its positions are counted in the editors' convention from the start
+    result = load("x.json", b'{"a": 1,\r"a": 2,\r"b": [\r 1,\r x]}')
+    assert where(result) == [("DRA002", 0, 1, 10), ("DRA001", 0, 1, 30)]

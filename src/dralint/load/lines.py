@@ -106,10 +106,14 @@ class LineTable:
             end -= 1  # the \r of a \r\n ends the line too
         return end - start
 
-    def inside(self, span: Span) -> Span:
-        """`span` (in parser coordinates) converted and moved inside the text."""
-        l1, c1 = self.clamp(*self.from_parser(span[0], span[1]))
-        l2, c2 = self.clamp(*self.from_parser(span[2], span[3]))
+    def inside(self, span: Span, parser_coordinates: bool = True) -> Span:
+        """`span` moved inside the text; converted first when it is counted as the YAML parser does."""
+        if parser_coordinates:
+            l1, c1 = self.clamp(*self.from_parser(span[0], span[1]))
+            l2, c2 = self.clamp(*self.from_parser(span[2], span[3]))
+        else:
+            l1, c1 = self.clamp(span[0], span[1])
+            l2, c2 = self.clamp(span[2], span[3])
         if (l2, c2) < (l1, c1):
             l2, c2 = l1, c1
         result = (l1, c1, l2, c2)

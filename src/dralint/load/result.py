@@ -41,13 +41,15 @@ def problem(code: str, message: str, source: str, document: int, span: Span, pat
 class Sink:
     """Collects one source's documents and problems while it is read."""
 
-    __slots__ = ("source", "text", "lines", "result", "_per_document", "_dropped")
+    __slots__ = ("source", "text", "lines", "result", "parser_coordinates", "_per_document", "_dropped")
 
     def __init__(self, source: str, text: str, result: LoadResult) -> None:
         self.source = source
         self.text = text
         self.lines = LineTable(text)
         self.result = result
+        # True while problems are positioned as the YAML parser counts lines (see lines.py); JSON's are not.
+        self.parser_coordinates = False
         self._per_document: dict[int, int] = {}
         # document (or _REST_OF_FILE) -> (problems not kept, document and span of the first)
         self._dropped: dict[int, tuple[int, int, Span]] = {}
@@ -82,7 +84,7 @@ class Sink:
             result.problems.append(problem("DRA005", message, self.source, doc, span))
         lines = self.lines
         for p in result.problems:
-            p.span = lines.inside(p.span)
+            p.span = lines.inside(p.span, self.parser_coordinates)
         result.problems.sort(key=lambda p: (p.document, p.span.line, p.span.column))
 
     def document(self, root: dict, tables: Callable[[], Tables], doc_index: int) -> None:

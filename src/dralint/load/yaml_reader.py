@@ -96,6 +96,7 @@ class _Chunk:
 
 def read_yaml(sink: Sink, b: Backend) -> None:
     io = lo = doc_index = 0
+    sink.parser_coordinates = True
     replay_file = ReplayFile(b, sink)
     while True:
         chunk = _Chunk(sink, b, replay_file, io, lo, doc_index)
