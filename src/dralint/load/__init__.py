@@ -58,7 +58,9 @@ def _collector_paused() -> Iterator[None]:
     """No cyclic garbage collection during one load.
 
     A load builds thousands of new, acyclic containers and events, which would
-    make the collector run over and over (bench/bench_load.py: ~xx % of a load).
+    make the collector run over and over, each time over everything loaded
+    before. Measured (bench_load.py's 2,000 documents, CPU time, the results
+    kept alive as a CLI run keeps them): 3 loads 0-7 % faster, 6 loads 4-15 %.
     Only this load is affected: the collector is on again when it returns.
     """
     was_enabled = gc.isenabled()
