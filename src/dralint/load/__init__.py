@@ -44,15 +44,14 @@ def load(source: str, data: bytes, *, pure_python: bool | None = None) -> LoadRe
     text = decode(source, data, result.problems, MAX_BYTES)
     if text is None:
         return result
-    sink = Sink(source, text, result)
-    _with_collector_paused(_read, sink, pure_python)
-    sink.finish()
+    _with_collector_paused(_read, Sink(source, text, result), pure_python)
     return result
 
 
 def _read(sink: Sink, pure_python: bool | None) -> None:
     if not (looks_like_json(sink.source, sink.text) and read_json(sink)):
         read_yaml(sink, parser_backend(want_pure(pure_python)))
+    sink.finish()
 
 
 def _with_collector_paused(run: Callable[..., Any], *args: Any) -> Any:
