@@ -28,7 +28,7 @@ from ..model import Node, Path, Span
 from .backend import Backend
 from .lazy_table import Tables
 from .result import Sink, problem
-from .scalars import key_string, resolve_plain, scalar_value
+from .scalars import NUMBER_START, WORDS, key_string, resolve_plain, scalar_value
 
 __all__ = ["Replay", "ReplayFile"]
 
@@ -193,8 +193,8 @@ class Replay:
                 at = (key_span[2], key_span[3]) if key_span is not None else (sm.line + lo1, sm.column + 1)
                 pos[path] = tuple.__new__(Node, (key_span, self._empty_value(*at)))
                 return None
-            if type(resolve_plain(v)) is str:
-                styles[path] = None
+            if v not in WORDS and (v[0] not in NUMBER_START or type(resolve_plain(v)) is str):  # text, as in
+                styles[path] = None  # yaml_reader: resolve_plain is only called when it can be a number
             end = (em.line + lo1, em.column + 1)
         else:
             if tag is None or type(scalar_value(v, tag, style)[0]) is str:
