@@ -451,7 +451,7 @@ def test_falls_back_to_pure_python_without_the_c_extension():
 
 # --------------------------------------------------------------------------- position replay, pinned
 
-# Every construct the position replay (_Replay._run) handles differently, in one file: flow and block
+# Every construct the position replay (load.position_table.Replay) handles differently, in one file: flow and block
 # collections, anchors, alias and non-string keys, collection keys (dropped), merge keys (a list and a
 # single alias), repeated keys at two levels, empty values, every scalar style and explicit tags. The
 # expected tables were produced by the loader before its replay loop was rewritten for speed; any
