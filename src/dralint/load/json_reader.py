@@ -39,11 +39,6 @@ class _Limit(_Invalid):
     """A document past MAX_NODES or MAX_DEPTH."""
 
 
-def looks_like_json(source: str, text: str) -> bool:
-    first = _WS.match(text, 0).end()
-    return source.lower().endswith(".json") or text[first:first + 1] in ("{", "[")
-
-
 class _Parser:
     """Parses one JSON value (a document) at a time, recording positions and styles."""
 
