@@ -320,3 +320,9 @@ def test_json_positions_with_lone_cr_are_not_converted_twice():
     # JSON lets \r be whitespace; its positions are counted in the editors' convention from the start
     result = load("x.json", b'{"a": 1,\r"a": 2,\r"b": [\r 1,\r x]}')
     assert where(result) == [("DRA002", 0, 1, 10), ("DRA001", 0, 1, 30)]
+
+
+def test_list_item_problem_in_a_lone_cr_file_is_converted_once():
+    result = load("l.yaml", b"apiVersion: v1\rkind: List\ritems:\r- 1\r- {a: 1}\n")
+    assert where(result) == [("DRA003", 0, 1, 36)]
+    assert [d.list_item for d in result.documents] == [1]

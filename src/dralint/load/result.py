@@ -41,7 +41,7 @@ def problem(code: str, message: str, source: str, document: int, span: Span, pat
 class Sink:
     """Collects one source's documents and problems while it is read."""
 
-    __slots__ = ("source", "text", "lines", "result", "parser_coordinates", "_per_document", "_dropped")
+    __slots__ = ("source", "text", "lines", "result", "parser_coordinates", "_per_document", "_dropped", "_converted")
 
     def __init__(self, source: str, text: str, result: LoadResult) -> None:
         self.source = source
@@ -53,15 +53,22 @@ class Sink:
         self._per_document: dict[int, int] = {}
         # document (or _REST_OF_FILE) -> (problems not kept, document and span of the first)
         self._dropped: dict[int, tuple[int, int, Span]] = {}
+        self._converted: set[int] = set()  # ids of problems positioned from a (converted) position table
 
-    def add(self, code: str, message: str, document: int, span: Span, path: Path = ()) -> None:
-        """Record a problem, or only count it once its document or the file has too many."""
+    def add(self, code: str, message: str, document: int, span: Span, path: Path = (), *,
+            converted: bool = False) -> None:
+        """Record a problem, or only count it once its document or the file has too many.
+
+        `converted`: the span comes from a position table, already in the editors' convention.
+        """
         kept = self._per_document.get(document, 0)
         if kept >= MAX_PROBLEMS_PER_DOCUMENT or len(self.result.problems) >= MAX_PROBLEMS_PER_FILE:
             self.drop(document, 1, span)
             return
         self._per_document[document] = kept + 1
         self.result.problems.append(problem(code, message, self.source, document, span, path))
+        if converted:
+            self._converted.add(id(self.result.problems[-1]))
 
     def drop(self, document: int, count: int, span: Span) -> None:
         """Count problems that are not kept: per document, or for the rest of the file once it has too many."""
@@ -84,7 +91,7 @@ class Sink:
             result.problems.append(problem("DRA005", message, self.source, doc, span))
         lines = self.lines
         for p in result.problems:
-            p.span = lines.inside(p.span, self.parser_coordinates)
+            p.span = lines.inside(p.span, self.parser_coordinates and id(p) not in self._converted)
         result.problems.sort(key=lambda p: (p.document, p.span.line, p.span.column))
 
     def document(self, root: dict, tables: Callable[[], Tables], doc_index: int) -> None:
@@ -97,7 +104,7 @@ class Sink:
                     pos = tables()[0]
                     node = pos.get(("items", i)) or pos.get(("items",)) or pos.get(())
                     self.add("DRA003", f"item {i} of the List is {describe(item)}, not an object", doc_index,
-                             node.value if node else Span.point(), ("items", i))
+                             node.value if node else Span.point(), ("items", i), converted=True)
                     continue
                 fill = items.item(i)
                 self.result.documents.append(Document(
