@@ -451,7 +451,7 @@ def test_falls_back_to_pure_python_without_the_c_extension():
 
 # --------------------------------------------------------------------------- position replay, pinned
 
-# Every construct the position replay (_Replay._run) handles differently, in one file: flow and block
+# Every construct the position replay (load.position_table.Replay) handles differently, in one file: flow and block
 # collections, anchors, alias and non-string keys, collection keys (dropped), merge keys (a list and a
 # single alias), repeated keys at two levels, empty values, every scalar style and explicit tags. The
 # expected tables were produced by the loader before its replay loop was rewritten for speed; any
@@ -530,7 +530,7 @@ TRICKY_POSITIONS = [
         ('m',): ((11, 1, 11, 2), (12, 3, 29, 11)),
         ('list', 0): (None, (31, 3, 31, 8)),
         ('list', 1): (None, (32, 3, 32, 4)),
-        ('list', 2): (None, (33, 2, 33, 3)),
+        ('list', 2): (None, (33, 2, 33, 2)),  # nothing at the end of a line: no character wide (inside the file)
         ('list', 3, 'a'): ((34, 4, 34, 5), (34, 7, 34, 8)),
         ('list', 3): (None, (34, 3, 34, 9)),
         ('list', 4, 0): (None, (35, 5, 35, 11)),

@@ -74,7 +74,8 @@ def test_policies_from_the_config_file(tmp_path):
     [
         # The position of the CEL error inside a folded block scalar, mapped into the file.
         ("bad-cel.yaml", "bad-cel.yaml:11:16: CEL error in expression: syntax error: mismatched input ')'"),
-        ("bad-yaml.yaml", "bad-yaml.yaml:7:1: did not find expected ',' or '}'"),
+        # At the end of the file's last line (there is no line 7).
+        ("bad-yaml.yaml", "bad-yaml.yaml:6:33: did not find expected ',' or '}'"),
         ("bad-shape.yaml", "bad-shape.yaml:10:15: unknown severity 'fatal'; use error, warning or info"),
     ],
 )

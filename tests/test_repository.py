@@ -75,7 +75,7 @@ def test_files_without_kubernetes_objects_never_fail(name, text):
 
 def test_a_syntax_error_outside_a_manifest_is_an_info_at_its_position():
     assert _lint("tsconfig.json", '{\n  // comment\n  "strict": true\n}\n') == [(2, 3, "info", "DRA015")]
-    assert _lint("values.yaml", "image: [nginx\n") == [(2, 1, "info", "DRA015")]
+    assert _lint("values.yaml", "image: [nginx\n") == [(1, 14, "info", "DRA015")]
 
 
 @pytest.mark.parametrize(

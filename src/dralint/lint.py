@@ -144,6 +144,7 @@ class _Run:
             self.suppressor = self._suppressor()
         self.views_by_release: dict[str, list[DocumentView]] = {}
         self.result = LintResult()
+        self.late: list[list[Problem]] = []
 
     def check_source(self, source: Source) -> None:
         result = self.result
@@ -153,7 +154,10 @@ class _Run:
             self._add(source.name, None, [_unreadable(source)])
             return
         release, problems = file_release(source.name, source.data, self.options.release)
-        loaded = triage(source.name, source.data, load(source.name, source.data))
+        raw = load(source.name, source.data)
+        # Problems a position table finds while a report computes positions (dralint.load.LoadResult).
+        self.late.append(raw.late_problems)
+        loaded = triage(source.name, source.data, raw)
         if loaded.passed_over:
             result.passed_over_files.append(source.name)
         result.empty += loaded.empty
@@ -183,6 +187,10 @@ class _Run:
             late.extend(self.suppressor.unused())
         result.problems.extend(self.selection.apply(late))
         result.problems.sort(key=Problem.sort_key)
+        # Sorting computed every reported position: a position table that failed to build has said so by now.
+        failed = self.selection.apply([p for problems in self.late for p in problems])
+        if failed:
+            result.problems = sorted(result.problems + failed, key=Problem.sort_key)
         return result
 
     def _add(self, name: str, data: bytes | None, problems: list[Problem]) -> None:

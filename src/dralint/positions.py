@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from .load.lines import LineTable
 from .model import Document, Path, Span
 
 __all__ = ["string_span"]
@@ -20,38 +21,16 @@ _BREAKS = "\r\n"
 
 
 @lru_cache(maxsize=16)
-def _line_starts(text: str) -> tuple[int, ...]:
-    starts = [0]
-    i = 0
-    n = len(text)
-    while True:
-        j = text.find("\n", i)
-        k = text.find("\r", i)
-        if j == -1 and k == -1:
-            break
-        if k != -1 and (j == -1 or k < j):
-            i = k + 2 if text.startswith("\r\n", k) else k + 1
-        else:
-            i = j + 1
-        starts.append(i)
-        if i >= n:
-            break
-    return tuple(starts)
+def _lines(text: str) -> LineTable:
+    return LineTable(text)
 
 
 def _offset(text: str, line: int, column: int) -> int | None:
-    starts = _line_starts(text)
-    if not 1 <= line <= len(starts):
-        return None
-    return starts[line - 1] + column - 1
+    return _lines(text).index(line, column)
 
 
 def _pos(text: str, index: int) -> tuple[int, int]:
-    import bisect
-
-    starts = _line_starts(text)
-    ln = bisect.bisect_right(starts, index) - 1
-    return ln + 1, index - starts[ln] + 1
+    return _lines(text).position(index)
 
 
 # Each decoder returns (decoded string, list of (source start, source end) per output character).

@@ -3,10 +3,17 @@
 Files named explicitly are always read; directories are walked for
 `*.yaml`, `*.yml` and `*.json`, in a stable order, skipping hidden folders
 (`.git`, `.venv`) so a repository root can be linted as it is.
+
+Only regular files are read: a FIFO or a device named `x.yaml` would block the
+run forever, so it becomes a Source with an error (DRA006), as does a folder
+that cannot be listed. A file is read in one call of its own size (not of the
+size cap: a cap-sized buffer per file keeps a memory mapping per file alive,
+and ~65,000 of them hit the kernel's limit).
 """
 
 
 import os
+import stat
 import sys
 from typing import BinaryIO, Iterator, NamedTuple
 
@@ -28,7 +35,10 @@ def collect(paths: list[str], stdin: BinaryIO | None = None) -> Iterator[Source]
             yield Source("-", _read_stream(stream))
             continue
         if os.path.isdir(path):
-            for file in _walk(path):
+            for file, error in _walk(path):
+                if error is not None:
+                    yield Source(file, None, error)
+                    continue
                 real = os.path.realpath(file)
                 if real not in seen:
                     seen.add(real)
@@ -41,13 +51,21 @@ def collect(paths: list[str], stdin: BinaryIO | None = None) -> Iterator[Source]
         yield _read(path)
 
 
-def _walk(root: str) -> Iterator[str]:
-    found: list[str] = []
+def _walk(root: str) -> Iterator[tuple[str, str | None]]:
+    """(path, None) for each file to read, (folder, why) for each folder that cannot be listed; sorted."""
+    found: list[tuple[str, str | None]] = []
     visited: set[tuple[int, int]] = set()
-    for folder, dirs, files in os.walk(root, followlinks=True):
+
+    def unreadable(exc: OSError) -> None:
+        folder = exc.filename if isinstance(exc.filename, str) else root
+        found.append((os.path.normpath(folder), f"the folder cannot be listed ({exc.strerror or exc})"))
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=True):
         try:
             st = os.stat(folder)
-        except OSError:
+        except OSError as exc:
+            unreadable(exc)
+            dirs[:] = []
             continue
         # Symlinked folders can loop back on themselves.
         if (st.st_dev, st.st_ino) in visited:
@@ -58,21 +76,53 @@ def _walk(root: str) -> Iterator[str]:
         for name in files:
             if name.lower().endswith(EXTENSIONS) and not name.startswith("."):
                 # normpath: `dralint .` reports tests/a.yaml, as editors and CI annotations expect.
-                found.append(os.path.normpath(os.path.join(folder, name)))
+                found.append((os.path.normpath(os.path.join(folder, name)), None))
     yield from sorted(found)
 
 
 def _read(path: str) -> Source:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         return Source(path, None, "no such file or directory")
     except IsADirectoryError:
         return Source(path, None, "is a directory")
     except OSError as exc:
         return Source(path, None, exc.strerror or str(exc))
-    return Source(path, data)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            return Source(path, None, "is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            return Source(path, None, f"not a regular file ({_file_type(st.st_mode)}); only files are read")
+        with os.fdopen(fd, "rb", closefd=True) as handle:
+            fd = -1
+            return Source(path, _read_regular(handle, st.st_size))
+    except OSError as exc:
+        return Source(path, None, exc.strerror or str(exc))
+    finally:
+        if fd != -1:
+            os.close(fd)
+
+
+def _read_regular(handle: BinaryIO, size: int) -> bytes:
+    """The file's bytes, at most MAX_BYTES + 1 (enough to tell the loader it is too big)."""
+    want = min(size, MAX_BYTES) + 1
+    data = handle.read(want)
+    if len(data) == want and want <= MAX_BYTES:  # it grew, or reports no size (/proc): read on, to the cap
+        data += handle.read(MAX_BYTES + 1 - want)
+    return data
+
+
+def _file_type(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "another kind of file"
 
 
 def _read_stream(stream: BinaryIO) -> bytes:

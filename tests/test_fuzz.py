@@ -1,0 +1,49 @@
+"""Seeded fuzzing of the whole pipeline, in process (issue 9, "keep it so").
+
+Mutants of real manifests (the test cases, the examples and ../shared/corpus
+when present) are linted with every rule and rendered in every output format:
+no exception, no DRA901, valid JSON and SARIF, every position inside its file,
+and no input slower than a few seconds. tools/fuzz.py is the same check for
+longer runs (see its docstring).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+from conftest import ROOT
+
+_spec = importlib.util.spec_from_file_location("dralint_fuzz", ROOT / "tools" / "fuzz.py")
+fuzz = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fuzz)
+
+SEED = 20261123
+MUTANTS = 500
+BUDGET_SECONDS = 15  # the suite's share; tools/fuzz.py runs as long as asked
+MAX_SECONDS_PER_INPUT = 3
+
+
+def _run(seed: int, count: int, budget: float) -> tuple[int, list[str]]:
+    deadline = time.monotonic() + budget
+    failures: list[str] = []
+    done = 0
+    for n, name, data in fuzz.mutants(seed, fuzz.corpus_files()):
+        if n >= count or time.monotonic() > deadline:
+            break
+        failures += [f"mutant {n} of {name}: {f}" for f in fuzz.check(name, data, MAX_SECONDS_PER_INPUT)]
+        done += 1
+    return done, failures
+
+
+def test_fuzzed_manifests_through_every_format():
+    done, failures = _run(SEED, MUTANTS, BUDGET_SECONDS * 0.8)
+    assert done >= 100, f"only {done} mutants in the time budget"
+    assert failures == []
+
+
+def test_fuzzed_manifests_with_the_pure_python_parser(monkeypatch):
+    monkeypatch.setenv("DRALINT_PURE_PYTHON", "1")
+    done, failures = _run(SEED + 1, MUTANTS // 5, BUDGET_SECONDS * 0.2)
+    assert done >= 20, f"only {done} mutants in the time budget"
+    assert failures == []
