@@ -13,7 +13,7 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "src" / "dralint"
 MAX_MODULE_LINES = 600
-MAX_FUNCTION_LINES = 85  # "about 80"
+MAX_FUNCTION_LINES = 85  # "about 80", docstrings not counted
 
 
 def _modules() -> dict[str, Path]:
@@ -100,6 +100,13 @@ def test_the_cycle_finder_finds_cycles():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+def _docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    first = node.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return first.end_lineno - first.lineno + 1
+    return 0
+
+
 def test_modules_and_functions_stay_small():
     too_long = []
     for name, file in _modules().items():
@@ -109,7 +116,7 @@ def test_modules_and_functions_stay_small():
             too_long.append(f"{name}: {lines} lines")
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                length = node.end_lineno - node.lineno + 1
+                length = node.end_lineno - node.lineno + 1 - _docstring_lines(node)
                 if length > MAX_FUNCTION_LINES:
                     too_long.append(f"{name}.{node.name}: {length} lines")
     assert too_long == []
