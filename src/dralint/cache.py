@@ -30,6 +30,8 @@ import json
 import os
 from typing import Any
 
+from . import __version__
+
 MAX_ENTRIES = 20_000
 KEY_FILE = "key"
 KEY_BYTES = 32
@@ -174,8 +176,6 @@ def _secret(folder: str) -> bytes:
 
 def code_fingerprint(*module_files: str) -> str:
     """dralint's version plus size and mtime of the given files: changes whenever the checking code does."""
-    from . import __version__
-
     parts = [__version__]
     for path in module_files:
         try:

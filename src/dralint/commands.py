@@ -7,12 +7,11 @@ import json
 import sys
 
 from .arguments import UsageError
+from .catalog import ENGINE_CHECKS
+from .registry import all_rules
 
 
 def all_checks(rules_dirs: list[str] | None = None, plugins: bool = True) -> list[dict]:
-    from .catalog import ENGINE_CHECKS
-    from .registry import all_rules
-
     rows = [
         {"code": c.code, "slug": c.slug, "severity": str(c.severity), "summary": c.summary, "origin": "engine", "doc": c.summary}
         for c in ENGINE_CHECKS.values()

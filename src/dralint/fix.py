@@ -14,19 +14,10 @@ from typing import Iterable
 from .lint import LintOptions, lint
 from .model import Edit, Problem, Severity
 from .repairs import apply
+from .rewrite import write_atomic
 from .sources import Source
 
 MAX_PASSES = 5
-
-
-def with_fixes(options: LintOptions) -> LintOptions:
-    """Options whose problems carry every known fix, the migrate rewrite included (computed only when read)."""
-    # Imported here: migrate brings ruamel's round-trip loader, which only runs that fix need.
-    from .migration_fixes import attach_migration_fixes
-
-    if attach_migration_fixes not in options.fixers:
-        options.fixers = (*options.fixers, attach_migration_fixes)
-    return options
 
 
 def _errors(problems: list[Problem]) -> int:
@@ -68,8 +59,6 @@ def fix_text(name: str, text: str, options: LintOptions) -> str:
 
 def fix_sources(sources: Iterable[Source], options: LintOptions) -> list[str]:
     """Fix and rewrite each readable file; the names of the files written."""
-    from .migrate import write_atomic
-
     written = []
     for source in sources:
         if source.data is None or source.name == "-":

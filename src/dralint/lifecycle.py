@@ -21,9 +21,10 @@ both naming what to move to.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from . import schemas
 from .model import Document, Problem, Severity
@@ -239,8 +240,6 @@ def upgrade_problems(doc: Document, target: str, release: str) -> list[Problem]:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m dralint.lifecycle [1.NN ...]`: print the table (what `dralint versions` would show)."""
-    import sys
-
     args = list(sys.argv[1:] if argv is None else argv)
     releases = [parse_release(a) for a in args] if args else None
     sys.stdout.write(render_table(releases))

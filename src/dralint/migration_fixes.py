@@ -8,6 +8,7 @@ server; `lint` itself never imports migrate (which lints what it rewrites).
 from functools import lru_cache
 
 from .k8s.resource import MIGRATION_KINDS, MIGRATION_SOURCES
+from .lint import LintOptions
 from .model import Document, Edit, Fix, Problem, Span
 
 
@@ -46,6 +47,13 @@ def migrate_document(doc: Document) -> list[Fix]:
     if not edits:
         return []
     return [Fix(f"migrate this {doc.kind} to resource.k8s.io/v1 (as `dralint migrate` does)", tuple(edits))]
+
+
+def with_fixes(options: LintOptions) -> LintOptions:
+    """Options whose problems carry every known fix, the migrate rewrite included (computed only when read)."""
+    if attach_migration_fixes not in options.fixers:
+        options.fixers = (*options.fixers, attach_migration_fixes)
+    return options
 
 
 MIGRATABLE_RULES = ("DRA011", "DRA020", "DRA021")

@@ -115,7 +115,7 @@ def _looks_like_dra(group: str) -> bool:
     # resource; under the core group or a near miss of resource.k8s.io it is a mistake.
     if group == "" or group.endswith(".k8s.io") or group.endswith("kubernetes.io"):
         return True
-    import difflib
+    import difflib  # only for a DRA kind under another group: ~1 ms of a clean file's start-up
 
     return difflib.SequenceMatcher(None, group, GROUP).ratio() >= 0.8
 

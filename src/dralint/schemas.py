@@ -277,7 +277,7 @@ def _kind_note(kind: str | None) -> dict[str, Any]:
 def _did_you_mean(kind: str | None) -> str | None:
     if not kind:
         return None
-    import difflib
+    import difflib  # only for an unknown kind, as in resolve
 
     kinds = sorted(_all_kinds())
     for k in kinds:

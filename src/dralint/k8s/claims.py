@@ -21,7 +21,7 @@ What the API server does before validation matters for what it reports
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from .. import gates
-from .names import dns1123_label
+from .names import dns1123_label, dns1123_subdomain, qualified_name
 from .resource import (
     CLAIM_KINDS,
     DEVICE_REQUESTS_MAX,
@@ -378,8 +378,6 @@ def check_request_ref(doc: Any, ref: str, names: RequestNames) -> list[tuple[str
 
 def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tuple[Path, Path, str, str]]:
     """core ValidateNodeSelector: (API path, source path, error type, message)."""
-    from .names import qualified_name
-
     if not isinstance(selector, dict):
         return
     terms = selector.get("nodeSelectorTerms")
@@ -432,8 +430,6 @@ def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tupl
             if isinstance(key, str) and key != "metadata.name":
                 yield api + p + ("key",), src + p + ("key",), "Invalid", f"matchFields key '{key}' is not supported; only metadata.name is"
             elif key == "metadata.name":
-                from .names import dns1123_subdomain
-
                 for v, value in enumerate(values):
                     if isinstance(value, str) and dns1123_subdomain(value):
                         yield api + p + ("values", v), src + p + ("values", v), "Invalid", f"'{value}' is not a valid node name"

@@ -6,6 +6,7 @@ helpers in pkg/util/validation, so rules can report one problem per detail.
 
 from __future__ import annotations
 
+import json
 import re
 
 DNS1123_LABEL_MAX = 63
@@ -225,8 +226,6 @@ def go_json_size(value: object) -> int:
     UTF-8 as is. Floats with integral values print without '.0' in Go.
     Walked with a stack, not recursion: parameters can nest thousands of levels.
     """
-    import json
-
     size = 0
     pending = [value]
     while pending:
@@ -251,8 +250,6 @@ def go_json_size(value: object) -> int:
 
 
 def _go_json_string_size(text: str) -> int:
-    import json
-
     size = len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
     size += 5 * sum(text.count(c) for c in "<>&")
     return size + 3 * (text.count("\u2028") + text.count("\u2029"))

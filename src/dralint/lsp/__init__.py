@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import argparse
 
+from ..arguments import UsageError
+
 
 def lsp_command(argv: list[str]) -> int:
-    from ..arguments import UsageError
-
     parser = argparse.ArgumentParser(prog="dralint lsp", description="Run the dralint language server on standard input/output.")
     # Editors' launchers (vscode-languageclient, some Neovim set-ups) pass --stdio: accepted, it is the only transport.
     parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default and only transport)")

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 from .. import schemas
 from ..commands import all_checks
 from ..config import ConfigError, Overrides, build_options, discover
-from ..fix import fix_text, with_fixes
+from ..fix import fix_text
+from ..migration_fixes import with_fixes
 from ..lint import LintOptions, lint
 from ..load import load
 from ..model import Document, Problem

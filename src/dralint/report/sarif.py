@@ -18,6 +18,8 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
+from ..catalog import ENGINE_CHECKS
+from ..commands import all_checks
 from ..lint import LintResult
 from ..model import Fix, Problem, Severity, format_path
 from . import ReportOptions
@@ -33,7 +35,8 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 def docs_url() -> str:
     try:
-        from importlib.metadata import PackageNotFoundError, metadata
+        # Only SARIF asks the installed metadata: importlib.metadata is ~20 ms of start-up.
+        from importlib.metadata import metadata
 
         for entry in metadata("dralint").get_all("Project-URL") or []:
             label, _, url = entry.partition(",")
@@ -71,12 +74,8 @@ def fingerprint(p: Problem, uri: str) -> str:
 
 def _rule_descriptors(result: LintResult) -> tuple[list[dict[str, Any]], dict[str, int]]:
     try:
-        from ..commands import all_checks
-
         rows = all_checks()
     except Exception:  # a broken plugin must not cost the report
-        from ..catalog import ENGINE_CHECKS
-
         rows = [{"code": c.code, "slug": c.slug, "severity": str(c.severity), "summary": c.summary, "doc": c.summary}
                 for c in ENGINE_CHECKS.values()]
     known = {row["code"] for row in rows}

@@ -11,11 +11,24 @@ shutdown, 1 when a worker failed, 2 for a usage or start-up error.
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib.util
 import sys
 from typing import Any, Sequence
 
+from .. import __version__, schemas
 from ..arguments import Parser, UsageError, add_rule_arguments, overrides_from
+from ..config import ConfigError, build_options
 from ..k8s.resource import GROUP
+from ..lint import known_codes
+from ..model import Severity
+from ..registry import RuleLoadError, all_rules
+from ..schemas import DEFAULT_RELEASE, RELEASES
+from . import logs, tls
+from .app import Settings, WebhookApp
+from .metrics import Metrics
+from .review import IMMUTABLE_CODE, Policy, decide
+from .server import ServerSettings, serve
 
 DEFAULT_PORT = 8443
 
@@ -34,8 +47,6 @@ def _positive(kind: type) -> Any:
 
 
 def serve_parser() -> argparse.ArgumentParser:
-    from ..schemas import DEFAULT_RELEASE, RELEASES
-
     parser = Parser(
         prog="dralint serve",
         description="Run dralint as a Kubernetes validating admission webhook (HTTPS, AdmissionReview admission.k8s.io/v1 on POST /validate).",
@@ -67,21 +78,12 @@ def serve_parser() -> argparse.ArgumentParser:
 def serve_command(argv: Sequence[str]) -> int:
     args = serve_parser().parse_args(list(argv))
 
-    from . import logs
-
     logs.setup(args.log_level)
-    try:
-        import uvicorn  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("uvicorn") is None:  # the webhook extra
         print("dralint: error: `dralint serve` needs the webhook extra: pip install 'dralint[webhook]'", file=sys.stderr)
         return 2
 
     policy = build_policy(args)
-    from . import tls
-    from .app import Settings, WebhookApp
-    from .metrics import Metrics
-    from .review import IMMUTABLE_CODE
-    from .server import ServerSettings, serve
 
     for label, path in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key)):
         try:
@@ -98,11 +100,8 @@ def serve_command(argv: Sequence[str]) -> int:
     # Rules, schemas and compiled validators live as long as the process: move them out of the
     # collector's reach, so a full collection does not walk them on some unlucky request, and so
     # forked workers keep sharing their pages (a collection would write to every object it visits).
-    import gc
-
     gc.collect()
     gc.freeze()
-    from .. import __version__, schemas
 
     metrics = Metrics(
         kinds=schemas.ALL_DRA_KINDS,
@@ -131,11 +130,6 @@ def serve_command(argv: Sequence[str]) -> int:
 
 def build_policy(args: argparse.Namespace) -> Any:
     """What reviews are judged with, from the parsed arguments and the config file (as for `dralint lint`)."""
-    from ..config import ConfigError, build_options
-    from ..model import Severity
-    from ..registry import RuleLoadError
-    from .review import Policy
-
     try:
         options, settings = build_options(overrides_from(args)._replace(target_version=None, format=None))
         fail_on = settings.fail_on
@@ -152,11 +146,6 @@ def _warm_up(policy: Any) -> list[str]:
 
     Returns the rule codes known to this configuration (for the metrics' label values).
     """
-    from .. import schemas
-    from ..lint import known_codes
-    from ..registry import all_rules
-    from .review import decide
-
     options = policy.options
     catalog = schemas.catalog(options.release)
     for api_version in catalog.served_versions():

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..k8s.resource import GROUP
+from ..lint import lint_documents
 from ..model import Document, Node, Problem, Severity, Span, format_path
 
 REVIEW_API_VERSION = "admission.k8s.io/v1"
@@ -283,8 +284,6 @@ def decide(request: dict[str, Any], policy: Policy) -> Decision:
 
 def _lint(obj: dict[str, Any], policy: Policy, huge_integers: bool = False) -> list[Problem]:
     """The one call into the engine; with `huge_integers`, also DRA005 where the body had numbers too long to read."""
-    from ..lint import lint_documents
-
     doc = Document(source=SOURCE, index=0, data=obj, positions={(): Node(None, Span.point())})
     # Only problems of the object itself: a finding about the configuration (an unused `ignore-paths`
     # entry, DRA900) says nothing about this request and must not turn into a warning on every one.
