@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import CASES, ROOT, lint_json
+from conftest import ROOT, lint_json
 
 
 def _imports(args, env):

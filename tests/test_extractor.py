@@ -114,13 +114,13 @@ def test_every_schema_is_valid_2020_12():
         # Only reachable definitions, and every reference resolves.
         refs = set()
 
-        def walk(node):
+        def walk(node, refs=refs):
             if isinstance(node, dict):
                 for k, v in node.items():
                     if k == "$ref":
                         refs.add(v.removeprefix("#/$defs/"))
                     elif k not in ("default", "description"):
-                        walk(v)
+                        walk(v, refs)
             elif isinstance(node, list):
                 for v in node:
                     walk(v)

@@ -84,7 +84,7 @@ def test_kind_level_removal_inside_the_data():
 def test_upgrade_check(version, body, target, expected):
     found = _upgrade(CLAIM.format(version=version, body=body), target)
     assert [f[0] for f in found] == expected
-    for rule, line, column, message in found:
+    for _rule, line, column, message in found:
         assert (line, column) == (1, 13)  # the apiVersion value
         assert "use resource.k8s.io/v1" in message
         assert "dralint migrate --to resource.k8s.io/v1" in message

@@ -577,7 +577,7 @@ def test_replayed_positions_are_pinned(pure):
     r = load("tricky.yaml", TRICKY.encode(), pure_python=pure)
     assert [(p.rule, p.document, tuple(p.span), p.message) for p in r.problems] == TRICKY_PROBLEMS
     assert len(r.documents) == len(TRICKY_POSITIONS)
-    for doc, want_pos, want_styles in zip(r.documents, TRICKY_POSITIONS, TRICKY_STYLES):
+    for doc, want_pos, want_styles in zip(r.documents, TRICKY_POSITIONS, TRICKY_STYLES, strict=True):
         got = {path: (tuple(n.key) if n.key is not None else None, tuple(n.value)) for path, n in doc.positions.items()}
         assert got == want_pos
         assert list(got) == list(want_pos)  # same insertion order too (suppressions walk it)
@@ -610,7 +610,6 @@ def test_rule_runner_reports_under_each_rule_and_survives_a_crash():
     # DRA901 and does not stop the rules after it.
     from dralint.api import DocumentView, Rule
     from dralint.engine import run_document_rules
-    from dralint.model import Document
 
     def first(doc, report):
         report(("kind",), "one")

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import stat
-from pathlib import Path
 
 import pytest
 
@@ -76,7 +75,7 @@ def test_corpus_round_trip_lints_clean_at_1_35(entry, migrated_corpus):
     # Documents that held no beta DRA object are byte-identical; so is every comment line.
     old_docs, new_docs = _split(before), _split(after)
     assert len(old_docs) == len(new_docs)
-    for old, new in zip(old_docs, new_docs):
+    for old, new in zip(old_docs, new_docs, strict=True):
         if "resource.k8s.io/v1beta" not in old:
             assert old == new
     old_comments = [ln.strip() for ln in before.splitlines() if ln.strip().startswith("#")]

@@ -54,7 +54,7 @@ def _env(*paths: str) -> dict:
 
 
 def test_installed_plugin_rules_fire(plugin_path):
-    run = lint_json("-", input=CLAIM, env=_env(plugin_path), *("--select", "ACME"))
+    run = lint_json("-", "--select", "ACME", input=CLAIM, env=_env(plugin_path))
     assert run.code == 1
     assert [(p["rule"], p["name"], p["severity"], p["path"], p["line"], p["column"]) for p in run.problems] == [
         # From the callable entry point (dralint_acme_plugin.extra:rules).

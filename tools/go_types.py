@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Union
+from typing import Any, Iterable, Union
 
 __all__ = [
     "GoSyntaxError", "Ident", "Qualified", "Pointer", "Slice", "Map", "Struct", "Field",
@@ -283,11 +283,10 @@ class _Parser:
                 for spec in self._group(self._import_spec):
                     out.imports[spec[0]] = spec[1]
             elif tok.text == "type":
-                keyword_doc = self.doc()
+                first_doc = self.doc()
                 self.take()
-                for decl in self._group(lambda: self._type_spec(keyword_doc)):
+                for decl in self._type_group(first_doc):
                     out.types[decl.name] = decl
-                    keyword_doc = ()
             elif tok.text == "const":
                 self.take()
                 out.consts.extend(c for c in self._group(self._const_spec) if c is not None)
@@ -301,6 +300,11 @@ class _Parser:
             else:
                 raise self.error(f"unexpected {tok.text!r} at top level")
         return out
+
+    def _type_group(self, first_doc: Any) -> Any:
+        """The declarations of `type ( ... )` or one `type X ...`: the comment above `type` documents the first only."""
+        docs = [first_doc]
+        return self._group(lambda: self._type_spec(docs.pop() if docs else ()))
 
     def _group(self, spec):
         if self.at("("):

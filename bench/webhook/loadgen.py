@@ -188,7 +188,7 @@ async def under_heavy(port: int, ctx: ssl.SSLContext, requests: list[bytes], hea
         assert head.startswith(b"HTTP/1.1 200"), head
         await conn.reader.readexactly(3)
 
-    heavy_tasks = [asyncio.create_task(one_heavy(c, r)) for c, r in zip(heavy_conns, heavy_requests)]
+    heavy_tasks = [asyncio.create_task(one_heavy(c, r)) for c, r in zip(heavy_conns, heavy_requests, strict=True)]
     probes: list[float] = []
     reviews: list[float] = []
     began = time.perf_counter()

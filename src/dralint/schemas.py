@@ -19,8 +19,6 @@ from typing import Any, NamedTuple
 __all__ = [
     "GROUP",
     "DEFAULT_RELEASE",
-    "RELEASES",
-    "ALL_DRA_KINDS",
     "KindInfo",
     "VersionLifecycle",
     "Catalog",

@@ -123,7 +123,7 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
         candidates.append((m, line, i - starts[line - 1] + 1))
     if not candidates or starts is None:
         return [], []
-    lines = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+    lines = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
     strings = _string_spans(documents)
     directives: list[Directive] = []
     bad: list[_Bad] = []

@@ -117,7 +117,7 @@ def restore_untouched_lines(old: str, new: str, same_data: Callable[[str, str], 
     old_plain = [line.rstrip("\r\n") for line in old_lines]
     new_lines = split_lines(new)
     new_plain = [line.rstrip("\n") for line in new_lines]
-    first_ending = next((line[len(plain):] for line, plain in zip(old_lines, old_plain) if line != plain), "\n")
+    first_ending = next((line[len(plain):] for line, plain in zip(old_lines, old_plain, strict=True) if line != plain), "\n")
 
     def ending(i: int, new_line: str) -> str:
         if not new_line.endswith("\n"):
@@ -128,7 +128,7 @@ def restore_untouched_lines(old: str, new: str, same_data: Callable[[str, str], 
     out: list[str] = []
     for tag, i1, i2, j1, j2 in linediff.opcodes(old_plain, new_plain):
         if tag == "equal":
-            for i, j in zip(range(i1, i2), range(j1, j2)):
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=False):  # a replaced block pairs its common length
                 # Only the original's last line can lack an ending; if the emitter's has one, it is no longer last.
                 out.append(old_lines[i] + (first_ending if old_lines[i] == old_plain[i] and new_lines[j].endswith("\n") else ""))
             continue

@@ -121,7 +121,7 @@ def _policy_impls() -> tuple[list[dict], dict[str, Any]]:
         "dralint_string_find": find,
         "dralint_string_findAll": find_all,
         "dralint_string_findAll_int": find_all,
-        "dralint_list_isSorted": lambda lst: all(a <= b for a, b in zip(lst, lst[1:])),
+        "dralint_list_isSorted": lambda lst: all(a <= b for a, b in zip(lst, lst[1:], strict=False)),
         "dralint_list_sum": lambda lst: sum(lst),
         "dralint_list_min": lambda lst: min(lst),
         "dralint_list_max": lambda lst: max(lst),

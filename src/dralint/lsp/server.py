@@ -227,7 +227,7 @@ def code_actions(ls: DralintServer, params: types.CodeActionParams) -> list[type
     first = convert.from_position(params.range.start, linted.lines, codec)
     last = convert.from_position(params.range.end, linted.lines, codec)
     actions = []
-    for problem, diag in zip(linted.problems, linted.diagnostics):
+    for problem, diag in zip(linted.problems, linted.diagnostics, strict=True):
         if not convert.overlaps(problem.span, first, last):
             continue
         for rank, fix in enumerate(problem.fixes):

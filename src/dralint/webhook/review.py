@@ -396,7 +396,7 @@ def _same_spec(old: Any, new: Any) -> bool:
         elif isinstance(a, list) and isinstance(b, list):
             if len(a) != len(b):
                 return False
-            pending.extend(zip(a, b))
+            pending.extend(zip(a, b, strict=True))
         elif isinstance(a, (dict, list)) or isinstance(b, (dict, list)) or a != b:
             return False
     return True

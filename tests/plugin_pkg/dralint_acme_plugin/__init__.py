@@ -9,7 +9,7 @@ def gpu_limit(doc, report):
 
     Acme's nodes hold 4 GPUs each; a larger count can never be allocated.
     """
-    for i, req in doc.items("spec", "devices", "requests"):
+    for i, _request in doc.items("spec", "devices", "requests"):
         count = doc.get("spec", "devices", "requests", i, "exactly", "count", type=int)
         if count is not None and count > 4:
             report(("spec", "devices", "requests", i, "exactly", "count"), f"Acme nodes hold 4 GPUs; count {count} can never be allocated")
