@@ -29,8 +29,6 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-
 # (release, apiVersion, documents) — realistic shapes for each generation of the API.
 TEMPLATES: list[tuple[str, str]] = [
     (

@@ -265,10 +265,6 @@ class _Index:
                 f"({self.find(kind, close[0])[0][1].source})? Otherwise {otherwise}")
 
 
-def _namespace_text(ns: str | None) -> str:
-    return f"namespace {ns!r}" if ns else "no namespace"
-
-
 def _pod_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
     """(path, kind, name) of every claim or template a pod spec names."""
     base = pod_spec_path(view)

@@ -349,10 +349,6 @@ class Suppressor:
         self._entries_used: set[int] = set()
         self._entries_in_scope: set[int] = set()
 
-    @property
-    def active(self) -> bool:
-        return self.inline or bool(self.ignore and self.ignore.entries)
-
     def add_source(self, source: str, text: str | None, documents: list[Document]) -> None:
         """Read the `# dralint:` comments of a file before its problems are filtered."""
         relative = self._relative_of(source)
