@@ -178,3 +178,14 @@ def test_release_comment_with_crlf_and_many_comment_lines_is_linear():
     data = b"#\r\n" * 5000 + b"# dralint: kubernetes-version=1.30\r\napiVersion: v1\r\nkind: ConfigMap\r\n"
     result = lint([Source("crlf.yaml", data)], LintOptions("1.35"))
     assert result.problems == []
+
+
+def test_problems_are_capped_per_document_with_a_count_of_the_rest():
+    # Issue 9.11: memory grew with the number of problems (32k invalid claims: 556 MB).
+    labels = "".join(f"    bad_{i}$: x\n" for i in range(150))
+    text = f"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu\n  labels:\n{labels}"
+    problems = lint([Source("labels.yaml", text.encode())], LintOptions("1.35")).problems
+    assert len(problems) == 101
+    more = [p for p in problems if p.rule == "DRA005"]
+    assert [m.message for m in more] == ["50 more problems in this document were not listed (at most 100 are); this is where the first of them is"]
+    assert more[0].span.line == 106  # the 101st bad label: line 5 + 101

@@ -19,7 +19,7 @@ from . import schemas
 from .api import DocumentView, Rule
 from .catalog import ENGINE_CHECKS
 from .engine import run_document_rules, run_run_rules
-from .load import load
+from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity
 from .registry import all_rules
 from .releases import file_release
@@ -145,6 +145,7 @@ class _Run:
         self.views_by_release: dict[str, list[DocumentView]] = {}
         self.result = LintResult()
         self.late: list[list[Problem]] = []
+        self.listed: dict[str, int] = {}  # problems listed per file, for the cap on what run-scope rules add
 
     def check_source(self, source: Source) -> None:
         result = self.result
@@ -185,7 +186,11 @@ class _Run:
         if self.suppressor is not None:
             late = self.suppressor.keep(late)
             late.extend(self.suppressor.unused())
-        result.problems.extend(self.selection.apply(late))
+        by_source: dict[str, list[Problem]] = {}
+        for problem in self.selection.apply(late):
+            by_source.setdefault(problem.source, []).append(problem)
+        for source, problems in by_source.items():
+            result.problems.extend(_capped(problems, self.listed.get(source, 0)))
         result.problems.sort(key=Problem.sort_key)
         # Sorting computed every reported position: a position table that failed to build has said so by now.
         failed = self.selection.apply([p for problems in self.late for p in problems])
@@ -196,7 +201,8 @@ class _Run:
     def _add(self, name: str, data: bytes | None, problems: list[Problem]) -> None:
         if self.suppressor is not None:
             problems = self.suppressor.keep(problems)
-        kept = self.selection.apply(problems)
+        kept = _capped(self.selection.apply(problems))
+        self.listed[name] = len(kept)
         if kept:
             self.result.problems.extend(kept)
             if data is not None:
@@ -253,6 +259,37 @@ class _Run:
         if rules is None:
             rules = self.rules_by_type[key] = [r for r in self.document_rules if r.applies_to(api_version, kind, release)]
         return rules
+
+
+def _capped(problems: list[Problem], listed: int = 0) -> list[Problem]:
+    """At most MAX_PROBLEMS_PER_DOCUMENT of a document and MAX_PROBLEMS_PER_FILE of a file, then one
+    DRA005 saying how many more: 30,000 broken claims in one file must not cost 100,000 Problems.
+    `listed`: how many of the file's problems were listed before (run-scope rules report at the end)."""
+    if len(problems) + listed <= MAX_PROBLEMS_PER_DOCUMENT:
+        return problems
+    kept: list[Problem] = []
+    per_document: dict[int, int] = {}
+    dropped: dict[int, list[Problem]] = {}  # document, or -1 for the rest of the file -> [first dropped, count]
+    for p in problems:
+        count = per_document.get(p.document, 0)
+        if count < MAX_PROBLEMS_PER_DOCUMENT and len(kept) + listed < MAX_PROBLEMS_PER_FILE:
+            per_document[p.document] = count + 1
+            kept.append(p)
+            continue
+        key = p.document if len(kept) + listed < MAX_PROBLEMS_PER_FILE else -1
+        entry = dropped.setdefault(key, [p, 0])
+        entry[1] += 1
+    for key, (first, count) in dropped.items():
+        where = "this file" if key == -1 else "this document"
+        limit = MAX_PROBLEMS_PER_FILE if key == -1 else MAX_PROBLEMS_PER_DOCUMENT
+        kept.append(
+            Problem(
+                rule="DRA005", name=ENGINE_CHECKS["DRA005"].slug, severity=ENGINE_CHECKS["DRA005"].severity,
+                message=f"{count} more problems in {where} were not listed (at most {limit} are); this is where the first of them is",
+                source=first.source, document=first.document, span=first.span,
+            )
+        )
+    return kept
 
 
 def _upgrade_problems(documents: list[Document], target: str, release: str) -> list[Problem]:
