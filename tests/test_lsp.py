@@ -81,7 +81,8 @@ def _change(client: LanguageClient, uri: str, text: str, version: int) -> None:
 
 async def _published(client: LanguageClient, uri: str) -> types.PublishDiagnosticsParams:
     while True:
-        params = await asyncio.wait_for(client.wait_for_notification(PUBLISH), 20)
+        # Generous: the shared server re-lints every open buffer (a 400-object one too) on a config change.
+        params = await asyncio.wait_for(client.wait_for_notification(PUBLISH), 60)
         if params.uri == uri:
             return params
 
