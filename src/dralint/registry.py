@@ -6,7 +6,6 @@ so they can use nothing a plugin could not.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
 import sys
@@ -42,10 +41,13 @@ def rules_in_package(package: ModuleType) -> list[Rule]:
     return rules
 
 
+_namespaces: dict[str, str] = {}  # real path of a rules folder -> its package name in this process
+
+
 def folder_namespace(folder: str) -> str:
     """The package name a rules folder is mounted as: one per folder, whatever the load order."""
-    digest = hashlib.sha1(os.path.realpath(folder).encode("utf-8", "surrogateescape")).hexdigest()[:12]
-    return f"dralint_user_rules_{digest}"
+    real = os.path.realpath(folder)
+    return _namespaces.setdefault(real, f"dralint_user_rules_{len(_namespaces)}")
 
 
 def load_rules_dir(folder: str, *, namespace: str | None = None) -> list[Rule]:
