@@ -85,7 +85,7 @@ def _issues(doc) -> list[tuple[tuple, tuple, Any]]:
     from dralint.cel import compile_selector  # documents without selectors never load CEL
 
     # The same gate model as the other claim rules (`rule-options: feature-gates`).
-    gates = ("DRAConsumableCapacity",) if gate_enabled(doc, "DRAConsumableCapacity") else ()
+    gates = tuple(g for g in ("DRAConsumableCapacity", "DRAListTypeAttributes") if gate_enabled(doc, g))
     return [
         (path, locate, issue)
         for path, locate, expression in selectors
