@@ -13,14 +13,14 @@ import re
 
 from dralint.api import rule
 
-from dralint.k8s.claims import gate_enabled, node_selector_problems, too_many_type
+from dralint.k8s.claims import node_selector_problems, too_many_type
 from dralint.k8s.names import (
-    DNS1123_SUBDOMAIN_MAX,
     c_identifier,
     dns1123_label,
     dns1123_subdomain,
     driver_name_error_types,
     fully_qualified_name,
+    is_extended_resource_name,
     qualified_name,
     DEVICE_MAX_ID,
 )
@@ -392,3 +392,76 @@ def partition_type_attribute(doc, report):
         return
     for _, etype, msg in fully_qualified_name(value, doc.release_tuple):
         report(("spec", "partitionTypeAttribute"), f"'{value}' is invalid: {msg} ({etype})", error_type=etype)
+
+
+def _node_allocatable_field(doc) -> str:
+    return "nodeAllocatableResources" if doc.release_tuple >= (1, 37) else "nodeAllocatableResourceMappings"
+
+
+@rule("DRA574", "slice-node-allocatable-resources", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.36", None))
+def node_allocatable_resources(doc, report):
+    """A device's node-allocatable resources (DRANodeAllocatableResources): `nodeAllocatableResourceMappings` in 1.36, `nodeAllocatableResources` from 1.37.
+
+    Keys are node-allocatable resource names such as `cpu` or `memory`, never
+    extended resources (Invalid); `capacityKey` is a capacity name. From 1.37
+    each entry sets `mapping` or `overhead` (Required), and a mapping exactly
+    one of `capacityKey` and `deviceMultiplier` (a union: Invalid).
+
+    Invalid (1.37): `nodeAllocatableResources: {example.com/gpu-memory: {}}`.
+    """
+    field = _node_allocatable_field(doc)
+    go_type = device_go_type(doc)
+    for shape in devices(doc):
+        entries = kept(doc, go_type, shape.fields, field)
+        if not isinstance(entries, dict):
+            continue
+        for key, entry in entries.items():
+            api, src = shape.at(field, str(key))
+            if is_extended_resource_name(str(key)):
+                report(api, f"'{key}' is an extended resource name; only node-allocatable resources such as cpu or memory may be mapped (Invalid)", error_type="Invalid", locate=src, at_key=True)
+            if not isinstance(entry, dict):
+                continue
+            mapping = entry if field == "nodeAllocatableResourceMappings" else entry.get("mapping")
+            if field == "nodeAllocatableResources" and mapping is None and entry.get("overhead") is None:
+                report(api, "at least one of mapping or overhead must be specified (Required)", error_type="Required", locate=src, at_key=True)
+            if not isinstance(mapping, dict):
+                continue
+            where = () if mapping is entry else ("mapping",)
+            key_name = mapping.get("capacityKey")
+            if isinstance(key_name, str):
+                for etype, msg in _attribute_name_problems(doc, key_name):
+                    report(api + where + ("capacityKey",), f"capacityKey '{key_name}' is invalid: {msg} ({etype})", error_type=etype, locate=src + where + ("capacityKey",))
+            if field == "nodeAllocatableResources":
+                members = [m for m in ("capacityKey", "deviceMultiplier") if mapping.get(m) is not None]
+                if len(members) != 1:
+                    what = "neither is set" if not members else "both are set"
+                    report(api + where, f"exactly one of capacityKey and deviceMultiplier must be set, but {what} (Invalid)", error_type="Invalid", locate=src + where, at_key=True)
+
+
+SKIP_NODE_OPERATIONS = ("NodePrepareResources", "NodeUnprepareResources", "*")
+
+
+@rule("DRA575", "slice-skip-node-operations", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.37", None))
+def skip_node_operations(doc, report):
+    """`spec.skipNodeOperations` (1.37, DRAOptionalNodeOperations): a set of `NodePrepareResources`, `NodeUnprepareResources` or `*`.
+
+    Unknown values are NotSupported, repeated ones Duplicate; skipping
+    NodePrepareResources needs NodeUnprepareResources (or `*`) as well (Invalid).
+
+    Invalid: `skipNodeOperations: [NodePrepareResources]`.
+    """
+    seq = kept(doc, "ResourceSliceSpec", doc.get("spec", type=dict), "skipNodeOperations")
+    if not isinstance(seq, list):
+        return
+    base = ("spec", "skipNodeOperations")
+    seen: set = set()
+    for i, value in enumerate(seq):
+        if not isinstance(value, str):
+            continue
+        if value not in SKIP_NODE_OPERATIONS:
+            report(base + (i,), f"'{value}' is not supported: use {', '.join(SKIP_NODE_OPERATIONS)} (NotSupported)", error_type="NotSupported", replace_with=list(SKIP_NODE_OPERATIONS))
+        elif value in seen:
+            report(base + (i,), f"'{value}' is listed twice (Duplicate)", error_type="Duplicate")
+        seen.add(value)
+    if "NodePrepareResources" in seen and not seen & {"NodeUnprepareResources", "*"}:
+        report(base, "NodePrepareResources can only be skipped together with NodeUnprepareResources (or use '*') (Invalid)", error_type="Invalid", at_key=True)
