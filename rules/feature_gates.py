@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.api import rule
+from dralint.api import MapKey, rule
 from dralint.gates import field_gates as gates_of
 
 from dralint.k8s.claims import devices_path, gate_enabled, gate_on_by_default, is_nested, raw_requests
@@ -76,7 +76,7 @@ def _slice_dropped(doc: Any) -> Iterator[tuple[tuple, str, str]]:
             values = shape.fields.get(field)
             if isinstance(values, dict):
                 for key, value in values.items():
-                    yield from _dropped_fields(doc, value, go_value_type, shape.src + (field, str(key)))
+                    yield from _dropped_fields(doc, value, go_value_type, shape.src + (field, MapKey(key)))
 
 
 # The gate that serves DeviceTaintRule at all, per release (upstream's `+featureGate=` covers fields,

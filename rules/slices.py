@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from dralint.api import rule
+from dralint.api import MapKey, rule
 
 from dralint.k8s.claims import node_selector_problems, too_many_type
 from dralint.k8s.names import (
@@ -210,7 +210,7 @@ def attributes(doc, report):
             continue
         total = 0
         for key, attr in attrs.items():
-            api, src = shape.at("attributes", str(key))
+            api, src = shape.at("attributes", MapKey(key))
             for etype, msg in _attribute_name_problems(doc, str(key)):
                 report(api, f"attribute name '{key}' is invalid: {msg} ({etype})", error_type=etype, locate=src, at_key=True)
             if not isinstance(attr, dict):
@@ -252,7 +252,7 @@ def capacity(doc, report):
         caps = shape.fields.get("capacity")
         if isinstance(caps, dict):
             for key in caps:
-                api, src = shape.at("capacity", str(key))
+                api, src = shape.at("capacity", MapKey(key))
                 for etype, msg in _attribute_name_problems(doc, str(key)):
                     report(api, f"capacity name '{key}' is invalid: {msg} ({etype})", error_type=etype, locate=src, at_key=True)
         n = (len(attrs) if isinstance(attrs, dict) else 0) + (len(caps) if isinstance(caps, dict) else 0)
@@ -270,7 +270,7 @@ def _counters(doc, report, counters, api, src, limit):
     for key in counters:
         errs = dns1123_label(str(key))
         if errs:
-            report(api + (str(key),), f"counter name '{key}' is invalid: {errs[0]} (Invalid)", error_type="Invalid", locate=src + (str(key),), at_key=True)
+            report(api + (MapKey(key),), f"counter name '{key}' is invalid: {errs[0]} (Invalid)", error_type="Invalid", locate=src + (MapKey(key),), at_key=True)
 
 
 @rule("DRA568", "slice-shared-counters", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.33", None))
@@ -416,7 +416,7 @@ def node_allocatable_resources(doc, report):
         if not isinstance(entries, dict):
             continue
         for key, entry in entries.items():
-            api, src = shape.at(field, str(key))
+            api, src = shape.at(field, MapKey(key))
             if is_extended_resource_name(str(key)):
                 report(api, f"'{key}' is an extended resource name; only node-allocatable resources such as cpu or memory may be mapped (Invalid)", error_type="Invalid", locate=src, at_key=True)
             if not isinstance(entry, dict):

@@ -53,14 +53,20 @@ def is_capacity_value(node: Node) -> bool:
 
 
 def _walk(node: Node | None) -> Iterator[Node]:
+    """Children before their parent: an operand's error is found before the operator using it."""
     if node is None:
         return
-    yield node
     yield from _walk(node.target)
     for child in node.args:
         yield from _walk(child)
     for part in (node.iter_range, node.accu_init, node.loop_condition, node.loop_step, node.result):
         yield from _walk(part)
+    yield node
+
+
+def _ids(node: Node | None) -> Iterator[int]:
+    for n in _walk(node):
+        yield n.id
 
 
 def _quantity_text(value: object) -> str:
@@ -86,6 +92,7 @@ def _hint(op: str, value_on_left: bool, other: Node) -> str:
 def misuses(checked: Checked) -> list[Misuse]:
     """Operators applied to a capacity value that the API server's checker rejects."""
     found: list[Misuse] = []
+    failed: set[int] = set()  # nodes reported: an operator on them is not reported again
     for node in _walk(checked.root):
         if node.kind != "call" or len(node.args) != 2:
             continue
@@ -93,6 +100,8 @@ def misuses(checked: Checked) -> list[Misuse]:
         if op is None:
             continue
         left, right = node.args
+        if failed and failed & (set(_ids(left)) | set(_ids(right))):
+            continue
         for value, other, value_on_left in ((left, right, True), (right, left, False)):
             if not is_capacity_value(value):
                 continue
@@ -105,5 +114,6 @@ def misuses(checked: Checked) -> list[Misuse]:
                 f"found no matching overload for '{node.name}' applied to '({operands[0]}, {operands[1]})': "
                 f"capacity values are Quantities; {_hint(op, value_on_left, other)}",
             ))
+            failed.add(node.id)
             break
     return found
