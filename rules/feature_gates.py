@@ -79,8 +79,9 @@ def _slice_dropped(doc: Any) -> Iterator[tuple[tuple, str, str]]:
                     yield from _dropped_fields(doc, value, go_value_type, shape.src + (field, MapKey(key)))
 
 
-# The gate that serves DeviceTaintRule at all, per release (upstream's `+featureGate=` covers fields,
-# not kinds: the kind's gate is in the API server's storage set-up, dra-api-rules.md §2).
+# The gate that serves DeviceTaintRule at all, per release: upstream's `+featureGate=` markers cover
+# fields, not kinds (dra-api-rules.md §2: DRADeviceTaints 1.33-1.34, DRADeviceTaintRules from 1.35;
+# gate defaults from the generated table, so GA in 1.37 needs no entry here).
 _TAINT_RULE_GATE = (((1, 35), "DRADeviceTaintRules"), ((1, 33), "DRADeviceTaints"))
 
 
