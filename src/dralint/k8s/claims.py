@@ -26,7 +26,6 @@ from .resource import (
     CLAIM_KINDS,
     DEVICE_REQUESTS_MAX,
     EXACT_FIELDS,
-    FIRST_AVAILABLE_MAX,
     FLAT_VERSIONS,
     NESTED_VERSIONS,
     STRUCTURED_VERSIONS,
@@ -47,8 +46,9 @@ def short_circuits(doc: Any) -> bool:
     """Whether an over-long list stops the checks that declarative validation enforces in its entries.
 
     The hand-written validation (pkg/apis/resource/validation, `validateSlice`) checks
-    every entry and then adds TooMany, in every release: the per-entry errors of a list
-    over its maximum are reported too. Declarative validation (`+k8s:` tags) returns
+    every entry besides adding TooMany, in every release: the per-entry errors of a list
+    over its maximum are reported too (the API server's own tests show them; that source
+    is not in ../shared, the Go types and their tags are). Declarative validation (`+k8s:` tags) returns
     early at `+k8s:maxItems` (`MarkShortCircuit()` in zz_generated.validations.go), so
     its checks of the entries (uniqueness, formats and enums it covers) are not run. Its
     results replace the hand-written errors it covers only once the tags are enforced:
