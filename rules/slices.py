@@ -277,12 +277,17 @@ def _counters(doc, report, counters, api, src, limit):
 def shared_counters(doc, report):
     """`spec.sharedCounters` (DRAPartitionableDevices): at most 8 counter sets with unique DNS-label names, each with 1 to 32 counters named by DNS labels.
 
+    From 1.35 a slice lists either devices or shared counters, not both
+    (`+zeroOrOneOf=ResourceSliceType`; reported Invalid at `spec`, the path inferred).
+
     Invalid: two counter sets named `gpu-0-counters`.
     """
     spec = doc.get("spec", type=dict)
     seq = kept(doc, "ResourceSliceSpec", spec, "sharedCounters")
     if not isinstance(seq, list):
         return
+    if doc.release_tuple >= (1, 35) and seq and spec.get("devices"):
+        report(("spec",), "only one of devices and sharedCounters may be set: put the counter sets in a slice of their own (Invalid)", error_type="Invalid", at_key=True)
     base = ("spec", "sharedCounters")
     if len(seq) > COUNTER_SETS_MAX:
         _too_many(doc, report, base, base, len(seq), COUNTER_SETS_MAX, "spec.sharedCounters")
