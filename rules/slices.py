@@ -139,11 +139,13 @@ def node_selection(doc, report):
         _check_selector(report, selector, ("spec", "nodeSelector"), ("spec", "nodeSelector"))
 
 
-def _check_selector(report, selector, api, src):
+def _check_selector(report, selector, api, src, *, one_term: bool = True):
+    """A node selector; `one_term`: the slice-level one must have exactly one term (a device's
+    may have several up to 1.37: 1.38 restricts those too)."""
     for api_path, src_path, etype, msg in node_selector_problems(selector, api, src):
         report(api_path, f"{msg} ({etype})", error_type=etype, locate=src_path, at_key=etype == "Required")
     terms = selector.get("nodeSelectorTerms")
-    if isinstance(terms, list) and len(terms) > 1:
+    if one_term and isinstance(terms, list) and len(terms) > 1:
         report(api + ("nodeSelectorTerms",), f"must have exactly one node selector term, not {len(terms)} (Invalid)", error_type="Invalid", locate=src + ("nodeSelectorTerms",), at_key=True)
 
 
@@ -383,7 +385,7 @@ def device_node_selection(doc, report):
         selector = kept(doc, go_type, shape.fields, "nodeSelector")
         if isinstance(selector, dict):
             api, src = shape.at("nodeSelector")
-            _check_selector(report, selector, api, src)
+            _check_selector(report, selector, api, src, one_term=False)
 
 
 @rule("DRA572", "slice-partition-type-attribute", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.37", None))
