@@ -10,6 +10,8 @@ validation and are not checked here (DRA801 says so).
 from __future__ import annotations
 
 import re
+from decimal import Decimal
+from typing import Iterator
 
 from dralint.api import MapKey, rule
 
@@ -24,6 +26,7 @@ from dralint.k8s.names import (
     qualified_name,
     DEVICE_MAX_ID,
 )
+from dralint.k8s.formats import quantity_value
 from dralint.k8s.resource import STRUCTURED
 from dralint.k8s.slices import (
     ATTRIBUTE_VALUE_MAX_LENGTH,
@@ -472,3 +475,79 @@ def skip_node_operations(doc, report):
         seen.add(value)
     if "NodePrepareResources" in seen and not seen & {"NodeUnprepareResources", "*"}:
         report(base, "NodePrepareResources can only be skipped together with NodeUnprepareResources (or use '*') (Invalid)", error_type="Invalid", at_key=True)
+
+
+VALID_VALUES_MAX = 10
+
+
+def _policy_problems(policy: dict, capacity: Decimal | None) -> Iterator[tuple[tuple, str, str]]:
+    """(path suffix, error type, message) of one CapacityRequestPolicy, from its documented rules."""
+    values, valid_range = policy.get("validValues"), policy.get("validRange")
+    default = quantity_value(policy.get("default"))
+    if values is not None and valid_range is not None:
+        yield (), "Invalid", "set validValues or validRange, not both"
+    if isinstance(values, list):
+        if len(values) > VALID_VALUES_MAX:
+            yield ("validValues",), "TooMany", f"validValues has {len(values)} entries; at most {VALID_VALUES_MAX} are allowed"
+        parsed = [quantity_value(v) for v in values]
+        if None not in parsed:
+            if any(b <= a for a, b in zip(parsed, parsed[1:])):
+                yield ("validValues",), "Invalid", "validValues must be sorted in ascending order, without repeats"
+            if policy.get("default") is None:
+                yield ("default",), "Required", "default is required when validValues is set"
+            elif default is not None and default not in parsed:
+                yield ("default",), "Invalid", "default must be one of validValues"
+    if isinstance(valid_range, dict):
+        yield from _range_problems(valid_range, policy, default, capacity)
+
+
+def _range_problems(valid_range: dict, policy: dict, default: Decimal | None, capacity: Decimal | None) -> Iterator[tuple[tuple, str, str]]:
+    low, high, step = (quantity_value(valid_range.get(k)) for k in ("min", "max", "step"))
+    if valid_range.get("min") is None:
+        yield ("validRange", "min"), "Required", "validRange.min is required"
+    elif low is not None:
+        if low < 0:
+            yield ("validRange", "min"), "Invalid", "validRange.min must not be negative"
+        if capacity is not None and low > capacity:
+            yield ("validRange", "min"), "Invalid", "validRange.min must not exceed the capacity value"
+        if step is not None and capacity is not None and low + step > capacity:
+            yield ("validRange", "step"), "Invalid", "validRange.min + step must not exceed the capacity value"
+    if high is not None:
+        if capacity is not None and high > capacity:
+            yield ("validRange", "max"), "Invalid", "validRange.max must not exceed the capacity value"
+        if low is not None and low > high:
+            yield ("validRange", "min"), "Invalid", "validRange.min must not exceed validRange.max"
+    if policy.get("default") is None:
+        yield ("default",), "Required", "default is required when validRange is set"
+    elif default is not None and ((low is not None and default < low) or (high is not None and default > high)):
+        yield ("default",), "Invalid", "default must lie within validRange"
+
+
+@rule("DRA576", "slice-capacity-request-policy", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.34", None))
+def capacity_request_policy(doc, report):
+    """A capacity's `requestPolicy` (DRAConsumableCapacity) as its Go type documents it.
+
+    Only on a device with `allowMultipleAllocations: true`; `validValues` or
+    `validRange`, not both; at most 10 valid values, ascending, with `default`
+    one of them; a range needs `min` (0 <= min <= the capacity value, max <=
+    the value, min + step <= the value) and a `default` within it. The paths
+    and error types are the fields the rules name (the hand-written source was
+    not available).
+
+    Invalid: `requestPolicy: {default: 3Gi, validValues: [2Gi, 1Gi]}`.
+    """
+    go_type = device_go_type(doc)
+    for shape in devices(doc):
+        caps = shape.fields.get("capacity")
+        if not isinstance(caps, dict):
+            continue
+        shared = kept(doc, go_type, shape.fields, "allowMultipleAllocations") is True
+        for key, cap in caps.items():
+            policy = kept(doc, "DeviceCapacity", cap, "requestPolicy")
+            if not isinstance(policy, dict):
+                continue
+            api, src = shape.at("capacity", MapKey(key), "requestPolicy")
+            if not shared:
+                report(api, "a requestPolicy needs allowMultipleAllocations: true on the device (Invalid)", error_type="Invalid", locate=src, at_key=True)
+            for suffix, etype, msg in _policy_problems(policy, quantity_value(cap.get("value"))):
+                report(api + suffix, f"{msg} ({etype})", error_type=etype, locate=src + suffix, at_key=True)
