@@ -18,8 +18,7 @@ from typing import Any, Iterator
 
 from dralint.api import rule
 
-from dralint.k8s.claims import gate_enabled, items_validated, selector_lists
-from dralint.k8s.resource import DEVICE_SELECTORS_MAX
+from dralint.k8s.claims import gate_enabled, selector_lists
 from dralint.model import format_path
 
 _STRUCTURED = {
@@ -58,13 +57,12 @@ def selector_expressions(doc) -> Iterator[tuple[tuple, tuple, str]]:
     """Every CEL selector the API server compiles: (path, locate, expression).
 
     Only the selector lists the server validates (`_claims.selector_lists`): not
-    those of a request that sets both `exactly` and `firstAvailable` (1.33+),
-    and from 1.35 none inside an over-long list (requests > 32, firstAvailable
-    > 8, selectors > 32), which short-circuits to the size error alone.
+    those of a request that sets both `exactly` and `firstAvailable` (1.33+).
+    The hand-written CEL check runs on every selector, also inside an
+    over-long list (requests > 32, firstAvailable > 8, selectors > 32).
     """
     for api, src, seq in selector_lists(doc):
-        if items_validated(doc, seq, DEVICE_SELECTORS_MAX):
-            yield from _selectors(doc, api, src, seq)
+        yield from _selectors(doc, api, src, seq)
     if doc.kind == "DeviceClass" or doc.version in _FLAT:
         return
     # Selectors left on a v1beta2/v1 request itself (a flat-shape habit) are an unknown field the
@@ -85,7 +83,7 @@ def _issues(doc) -> list[tuple[tuple, tuple, Any]]:
     from dralint.cel import compile_selector  # documents without selectors never load CEL
 
     # The same gate model as the other claim rules (`rule-options: feature-gates`).
-    gates = ("DRAConsumableCapacity",) if gate_enabled(doc, "DRAConsumableCapacity") else ()
+    gates = tuple(g for g in ("DRAConsumableCapacity", "DRAListTypeAttributes") if gate_enabled(doc, g))
     return [
         (path, locate, issue)
         for path, locate, expression in selectors

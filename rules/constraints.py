@@ -21,19 +21,21 @@ from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONSTRAINTS_MAX, DEVICE_REQ
 from dralint.k8s.names import fully_qualified_name
 
 
-def _constraints(doc: Any) -> Iterator[tuple[tuple, dict]]:
+def _constraints(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, dict]]:
+    """Every entry (the hand-written checks run on each); with `covered`, none of an over-long
+    list from 1.37, for the checks that declarative validation covers (`items_validated`)."""
     base = devices_path(doc) + ("constraints",)
     seq = doc.get(*base, type=list, default=[])
-    if not items_validated(doc, seq, DEVICE_CONSTRAINTS_MAX):
+    if covered and not items_validated(doc, seq, DEVICE_CONSTRAINTS_MAX):
         return
     for k, item in enumerate(seq):
         if isinstance(item, dict):
             yield base + (k,), item
 
 
-def _refs(doc: Any) -> Iterator[tuple[tuple, str, int, list]]:
+def _refs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, str, int, list]]:
     """(path, value, index, list) of every validated constraint request reference."""
-    return request_refs(doc, _constraints(doc))
+    return request_refs(doc, _constraints(doc, covered))
 
 
 @rule("DRA501", "too-many-constraints", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -47,7 +49,7 @@ def too_many_constraints(doc, report):
 @rule("DRA502", "constraint-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
 def constraint_requests_too_many(doc, report):
     """A constraint may name at most 32 requests (TooLong in 1.31, TooMany from 1.32)."""
-    for path, c in _constraints(doc):
+    for path, c in _constraints(doc, covered=True):
         seq = c.get("requests")
         if isinstance(seq, list) and len(seq) > DEVICE_REQUESTS_MAX:
             report_too_many(doc, report, path + ("requests",), len(seq), DEVICE_REQUESTS_MAX, "constraint requests")
@@ -59,7 +61,7 @@ def constraint_request_duplicate(doc, report):
 
     Invalid: `requests: [gpu, gpu]`. Valid: `requests: [gpu, nic]`.
     """
-    report_request_refs(doc, report, _refs(doc), "duplicate", "constraint")
+    report_request_refs(doc, report, _refs(doc, covered=True), "duplicate", "constraint")
 
 
 @rule("DRA504", "constraint-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -122,7 +124,7 @@ def constraint_attribute_format(doc, report):
     Invalid: `matchAttribute: parentDeviceID`. Valid: `matchAttribute: gpu.example.com/parentDeviceID`.
     """
     consumable = doc.release_tuple >= (1, 34) and gate_enabled(doc, "DRAConsumableCapacity")
-    for path, c in _constraints(doc):
+    for path, c in _constraints(doc, covered=True):
         field = "matchAttribute"
         value = c.get("matchAttribute")
         if value is None and consumable:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from dralint.api import rule
+from dralint.api import MapKey, rule
 from dralint.gates import field_gates as gates_of
 
 from dralint.k8s.claims import devices_path, gate_enabled, gate_on_by_default, is_nested, raw_requests
 from dralint.k8s.resource import CLAIM_KINDS, STRUCTURED
+from dralint.k8s.slices import device_go_type, devices
 
 def _exact_objects(doc: Any) -> Iterator[tuple[int, tuple, dict]]:
     """(request index, source path, object) of every exact request as written."""
@@ -63,7 +64,32 @@ def _dropped(doc: Any) -> Iterator[tuple[tuple, str, str]]:
         yield from _dropped_fields(doc, c, "DeviceConstraint", devices_path(doc) + ("constraints", k))
 
 
-@rule("DRA801", "field-dropped-by-feature-gate", severity="warning", kinds=[*CLAIM_KINDS, "DeviceClass"], api_versions=STRUCTURED, releases=("1.32", None))
+def _slice_dropped(doc: Any) -> Iterator[tuple[tuple, str, str]]:
+    """Gated fields of a ResourceSlice: spec, each device, its attributes and capacities.
+
+    A field dropped from a v1beta1 device is located in the YAML (`devices[i].basic.<field>`)."""
+    yield from _dropped_fields(doc, doc.get("spec"), "ResourceSliceSpec", ("spec",))
+    go_type = device_go_type(doc)
+    for shape in devices(doc):
+        yield from _dropped_fields(doc, shape.fields, go_type, shape.src)
+        for field, go_value_type in (("attributes", "DeviceAttribute"), ("capacity", "DeviceCapacity")):
+            values = shape.fields.get(field)
+            if isinstance(values, dict):
+                for key, value in values.items():
+                    yield from _dropped_fields(doc, value, go_value_type, shape.src + (field, MapKey(key)))
+
+
+# The gate that serves DeviceTaintRule at all, per release: upstream's `+featureGate=` markers cover
+# fields, not kinds (dra-api-rules.md §2: DRADeviceTaints 1.33-1.34, DRADeviceTaintRules from 1.35;
+# gate defaults from the generated table, so GA in 1.37 needs no entry here).
+_TAINT_RULE_GATE = (((1, 35), "DRADeviceTaintRules"), ((1, 33), "DRADeviceTaints"))
+
+
+def _taint_rule_gate(doc: Any) -> str | None:
+    return next((gate for since, gate in _TAINT_RULE_GATE if doc.release_tuple >= since), None)
+
+
+@rule("DRA801", "field-dropped-by-feature-gate", severity="warning", kinds=[*CLAIM_KINDS, "DeviceClass", "ResourceSlice", "DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.32", None))
 def field_dropped(doc, report):
     """A field whose feature gate is off by default at this release is silently dropped on create.
 
@@ -76,9 +102,26 @@ def field_dropped(doc, report):
     (DRAExtendedResource, off 1.34-1.35). The object may then mean something
     else, or fail validation (a request with only firstAvailable has no device left).
 
+    A ResourceSlice loses, for example, list attributes (`ints`, `bools`,
+    `strings`, `versions`: DRAListTypeAttributes, off 1.36-1.37; an attribute
+    left without a value is then rejected), taints (DRADeviceTaints, off up to
+    1.35), counters (DRAPartitionableDevices, off up to 1.35) and
+    `nodeAllocatableResources` (DRANodeAllocatableResources, off 1.36-1.37). A
+    DeviceTaintRule is not served at all unless DRADeviceTaints (1.33-1.34) or
+    DRADeviceTaintRules (1.35-1.36) is on.
+
     Example (1.33): `firstAvailable: [...]` is dropped unless the cluster
     enables DRAPrioritizedList.
     """
+    if doc.kind == "DeviceTaintRule":
+        gate = _taint_rule_gate(doc)
+        if gate and not gate_on_by_default(doc, gate):
+            report(("kind",), f"DeviceTaintRule is only served when the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)
+        return
+    if doc.kind == "ResourceSlice":
+        for path, field, gate in _slice_dropped(doc):
+            report(path, f"{field} is silently dropped unless the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)
+        return
     if doc.kind == "DeviceClass":
         for path, field, gate in _dropped_fields(doc, doc.get("spec"), "DeviceClassSpec", ("spec",)):
             report(path, f"spec.{field} is ignored: the {gate} feature gate is off by default in Kubernetes {doc.release}", at_key=True)

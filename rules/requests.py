@@ -70,9 +70,13 @@ def request_name_duplicate(doc, report):
     """Request names must be unique within a claim.
 
     Reported at `requests[i].name` up to 1.34 and at `requests[i]` from 1.35.
+    From 1.37 (declarative `+k8s:unique=map`) not in a list over 32 entries,
+    which gets only its size error.
 
     Invalid: two requests both named `gpu`. Valid: `gpu-0` and `gpu-1`.
     """
+    if not items_validated(doc, raw_requests(doc), DEVICE_REQUESTS_MAX):
+        return
     _report_duplicate_names(doc, report, requests(doc), "duplicate request name '{name}': every request needs its own name (Duplicate)")
 
 
@@ -226,7 +230,8 @@ def device_class_name_format(doc, report):
 def too_many_first_available(doc, report):
     """`firstAvailable` may list at most 8 subrequests (TooMany).
 
-    From 1.35 the subrequests of an over-long list are not validated further.
+    Their own checks still run (hand-written); from 1.37 the declarative ones
+    (unique names) stop at an over-long list.
     """
     for req in requests(doc):
         if req.state == "first" and isinstance(req.first_available_raw, list) and len(req.first_available_raw) > FIRST_AVAILABLE_MAX:
@@ -254,9 +259,11 @@ def subrequest_name_duplicate(doc, report):
     """Subrequest names must be unique within one request.
 
     Reported at `firstAvailable[j].name` up to 1.34 and at `firstAvailable[j]` from 1.35.
+    From 1.37 (declarative `+k8s:unique=map`) not in an over-long list.
     """
+    over_long = not items_validated(doc, raw_requests(doc), DEVICE_REQUESTS_MAX)
     for req in requests(doc):
-        if req.state != "first" or not items_validated(doc, req.first_available_raw, FIRST_AVAILABLE_MAX):
+        if over_long or req.state != "first" or not items_validated(doc, req.first_available_raw, FIRST_AVAILABLE_MAX):
             continue
         owner = str(req.data.get("name")).replace("{", "{{").replace("}", "}}")
         _report_duplicate_names(doc, report, req.first_available, f"duplicate subrequest name '{{name}}' in request '{owner}' (Duplicate)")
@@ -297,8 +304,6 @@ def selector_cel_required(doc, report):
             expression: device.driver == "gpu.example.com"
     """
     for api, src, seq in selector_lists(doc):
-        if not items_validated(doc, seq, DEVICE_SELECTORS_MAX):
-            continue
         for k, selector in enumerate(seq):
             if isinstance(selector, dict) and selector.get("cel") is None:
                 report(api + (k, "cel"), "selector has no 'cel' entry: add 'cel: {expression: ...}' (Required)", error_type="Required", locate=src + (k, "cel") if "cel" in selector else src + (k,), at_key="cel" in selector)

@@ -122,7 +122,9 @@ def allocation(doc, report):
     """`status.allocation` as the `/status` endpoint validates a new allocation.
 
     Structured (1.31+): at most 32 results, each naming a request of the
-    spec, a valid driver, pool and device name; at most 64 config entries
+    spec, a valid driver, pool and device name (and from 1.34 at most 4
+    binding and 4 binding-failure conditions, from 1.35 at most 16
+    tolerations, from 1.37 a set of known skipNodeOperations); at most 64 config entries
     with `source` FromClass/FromClaim and valid opaque config; a valid node
     selector. Classic: `driverName` required, at most 32 resource handles of
     at most 16 KiB each, `availableOnNodes` a valid node selector;
@@ -160,6 +162,7 @@ def allocation(doc, report):
             share = res.get("shareID")
             if doc.release_tuple >= (1, 34) and isinstance(share, str) and not _UUID.fullmatch(share):
                 report(p + ("shareID",), f"shareID '{share}' must be a lower-case UUID (Invalid)", error_type="Invalid")
+            _result_lists(doc, report, res, p)
     configs = devices.get("config") if isinstance(devices.get("config"), list) else []
     cbase = base + ("devices", "config")
     if len(configs) > 64:
@@ -230,6 +233,26 @@ def _classic_allocation(doc: Any, report: Any, status: dict, alloc: Any) -> None
             report(api, f"{msg} ({etype})", error_type=etype, locate=src)
 
 
+# Per-result list limits of an allocation (Go types: +k8s:maxItems, +k8s:listType=set).
+_RESULT_LIST_MAX = (("bindingConditions", 4, (1, 34)), ("bindingFailureConditions", 4, (1, 34)), ("tolerations", 16, (1, 35)))
+_SKIP_NODE_OPERATIONS = ("NodePrepareResources", "NodeUnprepareResources", "*")
+
+
+def _result_lists(doc: Any, report: Any, res: dict, p: tuple) -> None:
+    for field, limit, since in _RESULT_LIST_MAX:
+        seq = res.get(field)
+        if doc.release_tuple >= since and isinstance(seq, list) and len(seq) > limit:
+            etype = too_many_type(doc)
+            report(p + (field,), f"{len(seq)} {field}; at most {limit} are allowed ({etype})", error_type=etype, at_key=True)
+    ops = res.get("skipNodeOperations")
+    if doc.release_tuple >= (1, 37) and isinstance(ops, list):
+        for n, op in enumerate(ops):
+            if isinstance(op, str) and op not in _SKIP_NODE_OPERATIONS:
+                report(p + ("skipNodeOperations", n), f"'{op}' is not supported: use {', '.join(_SKIP_NODE_OPERATIONS)} (NotSupported)", error_type="NotSupported")
+            elif op in ops[:n]:
+                report(p + ("skipNodeOperations", n), f"'{op}' is listed twice (Duplicate)", error_type="Duplicate")
+
+
 @rule("DRA603", "status-devices", severity="warning", kinds=["ResourceClaim"], api_versions=STRUCTURED, releases=("1.32", None))
 def device_status(doc, report):
     """`status.devices` (device health and network data) as the `/status` endpoint validates it.
@@ -257,6 +280,9 @@ def device_status(doc, report):
             continue
         p = base + (d,)
         key = _device_key(dev)
+        share = dev.get("shareID")
+        if doc.release_tuple >= (1, 34) and isinstance(share, str) and not _UUID.fullmatch(share):
+            report(p + ("shareID",), f"shareID '{share}' must be a lower-case UUID (Invalid)", error_type="Invalid")
         _driver(report, p + ("driver",), dev.get("driver"))
         _pool(report, p + ("pool",), dev.get("pool"))
         _device(report, p + ("device",), dev.get("device"))

@@ -4,8 +4,9 @@ deviceclass.py, status.py, feature_gates.py).
 The cases are the fixtures under tests/cases/rules/ with their `# expect:`
 comments, run by tests/test_cases.py. What differs between releases, pinned there:
 TooLong (1.31) vs TooMany (1.32+) for too many requests; a duplicate request
-name at `R.name` up to 1.34 and at `R` in 1.35, which also short-circuits an
-over-long list (no duplicate errors for its entries); a flat request's field
+name at `R.name` up to 1.34 and at `R` from 1.35; the entries of an over-long
+list validated in every release, without the declaratively covered checks
+(duplicates, formats) from 1.37 (too-many-requests-items.yaml); a flat request's field
 at its real path up to 1.32 and under `exactly` from 1.33; a matchAttribute
 without a domain (Required at `.domain` in 1.31, Invalid from 1.32); an empty
 identifier (Required up to 1.34, Invalid in 1.35); the admin-access label key

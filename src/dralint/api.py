@@ -24,7 +24,7 @@ DIR is loaded).
 import functools
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
-from .model import Document, Path, Severity
+from .model import Document, MapKey, Path, Severity
 
 __all__ = [
     "rule",
@@ -33,6 +33,7 @@ __all__ = [
     "RunView",
     "Reporter",
     "Severity",
+    "MapKey",
     "release_tuple",
 ]
 

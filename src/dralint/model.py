@@ -253,13 +253,20 @@ class Problem(Record):
         return (self.source, self.document, self.span.line, self.span.column, self.rule, self.message)
 
 
+class MapKey(str):
+    """A map key in a field path: printed in brackets (`attributes[model]`) even when it
+    looks like a field name, as the API server prints every map key."""
+
+    __slots__ = ()
+
+
 def format_path(path: Path) -> str:
     """The API server's field path form: `spec.devices.requests[0].name`, map keys as `[key]`."""
     out: list[str] = []
     for part in path:
         if isinstance(part, int):
             out.append(f"[{part}]")
-        elif out and _is_map_key(part):
+        elif out and (isinstance(part, MapKey) or _is_map_key(part)):
             out.append(f"[{part}]")
         else:
             out.append(f".{part}" if out else part)

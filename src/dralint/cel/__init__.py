@@ -7,7 +7,7 @@ Selectors
 ---------
 `compile_selector(expression, release, *, feature_gates=()) -> list[CelIssue]`
     Checks one `selectors[k].cel.expression` the way the API server of
-    Kubernetes `release` ("1.31" … "1.35") checks a *new* expression: length
+    Kubernetes `release` ("1.31" … "1.37") checks a *new* expression: length
     (1.32+, then nothing else), parse, type-check in that release's
     environment (variable `device`; the Kubernetes CEL libraries of the
     previous minor release), result type bool or dyn, and (1.32+) estimated
@@ -15,7 +15,10 @@ Selectors
     per (expression, release, gates), so each distinct expression is
     compiled once per run. `feature_gates` may contain "DRAConsumableCapacity"
     to declare `device.allowMultipleAllocations` (1.34+); without it that
-    field is an undeclared reference, as with the default gates.
+    field is an undeclared reference, as with the default gates. With
+    "DRAListTypeAttributes" (1.36+) the `includes()` helper is declared, for
+    scalar and list attributes alike. Capacity values are Quantities, as at the
+    API server: operators on them (`>=`, `+`, `==` with a number) are type errors.
 
 `CelIssue(kind, message, offset, length)`
     `kind`: "syntax", "undeclared", "type", "result-type", "too-long", "cost";
@@ -59,7 +62,7 @@ __all__ = [
 
 MAX_EXPRESSION_LENGTH = 10 * 1024
 MAX_COST = 1_000_000
-SUPPORTED = ((1, 31), (1, 35))
+SUPPORTED = ((1, 31), (1, 37))
 
 
 # Issue kinds that say an expression could not be judged: never cached, never passed over.
@@ -99,18 +102,20 @@ def _release(release: str) -> tuple[int, int]:
 
 
 def compile_selector(expression: str, release: str, *, feature_gates: Iterable[str] = ()) -> list[CelIssue]:
-    multi = "DRAConsumableCapacity" in set(feature_gates)
+    gates = set(feature_gates)
+    multi = "DRAConsumableCapacity" in gates
+    lists = "DRAListTypeAttributes" in gates
     # Verdicts persist across runs: a pre-commit run over unchanged selectors
     # then never builds the CEL environment (tens of milliseconds of protobuf).
     cache = _verdicts()
-    key = cache.key(release, str(multi), expression)
+    key = cache.key(release, str(multi), str(lists), expression)
     cached = cache.get(key)
     if isinstance(cached, list):
         try:
             return [CelIssue(*item[:4], tuple(item[4]) if len(item) > 4 else ()) for item in cached]
         except TypeError:
             pass
-    issues = list(_compile_selector(expression, release, multi))
+    issues = list(_compile_selector(expression, release, multi, lists))
     if not any(issue.kind in UNCHECKED for issue in issues):
         cache.put(key, [[i.kind, i.message, i.offset, i.length, list(i.suggestions)] for i in issues])
     return issues
@@ -135,7 +140,7 @@ def _verdicts() -> Any:
 
 
 @functools.lru_cache(maxsize=4096)
-def _compile_selector(expression: str, release: str, multi_alloc: bool) -> tuple[CelIssue, ...]:
+def _compile_selector(expression: str, release: str, multi_alloc: bool, list_attributes: bool = False) -> tuple[CelIssue, ...]:
     rel = _release(release)
     if rel < SUPPORTED[0]:
         return ()
@@ -149,19 +154,25 @@ def _compile_selector(expression: str, release: str, multi_alloc: bool) -> tuple
     from . import _env
 
     compat = (rel[0], rel[1] - 1)
-    env = _env.selector_env(compat, multi_alloc and rel >= (1, 34))
+    env = _env.selector_env(compat, multi_alloc and rel >= (1, 34), list_attributes and rel >= (1, 36))
     compiled, issues = _compile(env, expression, rel)
     if issues:
         return tuple(issues)
+    from . import _ast, _quantity
+
+    tree = _ast.checked(compiled.serialize())
+    misuses = _quantity.misuses(tree)
+    if misuses:
+        return tuple(CelIssue("type", m.message, m.offset, len(m.operator)) for m in misuses[:5])
     result = compiled.return_type().name().lower()
     if result not in ("bool", "dyn", "google.protobuf.any", "any"):
         return (CelIssue("result-type", f"must evaluate to bool or the unknown type, not {_type_text(result)}",
                          _first_token(expression), _token_length(expression, _first_token(expression))),)
     if rel >= (1, 32):
-        from . import _ast, _cost
+        from . import _cost
 
         try:
-            est = _cost.estimate(_ast.checked(compiled.serialize()))
+            est = _cost.estimate(tree)
         except Exception as exc:  # noqa: BLE001 - an estimator bug must not hide the other checks, nor pass silently
             return (CelIssue("cost-unknown", f"the cost of this selector could not be estimated ({type(exc).__name__}: {exc}), "
                              f"so whether the API server accepts it (limit {MAX_COST}) is unknown; please report it", None, 0),)
@@ -297,6 +308,9 @@ def _undeclared_message(name: str, rel: tuple[int, int]) -> str:
     base = f"undeclared reference to '{name}'"
     if hint:
         return f"{base}: {hint}"
+    if name == "includes":
+        when = "" if rel >= (1, 36) else " from Kubernetes 1.36"
+        return f"{base}: includes() exists{when} only when the cluster enables the alpha feature gate DRAListTypeAttributes"
     import difflib  # as in the suggestions above: only undeclared names get here
 
     close = difflib.get_close_matches(name, _function_names(rel), n=2, cutoff=0.8)

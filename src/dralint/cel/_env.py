@@ -91,13 +91,21 @@ def _optional_ext(compat: tuple[int, int]) -> list:
     return [ext_optional.ExtOptional()]
 
 
+# `includes()` (1.36, DRAListTypeAttributes): attribute values are dyn, so one member overload
+# on dyn serves scalar attributes (equality) and list attributes (membership) alike.
+_INCLUDES = [{"name": "includes", "overloads": [
+    {"id": "dra_dyn_includes_dyn", "target": {"type_name": "dyn"}, "args": [{"type_name": "dyn"}], "return": {"type_name": "bool"}},
+]}]
+
+
 @functools.lru_cache(maxsize=None)
-def selector_env(compat: tuple[int, int], with_multi_alloc: bool) -> Any:
+def selector_env(compat: tuple[int, int], with_multi_alloc: bool, with_list_attributes: bool = False) -> Any:
     """The environment for new DRA selector expressions at base compatibility version `compat`."""
     cel = _cel()
+    extra = _INCLUDES if with_list_attributes else None
     return cel.NewEnv(
         _device_pool(with_multi_alloc),
-        config=cel.NewEnvConfigFromYaml(_config(compat, dra=True)),
+        config=cel.NewEnvConfigFromYaml(_config(compat, dra=True, extra_functions=extra)),
         variables={"device": cel.Type(DEVICE_TYPE)},
         extensions=_optional_ext(compat),
     )

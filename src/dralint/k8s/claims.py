@@ -12,8 +12,8 @@ What the API server does before validation matters for what it reports
 * fields dropped because their feature gate is off by default
   (overridable with `rule-options: {feature-gates: {Gate: true}}`);
 * release differences: TooLong (1.31) vs TooMany (1.32+), duplicate paths
-  (`…[n].name` up to 1.34, `…[n]` in 1.35) and the 1.35 short-circuit of
-  over-long lists (only the size error, the items are not validated).
+  (`…[n].name` up to 1.34, `…[n]` in 1.35), and from 1.37 the short-circuit of
+  the declarative checks of an over-long list (see `short_circuits`).
 """
 
 
@@ -26,7 +26,6 @@ from .resource import (
     CLAIM_KINDS,
     DEVICE_REQUESTS_MAX,
     EXACT_FIELDS,
-    FIRST_AVAILABLE_MAX,
     FLAT_VERSIONS,
     NESTED_VERSIONS,
     STRUCTURED_VERSIONS,
@@ -44,12 +43,25 @@ def too_many_type(doc: Any) -> str:
 
 
 def short_circuits(doc: Any) -> bool:
-    """From 1.35 a list over its maximum size gets only the size error."""
-    return doc.release_tuple >= (1, 35)
+    """Whether an over-long list stops the checks that declarative validation enforces in its entries.
+
+    The hand-written validation (pkg/apis/resource/validation, `validateSlice`) checks
+    every entry besides adding TooMany, in every release: the per-entry errors of a list
+    over its maximum are reported too (the API server's own tests show them; that source
+    is not in ../shared, the Go types and their tags are). Declarative validation (`+k8s:` tags) returns
+    early at `+k8s:maxItems` (`MarkShortCircuit()` in zz_generated.validations.go), so
+    its checks of the entries (uniqueness, formats and enums it covers) are not run. Its
+    results replace the hand-written errors it covers only once the tags are enforced:
+    up to 1.36 they are un-prefixed (1.35, DeclarativeValidationTakeover off by default)
+    or `+k8s:alpha` (1.36, shadow only); in 1.37 `+k8s:beta`, enforced.
+    """
+    return doc.release_tuple >= (1, 37)
 
 
 def items_validated(doc: Any, seq: Any, limit: int) -> bool:
-    """Whether the API server validates the entries of `seq` (see `short_circuits`)."""
+    """Whether the declaratively covered checks of the entries of `seq` run (see `short_circuits`).
+
+    Use it for checks a `+k8s:` tag covers (tests/tag_rules.py), not for hand-written ones."""
     return not (short_circuits(doc) and isinstance(seq, list) and len(seq) > limit)
 
 
@@ -223,8 +235,9 @@ def raw_requests(doc: Any) -> list:
 def requests(doc: Any, *, all_entries: bool = False) -> list[Request]:
     """The requests the API server validates, modelled as described in the module docstring.
 
-    Without `all_entries`, an over-long list gives [] from 1.35 (short-circuit).
-    Computed once per document: most claim rules start from here.
+    Every entry, also of an over-long list (the hand-written checks run on each);
+    `all_entries` is kept for plugins that passed it. Computed once per document:
+    most claim rules start from here.
     """
     return doc.memo(("requests", all_entries), lambda: _requests(doc, all_entries))
 
@@ -232,8 +245,6 @@ def requests(doc: Any, *, all_entries: bool = False) -> list[Request]:
 def _requests(doc: Any, all_entries: bool) -> list[Request]:
     base = devices_path(doc) + ("requests",)
     seq = raw_requests(doc)
-    if not all_entries and not items_validated(doc, seq, DEVICE_REQUESTS_MAX):
-        return []
     prioritized = gate_enabled(doc, "DRAPrioritizedList")
     out: list[Request] = []
     for i, req in enumerate(seq):
@@ -279,9 +290,6 @@ def validated_exacts(doc: Any) -> Iterator[tuple[Request, Exact]]:
 def validated_subrequests(doc: Any) -> Iterator[tuple[Request, SubRequest]]:
     for req in requests(doc):
         if req.state != "first":
-            continue
-        fa = req.first_available_raw
-        if not items_validated(doc, fa, FIRST_AVAILABLE_MAX):
             continue
         for sub in req.first_available:
             yield req, sub
@@ -436,10 +444,10 @@ def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tupl
 
 
 def request_refs(doc: Any, entries: Iterable[tuple[Path, dict]]) -> Iterator[tuple[Path, str, int, list]]:
-    """(path, value, index, list) of every validated `requests` reference of constraint or config entries."""
+    """(path, value, index, list) of every `requests` reference of constraint or config entries."""
     for path, entry in entries:
         seq = entry.get("requests")
-        if not isinstance(seq, list) or not items_validated(doc, seq, DEVICE_REQUESTS_MAX):
+        if not isinstance(seq, list):
             continue
         for m, ref in enumerate(seq):
             if isinstance(ref, str):
@@ -450,8 +458,8 @@ def report_request_refs(doc: Any, report: Any, refs: Iterable[tuple[Path, str, i
     """Report the references with `problem` ("duplicate", "format" or "unknown"), as the API server checks them."""
     names = RequestNames(doc) if problem != "duplicate" else None
     for path, ref, m, seq in refs:
-        if problem == "duplicate":
-            if ref in seq[:m]:
+        if problem == "duplicate":  # declarative `+k8s:unique=set` from 1.37: not in an over-long list
+            if ref in seq[:m] and items_validated(doc, seq, DEVICE_REQUESTS_MAX):
                 report(path, f"request '{ref}' is listed twice in this {where} (Duplicate)", error_type="Duplicate")
             continue
         for kind, msg in check_request_ref(doc, ref, names):

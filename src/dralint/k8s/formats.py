@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from decimal import Decimal, InvalidOperation
 from typing import Any, Callable
 
 # k8s.io/apimachinery/pkg/api/resource: <signedNumber><suffix>, suffix one of the
@@ -32,6 +33,31 @@ def is_quantity(value: Any) -> bool:
         return True
     # Quantity.UnmarshalJSON parses strings.TrimSpace(value): surrounding white space is accepted.
     return isinstance(value, str) and _QUANTITY.fullmatch(value.strip(_GO_SPACE)) is not None
+
+
+_SUFFIX_FACTOR = {
+    "": Decimal(1), "m": Decimal("0.001"), "k": Decimal(10) ** 3, "M": Decimal(10) ** 6, "G": Decimal(10) ** 9,
+    "T": Decimal(10) ** 12, "P": Decimal(10) ** 15, "E": Decimal(10) ** 18,
+    "Ki": Decimal(2) ** 10, "Mi": Decimal(2) ** 20, "Gi": Decimal(2) ** 30, "Ti": Decimal(2) ** 40,
+    "Pi": Decimal(2) ** 50, "Ei": Decimal(2) ** 60,
+}
+_QUANTITY_PARTS = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))([KMGTPE]i|[mkMGTPE]|[eE][+-]?[0-9]+)?")
+
+
+def quantity_value(value: Any) -> Decimal | None:
+    """The exact value of a quantity (`16Gi` -> 17179869184), or None when it is not one."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    m = _QUANTITY_PARTS.fullmatch(str(value).strip(_GO_SPACE))
+    if m is None:
+        return None
+    number, suffix = m.group(1), m.group(2) or ""
+    try:
+        if suffix[:1] in ("e", "E"):
+            return Decimal(number).scaleb(int(suffix[1:]))
+        return Decimal(number) * _SUFFIX_FACTOR[suffix]
+    except (InvalidOperation, ValueError):
+        return None
 
 
 def is_date_time(value: Any) -> bool:

@@ -1,0 +1,95 @@
+"""Device taints: in a ResourceSlice (1.33+, DRADeviceTaints) and DeviceTaintRule (v1alpha3 1.33+,
+v1beta2 1.36+, v1 1.37+); the same DeviceTaint type is validated in both places.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from dralint.api import rule
+
+from dralint.k8s.claims import too_many_type
+from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, label_value, qualified_name
+from dralint.k8s.resource import STRUCTURED
+from dralint.k8s.slices import POOL_NAME_MAX, TAINTS_MAX, device_go_type, devices, kept, taint_effects
+
+
+def _taint_problems(taint: dict, release: tuple[int, int]) -> Iterator[tuple[tuple, str, str]]:
+    """(field suffix, error type, message) for one DeviceTaint."""
+    key = taint.get("key")
+    if isinstance(key, str):
+        errs = qualified_name(key) if key else []
+        if not key:
+            yield ("key",), "Required", "a taint key is required"
+        elif errs:
+            yield ("key",), "Invalid", f"taint key '{key}' is invalid: {errs[0]}"
+    value = taint.get("value")
+    if isinstance(value, str) and label_value(value):
+        yield ("value",), "Invalid", f"taint value '{value}' is invalid: {label_value(value)[-1]}"
+    effect = taint.get("effect")
+    allowed = taint_effects(release)
+    if isinstance(effect, str):
+        if not effect:
+            yield ("effect",), "Required", "a taint effect is required"
+        elif effect not in allowed:
+            yield ("effect",), "NotSupported", f"taint effect '{effect}' is not supported: use {', '.join(allowed)}"
+
+
+def _report_taint(report: Callable, taint: Any, release: tuple[int, int], api: tuple, src: tuple) -> None:
+    if not isinstance(taint, dict):
+        return
+    for suffix, etype, msg in _taint_problems(taint, release):
+        report(api + suffix, f"{msg} ({etype})", error_type=etype, locate=src + suffix, at_key=etype == "Required")
+
+
+@rule("DRA573", "slice-device-taints", severity="error", kinds=["ResourceSlice"], api_versions=STRUCTURED, releases=("1.33", None))
+def slice_taints(doc, report):
+    """Device taints in a ResourceSlice (DRADeviceTaints): at most 16 per device; key a label key, value a label value, effect NoSchedule or NoExecute (or None from 1.35).
+
+    Invalid: `taints: [{key: example.com/unhealthy, effect: PreferNoSchedule}]`.
+    """
+    go_type = device_go_type(doc)
+    for shape in devices(doc):
+        seq = kept(doc, go_type, shape.fields, "taints")
+        if not isinstance(seq, list):
+            continue
+        api, src = shape.at("taints")
+        if len(seq) > TAINTS_MAX:
+            etype = too_many_type(doc)
+            report(api, f"taints has {len(seq)} entries; at most {TAINTS_MAX} are allowed ({etype})", error_type=etype, locate=src, at_key=True)
+        for k, taint in enumerate(seq):
+            _report_taint(report, taint, doc.release_tuple, api + (k,), src + (k,))
+
+
+@rule("DRA581", "taint-rule-taint", severity="error", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.33", None))
+def rule_taint(doc, report):
+    """`spec.taint` of a DeviceTaintRule: key a label key (required), value a label value, effect required and NoSchedule or NoExecute (or None from 1.35).
+
+    Invalid: `taint: {key: "bad key", effect: Evict}`.
+    """
+    _report_taint(report, doc.get("spec", "taint", type=dict), doc.release_tuple, ("spec", "taint"), ("spec", "taint"))
+
+
+@rule("DRA582", "taint-rule-selector", severity="error", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.33", None))
+def rule_selector(doc, report):
+    """`spec.deviceSelector` of a DeviceTaintRule: `driver` a driver name, `pool` a pool name, `device` a DNS label, as in a ResourceSlice.
+
+    Invalid: `deviceSelector: {driver: GPU_Driver}`.
+    """
+    selector = doc.get("spec", "deviceSelector", type=dict)
+    if selector is None:
+        return
+    base = ("spec", "deviceSelector")
+    driver = selector.get("driver")
+    if isinstance(driver, str):
+        for etype, msg in driver_name_error_types(driver):
+            report(base + ("driver",), f"driver '{driver}' is invalid: {msg} ({etype})", error_type=etype)
+    pool = selector.get("pool")
+    if isinstance(pool, str):
+        if len(pool) > POOL_NAME_MAX:
+            report(base + ("pool",), f"the pool name must be no more than {POOL_NAME_MAX} characters (TooLong)", error_type="TooLong")
+        elif any(not part or dns1123_subdomain(part) for part in pool.split("/")):
+            report(base + ("pool",), f"pool name '{pool}' is invalid: each part between '/' must be a DNS subdomain (Invalid)", error_type="Invalid")
+    device = selector.get("device")
+    if isinstance(device, str) and dns1123_label(device):
+        report(base + ("device",), f"device name '{device}' is invalid: {dns1123_label(device)[0]} (Invalid)", error_type="Invalid")

@@ -1,0 +1,128 @@
+"""How the API server sees a ResourceSlice: device shapes, gated fields, limits per release.
+
+The v1alpha3/v1beta1 shape wraps a device's fields in `basic`; from 1.33 the
+server's internal type has them on the device itself (the v1beta2/v1 shape), so
+it reports `spec.devices[i].attributes` for a v1beta1 slice whose YAML has
+`spec.devices[i].basic.attributes` (the same quirk as `exactly` for claims).
+`DeviceShape.at` gives both paths.
+
+Limits come from the Go API types (`k8s.io/api/resource/<version>/types.go`) of
+each release; `+featureGate=` markers say which fields a cluster keeps
+(`dralint.gates`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, NamedTuple
+
+from .. import gates
+from .claims import gate_enabled
+
+Path = tuple
+
+DEVICES_MAX = 128
+# 1.35 names it ResourceSliceMaxDevicesWithTaintsOrConsumesCounters; 1.36 renames it
+# ResourceSliceMaxDevicesWithAdvancedFeatures and adds list attributes to the condition.
+DEVICES_MAX_ADVANCED = 64
+ATTRIBUTES_AND_CAPACITIES_MAX = 32
+ATTRIBUTE_VALUES_MAX = 48  # 1.36: values of list and scalar attributes together, per device
+ATTRIBUTE_VALUE_MAX_LENGTH = 64
+COUNTER_SETS_MAX = 8
+COUNTERS_PER_SET_MAX = 32
+COUNTER_CONSUMPTIONS_MAX = 2
+COUNTERS_PER_CONSUMPTION_MAX = 32
+TAINTS_MAX = 16
+BINDING_CONDITIONS_MAX = 4
+POOL_NAME_MAX = 253
+TAINT_EFFECTS = ("NoSchedule", "NoExecute")
+TAINT_EFFECTS_WITH_NONE = ("None", "NoSchedule", "NoExecute")  # from 1.35
+
+SCALAR_ATTRIBUTE_FIELDS = ("int", "bool", "string", "version")
+LIST_ATTRIBUTE_FIELDS = ("ints", "bools", "strings", "versions")
+
+
+def taint_effects(release: tuple[int, int]) -> tuple[str, ...]:
+    """Effects a device taint may have: `None` (report only) was added in 1.35."""
+    return TAINT_EFFECTS_WITH_NONE if release >= (1, 35) else TAINT_EFFECTS
+
+
+class DeviceShape(NamedTuple):
+    """Where one device's fields are: `api` as the server reports them, `src` in the YAML."""
+
+    index: int
+    device: dict
+    fields: dict  # the object holding attributes, capacity, ... (`basic` in the flat shape)
+    api: Path
+    src: Path
+
+    def at(self, *fields: Any) -> tuple[Path, Path]:
+        return self.api + fields, self.src + fields
+
+
+def is_flat(doc: Any) -> bool:
+    return (doc.api_version or "").rsplit("/", 1)[-1] in ("v1alpha3", "v1beta1")
+
+
+def device_go_type(doc: Any) -> str:
+    return "BasicDevice" if is_flat(doc) else "Device"
+
+
+def devices(doc: Any) -> Iterator[DeviceShape]:
+    flat = is_flat(doc)
+    internal_flat = flat and doc.release_tuple < (1, 33)
+    for i, dev in enumerate(doc.get("spec", "devices", type=list, default=[])):
+        if not isinstance(dev, dict):
+            continue
+        base = ("spec", "devices", i)
+        if flat:
+            basic = dev.get("basic")
+            if not isinstance(basic, dict):
+                continue
+            yield DeviceShape(i, dev, basic, base + ("basic",) if internal_flat else base, base + ("basic",))
+        else:
+            yield DeviceShape(i, dev, dev, base, base)
+
+
+def field_kept(doc: Any, go_type: str, field: str) -> bool:
+    """Whether the server keeps `field` of `go_type` (its gates on, as `gate_enabled` decides)."""
+    return all(gate_enabled(doc, g) for g in gates.field_gates(doc.release, doc.api_version, go_type).get(field, ()))
+
+
+def kept(doc: Any, go_type: str, obj: Any, field: str) -> Any:
+    """obj[field] when the server keeps it, else None."""
+    if not isinstance(obj, dict):
+        return None
+    value = obj.get(field)
+    return value if value is not None and field_kept(doc, go_type, field) else None
+
+
+def list_attribute_values(doc: Any, attr: dict) -> tuple[str | None, int]:
+    """(the list field set, number of values) of a list attribute the server keeps."""
+    for name in LIST_ATTRIBUTE_FIELDS:
+        value = kept(doc, "DeviceAttribute", attr, name)
+        if isinstance(value, list):
+            return name, len(value)
+    return None, 0
+
+
+def uses_advanced_features(doc: Any, shape: DeviceShape) -> bool:
+    """Whether a device lowers the slice's device limit to 64 (taints, counters; list attributes from 1.36)."""
+    go_type = device_go_type(doc)
+    if kept(doc, go_type, shape.fields, "taints") or kept(doc, go_type, shape.fields, "consumesCounters"):
+        return True
+    if doc.release_tuple < (1, 36):
+        return False
+    attrs = shape.fields.get("attributes")
+    if not isinstance(attrs, dict):
+        return False
+    return any(isinstance(a, dict) and list_attribute_values(doc, a)[0] for a in attrs.values())
+
+
+def devices_max(doc: Any) -> tuple[int, str]:
+    """(the slice's device limit, why) for this release."""
+    if doc.release_tuple < (1, 35):
+        return DEVICES_MAX, ""
+    if any(uses_advanced_features(doc, s) for s in devices(doc)):
+        why = "taints, consumes counters or has list attributes" if doc.release_tuple >= (1, 36) else "taints or consumes counters"
+        return DEVICES_MAX_ADVANCED, f" because a device uses {why}"
+    return DEVICES_MAX, ""
