@@ -49,6 +49,7 @@ from typing import Any, Iterable
 from .api import DocumentView, Rule, rule
 from .load import load
 from .model import Document, Path, Severity, Span
+from .positions import string_span
 
 API_VERSION = "dralint.dev/v1"
 KIND = "Policy"
@@ -63,6 +64,7 @@ class PolicyError(ValueError):
 
 
 def _cel() -> tuple[Any, Any]:
+    # The CEL package (~8 ms, more with its engine) loads only when a policy file is configured.
     try:
         from .cel import compile_policy, evaluate
     except ImportError as exc:  # pragma: no cover - the CEL package ships with dralint
@@ -247,8 +249,6 @@ class _Policy:
         length = max(int(getattr(issue, "length", 1) or 1), 1)
         span = None
         if offset is not None:
-            from .positions import string_span
-
             start = min(max(offset - shift, 0), len(expression))
             end = min(start + length, len(expression))
             span = string_span(self.doc, path, start, max(end, start))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from typing import Any
 
 from . import _decls
@@ -26,6 +27,7 @@ def _cel():
 @functools.lru_cache(maxsize=None)
 def _device_pool(with_multi_alloc: bool) -> Any:
     """A descriptor pool holding `kubernetes.DRADevice` (and google.protobuf.Struct)."""
+    # protobuf's descriptor modules load with the first environment built, not with dralint.cel.
     from google.protobuf import descriptor_pb2, descriptor_pool, struct_pb2
 
     F = descriptor_pb2.FieldDescriptorProto
@@ -86,6 +88,7 @@ def _config(compat: tuple[int, int], *, dra: bool, extra_functions: list[dict] |
 def _optional_ext(compat: tuple[int, int]) -> list:
     if compat < (1, 28):
         return []
+    # The optional-types extension exists from 1.28 environments on; older ones never load it.
     from cel_expr_python.ext import ext_optional
 
     return [ext_optional.ExtOptional()]
@@ -115,7 +118,6 @@ def selector_env(compat: tuple[int, int], with_multi_alloc: bool, with_list_attr
 
 def _policy_impls() -> tuple[list[dict], dict[str, Any]]:
     """Functions of the policy environment that dralint implements in Python (typed over dyn)."""
-    import re
 
     def find(s, p):
         m = re.search(p, s)
@@ -153,6 +155,7 @@ def _policy_impls() -> tuple[list[dict], dict[str, Any]]:
 @functools.lru_cache(maxsize=None)
 def policy_env() -> Any:
     cel = _cel()
+    # cel-expr-python's extensions load with the first policy environment, like the library itself.
     from cel_expr_python.ext import ext_optional
 
     decls, impls = _policy_impls()

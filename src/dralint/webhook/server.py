@@ -70,6 +70,7 @@ def _guarded_protocol(read_timeout: float) -> type:
     arrives, and stops when the headers are complete; the app then bounds the
     body. Between requests uvicorn's own keep-alive timeout applies.
     """
+    # uvicorn (~100 ms) loads when the server starts, not for `serve --help` or a configuration error.
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class GuardedHttpToolsProtocol(HttpToolsProtocol):
@@ -148,6 +149,7 @@ def _guarded_protocol(read_timeout: float) -> type:
 
 def _loop_factory(handshake_timeout: float = 60.0) -> Callable[[], asyncio.AbstractEventLoop]:
     """uvloop (else asyncio's loop) whose TLS servers drop a client that has not finished its handshake in time."""
+    # Optional (not on Windows), and ~70 ms: loaded when the server starts.
     try:
         import uvloop
 
@@ -166,6 +168,7 @@ def _loop_factory(handshake_timeout: float = 60.0) -> Callable[[], asyncio.Abstr
 
 def run_worker(app: WebhookApp, sock: socket.socket, settings: ServerSettings, slot: int) -> int:
     """Serve on `sock` until SIGTERM/SIGINT; return the exit code."""
+    # See GuardedHttpToolsProtocol: uvicorn loads in the serving process only.
     import uvicorn
 
     app.metrics.bind(slot)
