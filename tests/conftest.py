@@ -56,6 +56,18 @@ def pytest_runtest_setup(item):
     _current_module[0] = item.module.__name__ if item.module else item.nodeid
 
 
+def pytest_sessionfinish(session):
+    # An xdist worker hands its count to the controller, which prints the summary.
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["spawned"] = dict(_spawned)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    _spawned.update(getattr(node, "workeroutput", {}).get("spawned", {}))
+
+
 def pytest_terminal_summary(terminalreporter):
     if _spawned:
         detail = ", ".join(f"{name} {count}" for name, count in _spawned.most_common())
