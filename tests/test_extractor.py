@@ -98,12 +98,20 @@ def _all_schema_files():
 def test_every_schema_is_valid_2020_12():
     files = _all_schema_files()
     assert len(files) == 106
+    # The meta-schema checks each entry of $defs as a schema of its own, and most definitions recur in
+    # every release: checking each distinct one once is the same verdict at an eighth of the time.
+    checked_defs: set[str] = set()
     for path in files:
         schema = json.loads(path.read_text(encoding="utf-8"))
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         rel = path.relative_to(SCHEMAS).as_posix()
         assert schema["$id"] == f"https://dralint.dev/schemas/{rel}"
-        jsonschema.Draft202012Validator.check_schema(schema)
+        jsonschema.Draft202012Validator.check_schema({k: v for k, v in schema.items() if k != "$defs"})
+        for definition in schema["$defs"].values():
+            key = json.dumps(definition, sort_keys=True)
+            if key not in checked_defs:
+                checked_defs.add(key)
+                jsonschema.Draft202012Validator.check_schema(definition)
         text = path.read_text(encoding="utf-8")
         assert "#/components/" not in text and '"allOf"' not in text and '"nullable"' not in text, rel
         # apiVersion/kind are plain strings, metadata refs ObjectMeta.
