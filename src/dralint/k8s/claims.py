@@ -128,12 +128,17 @@ def _gate_enabled(doc: Any, gate: str) -> bool:
     if gate_default(doc.release_tuple, gate):
         return True
     keys = gates.gate_fields(doc.release, doc.api_version, gate)
-    return bool(keys) and not keys.isdisjoint(doc.memo("spec-keys", _keys_set, doc.get("spec")))
+    return bool(keys) and not keys.isdisjoint(spec_fields(doc))
 
 
-def _keys_set(node: Any) -> set:
-    """Every field name with a non-null value in `node` down to 12 levels: one walk for every gate."""
-    found: set = set()
+def spec_fields(doc: Any) -> set[str]:
+    """Every field name set (not null) anywhere in `spec`, 12 levels deep, found once per document:
+    whether a document uses a field at all, e.g. one a feature gate governs, is one set test."""
+    return doc.memo("spec-fields", _keys_set, doc.get("spec"))
+
+
+def _keys_set(node: Any) -> set[str]:
+    found: set[str] = set()
     _collect_keys(node, found, 0)
     return found
 
