@@ -139,21 +139,24 @@ def spec_fields(doc: Any) -> set[str]:
 
 def _keys_set(node: Any) -> set[str]:
     found: set[str] = set()
-    _collect_keys(node, found, 0)
+    # A stack of the mappings and lists still to look into, never scalars: a claim has a few
+    # dozen fields and this runs once per document, so no call per node.
+    pending = [(node, 0)] if isinstance(node, (dict, list)) else []
+    while pending:
+        node, depth = pending.pop()
+        if depth > 12:
+            continue
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if value is not None and isinstance(key, str):  # field names are strings; other keys may not hash
+                    found.add(key)
+                if isinstance(value, (dict, list)):
+                    pending.append((value, depth + 1))
+        else:
+            for item in node:
+                if isinstance(item, (dict, list)):
+                    pending.append((item, depth + 1))
     return found
-
-
-def _collect_keys(node: Any, found: set, depth: int) -> None:
-    if depth > 12:
-        return
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if value is not None and isinstance(key, str):  # field names are strings; other keys may not hash
-                found.add(key)
-            _collect_keys(value, found, depth + 1)
-    elif isinstance(node, list):
-        for item in node:
-            _collect_keys(item, found, depth + 1)
 
 
 # --- shapes ------------------------------------------------------------------
