@@ -160,6 +160,12 @@ class DocumentView:
             value = self._memo[key] = compute(*args)
             return value
 
+    def forget(self) -> None:
+        """Drop what `memo` holds. The engine calls it when the document's rules are done: a run that
+        keeps views to its end would otherwise keep every document's derived views, which the cyclic
+        garbage collector then walks again and again (+40 % of its time at 10,000 documents)."""
+        self._memo.clear()
+
     @property
     def group(self) -> str:
         av = self.api_version or ""
