@@ -80,15 +80,33 @@ def _issues(doc) -> list[tuple[tuple, tuple, Any]]:
     selectors = list(selector_expressions(doc))
     if not selectors:
         return []
-    from dralint.cel import compile_selector  # documents without selectors never load CEL
-
     # The same gate model as the other claim rules (`rule-options: feature-gates`).
     gates = tuple(g for g in ("DRAConsumableCapacity", "DRAListTypeAttributes") if gate_enabled(doc, g))
     return [
         (path, locate, issue)
         for path, locate, expression in selectors
-        for issue in compile_selector(expression, doc.release, feature_gates=gates)
+        for issue in _verdict(expression, doc.release, gates)
     ]
+
+
+# Verdicts of this process: compile_selector asks its on-disk cache (a SHA-256 key and an HMAC
+# seal, ~25 µs) for every selector, and a repository repeats the same few expressions in
+# thousands of documents. A verdict that could not be reached is not kept: it is asked again.
+_VERDICTS: dict[tuple[str, str, tuple[str, ...]], tuple] = {}
+
+
+def _verdict(expression: str, release: str, gates: tuple[str, ...]) -> tuple:
+    key = (expression, release, gates)
+    found = _VERDICTS.get(key)
+    if found is None:
+        from dralint.cel import UNCHECKED, compile_selector  # documents without selectors never load CEL
+
+        found = tuple(compile_selector(expression, release, feature_gates=gates))
+        if not any(issue.kind in UNCHECKED for issue in found):
+            if len(_VERDICTS) >= 4096:
+                _VERDICTS.clear()
+            _VERDICTS[key] = found
+    return found
 
 
 def _check(doc, report, kinds: set[str], unchecked: str | None = None) -> None:

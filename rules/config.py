@@ -10,27 +10,27 @@ from typing import Any, Iterator
 
 from dralint.api import rule
 
-from dralint.k8s.claims import report_request_refs, request_refs, devices_path, items_validated, report_too_many
+from dralint.k8s.claims import devices_path, items_validated, list_entries, report_request_refs, report_too_many, request_refs
 from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONFIG_MAX, DEVICE_REQUESTS_MAX, STRUCTURED
 from dralint.k8s.names import OPAQUE_PARAMETERS_MAX, driver_name_error_types, go_json_size
 
 KINDS = [*CLAIM_KINDS, "DeviceClass"]
 
 
+_BASES = {"DeviceClass": ("spec", "config"), "ResourceClaim": ("spec", "devices", "config"), "ResourceClaimTemplate": ("spec", "spec", "devices", "config")}
+
+
 def _config_base(doc: Any) -> tuple:
-    return ("spec", "config") if doc.kind == "DeviceClass" else devices_path(doc) + ("config",)
+    return _BASES.get(doc.kind) or devices_path(doc) + ("config",)
 
 
-def _configs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, dict]]:
+def _configs(doc: Any, covered: bool = False) -> list[tuple[tuple, dict]]:
     """Every entry (the hand-written checks run on each); with `covered`, none of an over-long
     list from 1.37, for the checks that declarative validation covers (`items_validated`)."""
     base = _config_base(doc)
-    seq = doc.get(*base, type=list, default=[])
-    if covered and not items_validated(doc, seq, DEVICE_CONFIG_MAX):
-        return
-    for k, item in enumerate(seq):
-        if isinstance(item, dict):
-            yield base + (k,), item
+    if covered and not items_validated(doc, doc.get(*base), DEVICE_CONFIG_MAX):
+        return []
+    return list_entries(doc, base)
 
 
 def _refs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, str, int, list]]:

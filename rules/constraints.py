@@ -15,22 +15,23 @@ from dralint.k8s.claims import (
     devices_path,
     gate_enabled,
     items_validated,
+    list_entries,
     report_too_many,
 )
 from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONSTRAINTS_MAX, DEVICE_REQUESTS_MAX, STRUCTURED
 from dralint.k8s.names import fully_qualified_name
 
 
-def _constraints(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, dict]]:
+_BASES = {"ResourceClaim": ("spec", "devices", "constraints"), "ResourceClaimTemplate": ("spec", "spec", "devices", "constraints")}
+
+
+def _constraints(doc: Any, covered: bool = False) -> list[tuple[tuple, dict]]:
     """Every entry (the hand-written checks run on each); with `covered`, none of an over-long
     list from 1.37, for the checks that declarative validation covers (`items_validated`)."""
-    base = devices_path(doc) + ("constraints",)
-    seq = doc.get(*base, type=list, default=[])
-    if covered and not items_validated(doc, seq, DEVICE_CONSTRAINTS_MAX):
-        return
-    for k, item in enumerate(seq):
-        if isinstance(item, dict):
-            yield base + (k,), item
+    base = _BASES.get(doc.kind) or devices_path(doc) + ("constraints",)
+    if covered and not items_validated(doc, doc.get(*base), DEVICE_CONSTRAINTS_MAX):
+        return []
+    return list_entries(doc, base)
 
 
 def _refs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, str, int, list]]:

@@ -7,12 +7,13 @@ in .dralint.yaml describes a cluster that enables a gate.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterator
 
-from dralint.api import MapKey, rule
+from dralint.api import MapKey, release_tuple, rule
 from dralint.gates import field_gates as gates_of
 
-from dralint.k8s.claims import devices_path, gate_enabled, gate_on_by_default, is_nested, raw_requests
+from dralint.k8s.claims import devices_path, gate_default, gate_enabled, gate_on_by_default, is_nested, raw_requests, spec_fields
 from dralint.k8s.resource import CLAIM_KINDS, STRUCTURED
 from dralint.k8s.slices import device_go_type, devices
 
@@ -43,6 +44,28 @@ def _dropped_fields(doc: Any, obj: Any, go_type: str, base: tuple) -> Iterator[t
         off = next((g for g in gates if not gate_on_by_default(doc, g)), None)
         if off is not None:
             yield base + (field,), field, off
+
+
+_CLAIM_TYPES = ("DeviceRequest", "ExactDeviceRequest", "DeviceSubRequest", "DeviceConstraint")
+
+
+@functools.lru_cache(maxsize=None)
+def _off_fields(release: str, api_version: str | None, go_types: tuple[str, ...]) -> frozenset[str]:
+    """The fields of `go_types` that a default cluster of `release` drops."""
+    rel = release_tuple(release)
+    return frozenset(
+        field for go_type in go_types for field, gates in gates_of(release, api_version, go_type).items()
+        if any(not gate_default(rel, g) for g in gates)
+    )
+
+
+def _nothing_dropped(doc: Any, go_types: tuple[str, ...]) -> bool:
+    """Whether the document sets none of those fields anywhere (most documents): one set test.
+    With `rule-options: feature-gates` the gates are the config's, and the fields are looked at."""
+    options = doc.options
+    if isinstance(options, dict) and options.get("feature-gates"):
+        return False
+    return _off_fields(doc.release, doc.api_version, go_types).isdisjoint(spec_fields(doc))
 
 
 def _dropped(doc: Any) -> Iterator[tuple[tuple, str, str]]:
@@ -123,8 +146,12 @@ def field_dropped(doc, report):
             report(path, f"{field} is silently dropped unless the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)
         return
     if doc.kind == "DeviceClass":
+        if _nothing_dropped(doc, ("DeviceClassSpec",)):
+            return
         for path, field, gate in _dropped_fields(doc, doc.get("spec"), "DeviceClassSpec", ("spec",)):
             report(path, f"spec.{field} is ignored: the {gate} feature gate is off by default in Kubernetes {doc.release}", at_key=True)
+        return
+    if _nothing_dropped(doc, _CLAIM_TYPES):
         return
     for path, field, gate in _dropped(doc):
         report(path, f"{field} is silently dropped unless the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)

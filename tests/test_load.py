@@ -634,3 +634,39 @@ def test_rule_runner_reports_under_each_rule_and_survives_a_crash():
          "rule DRA991 (broken) failed: KeyError: 'boom'", problems[2].span),
         ("DRA992", "last", Severity.ERROR, "three", Span(4, 3, 4, 7)),
     ]
+
+
+def test_document_view_lookups_keep_their_shape_rules():
+    # DocumentView.get has a fast path for str keys into plain mappings; every other step keeps the
+    # general rules: an int indexes only a list (not a mapping, whose keys are strings, nor a string), bool is
+    # no int for `type=`, a MapKey is a key, and a null value is returned as null, not as the default.
+    from dralint.api import DocumentView
+    from dralint.model import MapKey
+
+    text = b"spec:\n  count: 3\n  flag: true\n  s: abc\n  z: null\n  items: [{name: a}, 7, {name: b}]\n  1: one\n  gpu.example.com/model: x\n"
+    (doc,) = load("v.yaml", text).documents
+    view = DocumentView(doc, "1.35", {})
+    assert view.get("spec", "count", type=int) == 3
+    assert view.get("spec", "flag", type=int, default="no") == "no"
+    assert view.get("spec", "flag", type=bool) is True
+    assert view.get("spec", "flag", type=(int, bool)) is True
+    assert view.get("spec", "count", type=(str, float), default="no") == "no"
+    assert view.get("spec", "z", default="d") is None
+    assert view.get("spec", "z", "deeper", default="d") == "d"
+    assert view.get("spec", "s", 0, default="d") == "d"
+    assert view.get("spec", 1, default="d") == "d"
+    assert view.get("spec", "items", -1, "name") == "b"
+    assert view.get("spec", "items", 3, default="d") == "d"
+    assert view.get("spec", "items", 1, "name", default="d") == "d"
+    assert view.get(("spec", "items", 0, "name")) == "a"
+    assert view.get("spec", MapKey("gpu.example.com/model")) == "x"
+    assert [i for i, _ in view.items("spec", "items")] == [0, 2]
+
+    calls = []
+    def count(*args):
+        calls.append(args)
+        return len(calls)
+    assert view.memo(("k", 1), count, "a", 2) == 1
+    assert view.memo(("k", 1), count, "b", 3) == 1
+    assert view.memo("other", count) == 2
+    assert calls == [("a", 2), ()]

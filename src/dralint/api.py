@@ -150,14 +150,21 @@ class DocumentView:
     def data(self) -> Any:
         return self._doc.data
 
-    def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
-        """`compute()` once per document and key: for derived views several rules share
-        (the requests of a claim, whether a feature gate's fields are used ...)."""
+    def memo(self, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
+        """`compute(*args)` once per document and key: for derived views several rules share
+        (the requests of a claim, whether a feature gate's fields are used ...). Passing the
+        arguments rather than a lambda saves building a closure on every call of a hot helper."""
         try:
             return self._memo[key]
         except KeyError:
-            value = self._memo[key] = compute()
+            value = self._memo[key] = compute(*args)
             return value
+
+    def forget(self) -> None:
+        """Drop what `memo` holds. The engine calls it when the document's rules are done: a run that
+        keeps views to its end would otherwise keep every document's derived views, which the cyclic
+        garbage collector then walks again and again (+40 % of its time at 10,000 documents)."""
+        self._memo.clear()
 
     @property
     def group(self) -> str:
@@ -170,13 +177,15 @@ class DocumentView:
 
     @property
     def name(self) -> str | None:
-        meta = self.get("metadata")
+        data = self._doc.data
+        meta = data.get("metadata") if isinstance(data, dict) else None
         value = meta.get("name") if isinstance(meta, dict) else None
         return value if isinstance(value, str) else None
 
     @property
     def namespace(self) -> str | None:
-        meta = self.get("metadata")
+        data = self._doc.data
+        meta = data.get("metadata") if isinstance(data, dict) else None
         value = meta.get("namespace") if isinstance(meta, dict) else None
         return value if isinstance(value, str) else None
 
@@ -200,8 +209,15 @@ class DocumentView:
         if len(path) == 1 and isinstance(path[0], tuple):
             path = path[0]
         node: Any = self._doc.data
+        # About 40 calls per document: the common step (a str key into a plain dict, as the
+        # loader builds them) is one class test and one dict.get; anything else takes the
+        # general test below.
         for part in path:
-            if isinstance(part, int):
+            if part.__class__ is str and node.__class__ is dict:
+                node = node.get(part, _MISSING)
+                if node is _MISSING:
+                    return default
+            elif isinstance(part, int):
                 if not isinstance(node, list) or not -len(node) <= part < len(node):
                     return default
                 node = node[part]
@@ -209,11 +225,11 @@ class DocumentView:
                 if not isinstance(node, dict) or part not in node:
                     return default
                 node = node[part]
-        if type is not None:
-            wanted = type if isinstance(type, tuple) else (type,)
-            # bool is an int in Python but not in JSON: `count: true` is no count.
-            if not isinstance(node, wanted) or (isinstance(node, bool) and bool not in wanted):
-                return default
+        # bool is an int in Python but not in JSON: `count: true` is no count.
+        if type is not None and node.__class__ is not type and (
+            not isinstance(node, type) or (node.__class__ is bool and (bool not in type if type.__class__ is tuple else type is not bool))
+        ):
+            return default
         return node
 
     def has(self, *path: Any) -> bool:

@@ -12,6 +12,8 @@ Exit codes: 0 clean, 1 a problem at or above --fail-on, 2 usage or internal erro
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import os
 import sys
 from typing import Sequence
@@ -46,6 +48,11 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        # The command line, not a caller in process. The interpreter's last act would be a full
+        # collection over every object still alive, though the ending process frees them all:
+        # 7 % of the instructions of a one-file lint (bench/startup.py). Frozen objects are skipped.
+        atexit.register(gc.freeze)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         if args and args[0] in SUBCOMMANDS:

@@ -90,6 +90,7 @@ def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Proble
             rule.check(view, reporter)
         except Exception as exc:  # one broken rule must not hide the others' findings (as in _run)
             problems.append(_failed(rule, view.document, exc))
+    view.forget()
     return problems
 
 

@@ -81,8 +81,18 @@ def report_too_many(doc: Any, report: Any, path: Path, count: int, limit: int, w
 # (dralint.gates reads schemas/feature_gates.json); no table here.
 
 
+_GATE_DEFAULTS: dict[tuple[tuple[int, int], str], bool] = {}
+
+
 def gate_default(release: tuple[int, int], gate: str) -> bool:
-    return gates.gate_default(f"{release[0]}.{release[1]}", gate)
+    # Asked for every gate of every claim (~40,000 times in 10,000 documents): the answer per
+    # release and gate is fixed, so it is looked up in the generated table once.
+    key = (release, gate)
+    try:
+        return _GATE_DEFAULTS[key]
+    except KeyError:
+        value = _GATE_DEFAULTS[key] = gates.gate_default(f"{release[0]}.{release[1]}", gate)
+        return value
 
 
 def _gate_override(doc: Any, gate: str) -> bool | None:
@@ -91,20 +101,6 @@ def _gate_override(doc: Any, gate: str) -> bool | None:
     if isinstance(overrides, dict) and isinstance(overrides.get(gate), bool):
         return overrides[gate]
     return None
-
-
-def _uses(node: Any, keys: tuple[str, ...], depth: int = 0) -> bool:
-    if depth > 12:
-        return False
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in keys and value is not None:
-                return True
-            if _uses(value, keys, depth + 1):
-                return True
-    elif isinstance(node, list):
-        return any(_uses(item, keys, depth + 1) for item in node)
-    return False
 
 
 def gate_on_by_default(doc: Any, gate: str) -> bool:
@@ -120,14 +116,47 @@ def gate_enabled(doc: Any, gate: str) -> bool:
     a gate that is on by default is on, and a gate that is off by default is
     assumed on when the manifest uses its fields (whoever writes them runs a
     cluster that enables it); DRA801 warns that a default cluster drops them.
+    Decided once per document and gate (several rules ask).
     """
+    return doc.memo(("gate", gate), _gate_enabled, doc, gate)
+
+
+def _gate_enabled(doc: Any, gate: str) -> bool:
     override = _gate_override(doc, gate)
     if override is not None:
         return override
     if gate_default(doc.release_tuple, gate):
         return True
-    keys = tuple(sorted(gates.gate_fields(doc.release, doc.api_version, gate)))
-    return bool(keys) and doc.memo(("uses-gate-fields", gate), lambda: _uses(doc.get("spec"), keys))
+    keys = gates.gate_fields(doc.release, doc.api_version, gate)
+    return bool(keys) and not keys.isdisjoint(spec_fields(doc))
+
+
+def spec_fields(doc: Any) -> set[str]:
+    """Every field name set (not null) anywhere in `spec`, 12 levels deep, found once per document:
+    whether a document uses a field at all, e.g. one a feature gate governs, is one set test."""
+    return doc.memo("spec-fields", _keys_set, doc.get("spec"))
+
+
+def _keys_set(node: Any) -> set[str]:
+    found: set[str] = set()
+    # A stack of the mappings and lists still to look into, never scalars: a claim has a few
+    # dozen fields and this runs once per document, so no call per node.
+    pending = [(node, 0)] if isinstance(node, (dict, list)) else []
+    while pending:
+        node, depth = pending.pop()
+        if depth > 12:
+            continue
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if value is not None and isinstance(key, str):  # field names are strings; other keys may not hash
+                    found.add(key)
+                if isinstance(value, (dict, list)):
+                    pending.append((value, depth + 1))
+        else:
+            for item in node:
+                if isinstance(item, (dict, list)):
+                    pending.append((item, depth + 1))
+    return found
 
 
 # --- shapes ------------------------------------------------------------------
@@ -137,13 +166,20 @@ def is_template(doc: Any) -> bool:
     return doc.kind == "ResourceClaimTemplate"
 
 
+# The paths are shared constants (tuples cannot change): every claim rule asks for them.
+_SPEC: Path = ("spec",)
+_TEMPLATE_SPEC: Path = ("spec", "spec")
+_DEVICES: Path = ("spec", "devices")
+_TEMPLATE_DEVICES: Path = ("spec", "spec", "devices")
+
+
 def spec_path(doc: Any) -> Path:
     """Where the claim spec lives: `spec`, or `spec.spec` in a template."""
-    return ("spec", "spec") if is_template(doc) else ("spec",)
+    return _TEMPLATE_SPEC if doc.kind == "ResourceClaimTemplate" else _SPEC
 
 
 def devices_path(doc: Any) -> Path:
-    return spec_path(doc) + ("devices",)
+    return _TEMPLATE_DEVICES if doc.kind == "ResourceClaimTemplate" else _DEVICES
 
 
 def is_flat(doc: Any) -> bool:
@@ -228,8 +264,23 @@ def allocation(data: dict, defaulted: bool) -> tuple[Any, Any]:
 
 
 def raw_requests(doc: Any) -> list:
-    seq = doc.get(*devices_path(doc), "requests", type=list, default=[])
-    return seq
+    """The `requests` list as written ([] when missing or not a list); do not modify it."""
+    return doc.memo("raw-requests", _raw_requests, doc)
+
+
+def _raw_requests(doc: Any) -> list:
+    return doc.get(*devices_path(doc), "requests", type=list, default=[])
+
+
+def list_entries(doc: Any, path: Path) -> list[tuple[Path, dict]]:
+    """(path, mapping) of every mapping in the list at `path` (e.g. the constraints or the
+    config entries of a claim), found once per document and path; do not modify it."""
+    return doc.memo(("list-entries", path), _list_entries, doc, path)
+
+
+def _list_entries(doc: Any, path: Path) -> list[tuple[Path, dict]]:
+    seq = doc.get(*path, type=list, default=[])
+    return [(path + (k,), item) for k, item in enumerate(seq) if isinstance(item, dict)]
 
 
 def requests(doc: Any, *, all_entries: bool = False) -> list[Request]:
@@ -239,7 +290,7 @@ def requests(doc: Any, *, all_entries: bool = False) -> list[Request]:
     `all_entries` is kept for plugins that passed it. Computed once per document:
     most claim rules start from here.
     """
-    return doc.memo(("requests", all_entries), lambda: _requests(doc, all_entries))
+    return doc.memo(("requests", all_entries), _requests, doc, all_entries)
 
 
 def _requests(doc: Any, all_entries: bool) -> list[Request]:
@@ -281,28 +332,39 @@ def _requests(doc: Any, all_entries: bool) -> list[Request]:
     return out
 
 
+# The iterators below walk lists built once per document (several rules walk each).
+
+
 def validated_exacts(doc: Any) -> Iterator[tuple[Request, Exact]]:
-    for req in requests(doc):
-        if req.state == "exact" and req.exact is not None:
-            yield req, req.exact
+    return iter(doc.memo("validated-exacts", _validated_exacts, doc))
+
+
+def _validated_exacts(doc: Any) -> list[tuple[Request, Exact]]:
+    return [(req, req.exact) for req in requests(doc) if req.state == "exact" and req.exact is not None]
 
 
 def validated_subrequests(doc: Any) -> Iterator[tuple[Request, SubRequest]]:
-    for req in requests(doc):
-        if req.state != "first":
-            continue
-        for sub in req.first_available:
-            yield req, sub
+    return iter(doc.memo("validated-subrequests", _validated_subrequests, doc))
+
+
+def _validated_subrequests(doc: Any) -> list[tuple[Request, SubRequest]]:
+    return [(req, sub) for req in requests(doc) if req.state == "first" for sub in req.first_available]
 
 
 def device_selector_targets(doc: Any) -> Iterator[tuple[Path, Path, dict]]:
     """(API path, source path, object) of everything that has `selectors`, `deviceClassName`,
     `allocationMode`/`count` and `tolerations` and that the server validates: exact requests
     and subrequests of claims/templates."""
-    for _req, exact in validated_exacts(doc):
-        yield exact.api, exact.src, exact.data
-    for _req, sub in validated_subrequests(doc):
-        yield sub.path, sub.path, sub.data
+    return iter(doc.memo("selector-targets", _device_selector_targets, doc))
+
+
+def _device_selector_targets(doc: Any) -> list[tuple[Path, Path, dict]]:
+    targets = [(exact.api, exact.src, exact.data) for _req, exact in validated_exacts(doc)]
+    targets += [(sub.path, sub.path, sub.data) for _req, sub in validated_subrequests(doc)]
+    return targets
+
+
+_CLASS_SELECTORS: Path = ("spec", "selectors")
 
 
 def selector_lists(doc: Any) -> Iterator[tuple[Path, Path, list]]:
@@ -310,17 +372,20 @@ def selector_lists(doc: Any) -> Iterator[tuple[Path, Path, list]]:
 
     Handy for CEL rules too: report at `api + (k, "cel", "expression")`, locate at `src + (…)`.
     """
+    return iter(doc.memo("selector-lists", _selector_lists, doc))
+
+
+def _selector_lists(doc: Any) -> list[tuple[Path, Path, list]]:
     if doc.kind == "DeviceClass":
-        seq = doc.get("spec", "selectors", type=list)
-        if seq is not None:
-            yield ("spec", "selectors"), ("spec", "selectors"), seq
-        return
+        seq = doc.get(*_CLASS_SELECTORS, type=list)
+        return [] if seq is None else [(_CLASS_SELECTORS, _CLASS_SELECTORS, seq)]
     if doc.kind not in CLAIM_KINDS or doc.version not in STRUCTURED_VERSIONS:
-        return
-    for api, src, data in device_selector_targets(doc):
-        seq = data.get("selectors")
-        if isinstance(seq, list):
-            yield api + ("selectors",), src + ("selectors",), seq
+        return []
+    return [
+        (api + ("selectors",), src + ("selectors",), data["selectors"])
+        for api, src, data in device_selector_targets(doc)
+        if isinstance(data.get("selectors"), list)
+    ]
 
 
 # --- request references (constraints, config, allocation results) -----------
@@ -357,9 +422,16 @@ class RequestNames:
         return subs is not None and segs[1] in subs
 
 
+def request_names(doc: Any) -> RequestNames:
+    """`RequestNames(doc)`, built once per document."""
+    return doc.memo("request-names", RequestNames, doc)
+
+
 def check_request_ref(doc: Any, ref: str, names: RequestNames) -> list[tuple[str, str]]:
     """validateRequestNameRef: ("format" | "unknown", detail) for each problem of one reference."""
     problems: list[tuple[str, str]] = []
+    if names.has(ref) and not any(dns1123_label(seg) for seg in (ref.split("/") if names.nested else (ref,))):
+        return problems  # the common case, without listing the known names for a message
     known = ", ".join(sorted(n for n in names.names if n)) or "none"
     if names.nested:
         segs = ref.split("/")
@@ -456,12 +528,13 @@ def request_refs(doc: Any, entries: Iterable[tuple[Path, dict]]) -> Iterator[tup
 
 def report_request_refs(doc: Any, report: Any, refs: Iterable[tuple[Path, str, int, list]], problem: str, where: str) -> None:
     """Report the references with `problem` ("duplicate", "format" or "unknown"), as the API server checks them."""
-    names = RequestNames(doc) if problem != "duplicate" else None
+    names = request_names(doc) if problem != "duplicate" else None
     for path, ref, m, seq in refs:
         if problem == "duplicate":  # declarative `+k8s:unique=set` from 1.37: not in an over-long list
             if ref in seq[:m] and items_validated(doc, seq, DEVICE_REQUESTS_MAX):
                 report(path, f"request '{ref}' is listed twice in this {where} (Duplicate)", error_type="Duplicate")
             continue
-        for kind, msg in check_request_ref(doc, ref, names):
+        # The format and the unknown-name rules of constraints and config judge the same references.
+        for kind, msg in doc.memo(("request-ref", ref), check_request_ref, doc, ref, names):
             if kind == problem:
                 report(path, f"{msg} (Invalid)", error_type="Invalid")

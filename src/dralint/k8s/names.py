@@ -22,8 +22,25 @@ _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z
 _QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
+# Values already found valid, per validator: a repository repeats the same names (namespaces,
+# class names, request names, label keys) in every document, and a set lookup is a tenth of a
+# regular-expression match. Only valid values are kept, so every caller still gets its own list.
+_VALID_MAX = 50_000
+_valid_labels: set[str] = set()
+_valid_subdomains: set[str] = set()
+_valid_qualified: set[str] = set()
+_valid_label_values: set[str] = set()
+
+
+def _remember(valid: set[str], value: str) -> None:
+    if len(valid) >= _VALID_MAX:
+        valid.clear()
+    valid.add(value)
+
 
 def dns1123_label(value: str) -> list[str]:
+    if value in _valid_labels:
+        return []
     errs = []
     if len(value) > DNS1123_LABEL_MAX:
         errs.append(f"must be no more than {DNS1123_LABEL_MAX} characters")
@@ -32,10 +49,14 @@ def dns1123_label(value: str) -> list[str]:
             "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
             "and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')"
         )
+    if not errs:
+        _remember(_valid_labels, value)
     return errs
 
 
 def dns1123_subdomain(value: str) -> list[str]:
+    if value in _valid_subdomains:
+        return []
     errs = []
     if len(value) > DNS1123_SUBDOMAIN_MAX:
         errs.append(f"must be no more than {DNS1123_SUBDOMAIN_MAX} characters")
@@ -44,11 +65,15 @@ def dns1123_subdomain(value: str) -> list[str]:
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
             "and must start and end with an alphanumeric character (e.g. 'example.com')"
         )
+    if not errs:
+        _remember(_valid_subdomains, value)
     return errs
 
 
 def qualified_name(value: str) -> list[str]:
     """A label or annotation key: optional DNS-subdomain prefix and '/', then a name of at most 63 characters."""
+    if value in _valid_qualified:
+        return []
     errs = []
     parts = value.split("/")
     if len(parts) == 1:
@@ -74,10 +99,14 @@ def qualified_name(value: str) -> list[str]:
                 "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
                 "an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc')"
             )
+    if not errs:
+        _remember(_valid_qualified, value)
     return errs
 
 
 def label_value(value: str) -> list[str]:
+    if value in _valid_label_values:
+        return []
     errs = []
     if len(value) > LABEL_VALUE_MAX:
         errs.append(f"must be no more than {LABEL_VALUE_MAX} characters")
@@ -86,6 +115,8 @@ def label_value(value: str) -> list[str]:
             "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
             "start and end with an alphanumeric character"
         )
+    if not errs:
+        _remember(_valid_label_values, value)
     return errs
 
 
@@ -250,6 +281,9 @@ def go_json_size(value: object) -> int:
 
 
 def _go_json_string_size(text: str) -> int:
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        # What JSON writes as is (most keys and values): no call into json for it.
+        return len(text) + 2 + 5 * (text.count("<") + text.count(">") + text.count("&"))
     size = len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
     size += 5 * sum(text.count(c) for c in "<>&")
     return size + 3 * (text.count("\u2028") + text.count("\u2029"))
