@@ -15,7 +15,8 @@ commands so that machine noise hits all alike (median of --repeat):
 
 It prints documents/s, the child's peak RSS (os.wait4 on the child; with
 workers, the largest single process, not the sum) and the rate as a share of
-the parse-only rate. Each dralint run's JSON summary must count every document
+the parse-only rate; also the child's CPU time (user + system, its workers
+included) and the same ratio by CPU time, steadier on a busy machine. Each dralint run's JSON summary must count every document
 the parser saw: a run that fails or loses documents is shown as such, not
 timed. Parse-only and `--jobs 1` run on one core (taskset) unless --no-pin.
 Goals (issue 12): `--jobs 1` >= 50 % of parse-only, peak RSS <= 150 MiB at
@@ -79,10 +80,10 @@ def corpus(root: Path, documents: int, per_file: int) -> Path:
 
 
 class Run:
-    __slots__ = ("seconds", "rss_kib", "rc", "stdout", "stderr")
+    __slots__ = ("seconds", "cpu", "rss_kib", "rc", "stdout", "stderr")
 
-    def __init__(self, seconds: float, rss_kib: int, rc: int, stdout: bytes, stderr: bytes) -> None:
-        self.seconds, self.rss_kib, self.rc, self.stdout, self.stderr = seconds, rss_kib, rc, stdout, stderr
+    def __init__(self, seconds: float, cpu: float, rss_kib: int, rc: int, stdout: bytes, stderr: bytes) -> None:
+        self.seconds, self.cpu, self.rss_kib, self.rc, self.stdout, self.stderr = seconds, cpu, rss_kib, rc, stdout, stderr
 
 
 def run(cmd: list[str], scratch: Path) -> Run:
@@ -97,7 +98,8 @@ def run(cmd: list[str], scratch: Path) -> Run:
     with open(out, "rb") as f:
         f.seek(max(0, out.stat().st_size - 4096))
         tail = f.read()
-    return Run(seconds, usage.ru_maxrss, proc.returncode, tail, err.read_bytes()[-2000:])
+    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode, tail,
+               err.read_bytes()[-2000:])
 
 
 def summary_documents(tail: bytes) -> int | None:
@@ -154,6 +156,7 @@ def measure(folder: Path, cmds: dict[str, list[str]], repeat: int, scratch: Path
             results[name] = failed[name]
         else:
             results[name] = (statistics.median(r.seconds for r in runs[name]),
+                             statistics.median(r.cpu for r in runs[name]),
                              statistics.median(r.rss_kib for r in runs[name]) / 1024)
     return documents, results
 
@@ -161,14 +164,15 @@ def measure(folder: Path, cmds: dict[str, list[str]], repeat: int, scratch: Path
 def report(documents: int, files: int, results: dict[str, Any], repeat: int) -> None:
     print(f"\n{documents:,} documents in {files:,} files, median of {repeat}")
     parse_rate = documents / results["libyaml parse only"][0]
+    cpu_parse = results["libyaml parse only"][1]
     for name, r in results.items():
         if isinstance(r, str):
             print(f"  {name:<26} {r}")
             continue
-        seconds, rss = r
+        seconds, cpu, rss = r
         rate = documents / seconds
-        print(f"  {name:<26} {rate:9,.0f} docs/s {seconds:8.2f} s {rss:8.1f} MiB peak RSS "
-              f"{rate / parse_rate:7.1%} of parse-only")
+        print(f"  {name:<26} {rate:9,.0f} docs/s {seconds:7.2f} s {rss:7.1f} MiB peak RSS {rate / parse_rate:7.1%} "
+              f"of parse-only   (CPU {cpu:6.2f} s, {cpu_parse / cpu:6.1%})")
 
 
 def main() -> None:

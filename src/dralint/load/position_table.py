@@ -101,23 +101,21 @@ class Replay:
         return self._first
 
     def _run(self) -> Tables:
-        # The loop of every reported document, kept in one frame but for values and collection ends.
-        # Span and Node are built with `tuple.__new__` (a NamedTuple's __new__ is a Python function).
+        # The loop of every reported document, in one frame but for rare values and collection ends. Span and
+        # Node are built with `tuple.__new__` (a NamedTuple's __new__ is a Python function).
         b = self.b
-        Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd = b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd
-        DocEnd, StreamEnd = b.DocEnd, b.StreamEnd
+        Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd, DocEnd, StreamEnd = b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd, b.DocEnd, b.StreamEnd
         # Spaces stand in for what precedes the slice on its first line, so columns stay right.
         get = b.make_parser(" " * self.column + self.file.lines.text[self.start:self.end]).get_event
         tnew, SpanT, NodeT = tuple.__new__, Span, Node
-        NOKEY, SKIP, MERGE = _NOKEY, _SKIP, _MERGE
+        NOKEY, SKIP, MERGE, words, number_start = _NOKEY, _SKIP, _MERGE, WORDS, NUMBER_START
         lo1 = self.line + 1  # 1-based line of the slice's first line
         self._anchors = {}
         pos: dict[Path, Node] = {}
         styles: dict[Path, str | None] = {}
         stack: list = []
         path: Path = ()
-        is_map = had_child = False
-        in_root = True
+        is_map, had_child, in_root = False, False, True
         key: Any = NOKEY
         key_span = merges = seen = None  # seen: keys of the mapping -> line, when repeated keys are tracked
         idx = 0
@@ -125,7 +123,17 @@ class Replay:
         while True:
             ev = get()
             cls = ev.__class__
-            if cls is MapEnd or cls is SeqEnd:
+            if cls is Scalar:
+                # Fast path (bench_load --positions): a plain text key, not `<<`, repeated keys not tracked.
+                if is_map and key is NOKEY and seen is None and ev.ctag is None and ev.anchor is None \
+                        and not ev.style:
+                    v = ev.value
+                    if v not in words and v[0] not in number_start and v != "<<":
+                        sm, em = ev.start_mark, ev.end_mark
+                        key = v
+                        key_span = last_end = tnew(SpanT, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1))
+                        continue
+            elif cls is MapEnd or cls is SeqEnd:
                 span = self._close(ev, stack[-1][9], had_child, last_end, merges, path, pos, lo1)
                 npath = path
                 path, is_map, key, key_span, idx, in_root, merges, nkey_span, seen, _sev = stack.pop()
@@ -133,28 +141,17 @@ class Replay:
                 last_end = span
                 had_child = True
                 continue
-            if cls is DocEnd or cls is StreamEnd:
+            elif cls is DocEnd or cls is StreamEnd:
                 return pos, styles
-            if cls is not Scalar and cls is not Alias and cls is not MapStart and cls is not SeqStart:
+            elif cls is not Alias and cls is not MapStart and cls is not SeqStart:
                 continue
             if is_map:
                 if key is NOKEY:
-                    # Fast path, measured (bench_load --positions, ~10 % of a replay): a plain string key
-                    # that is not `<<`, in a mapping whose repeated keys nobody asked about. _key does the rest.
-                    if cls is Scalar and ev.ctag is None and ev.anchor is None and not ev.style and seen is None:
-                        key = resolve_plain(ev.value)
-                        if type(key) is str and key != "<<":
-                            sm, em = ev.start_mark, ev.end_mark
-                            key_span = tnew(SpanT, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1))
-                            last_end = key_span
-                            continue
                     key, key_span, end = self._key(ev, cls, get, seen, lo1)
                     last_end = end or last_end
                     continue
                 if key is SKIP or key is MERGE:
-                    if key is MERGE:
-                        merges = self._merge_source(ev, cls, merges, lo1)
-                    last_end = self._skip_value(ev, cls, get, lo1) or last_end
+                    merges, last_end = self._unkeyed(ev, cls, get, key is MERGE, merges, last_end, lo1)
                     key = NOKEY
                     continue
                 npath = path + (key,)
@@ -174,6 +171,18 @@ class Replay:
                 key, key_span, idx, merges, had_child = NOKEY, None, 0, None, False
                 continue
             had_child = True
+            # Fast path, as in _value: a plain (but not empty) or quoted scalar with no tag or anchor.
+            if cls is Scalar and ev.ctag is None and ev.anchor is None:
+                v, style = ev.value, ev.style
+                if (style or v) and style != "|" and style != ">":
+                    if style:
+                        styles[npath] = style
+                    elif v not in words and (v[0] not in number_start or type(resolve_plain(v)) is str):
+                        styles[npath] = None
+                    sm, em = ev.start_mark, ev.end_mark
+                    last_end = tnew(SpanT, (sm.line + lo1, sm.column + 1, em.line + lo1, em.column + 1))
+                    pos[npath] = tnew(NodeT, (nkey_span, last_end))
+                    continue
             last_end = self._value(ev, cls is Alias, npath, nkey_span, pos, styles, lo1) or last_end
 
     def _value(self, ev: Any, alias: bool, path: Path, key_span: Span | None, pos: dict, styles: dict,
@@ -270,6 +279,13 @@ class Replay:
             elif cls is b.DocEnd or cls is b.StreamEnd:
                 return None
         return (0, 0, ev.end_mark.line + lo1, ev.end_mark.column + 1)
+
+    def _unkeyed(self, ev: Any, cls: Any, get: Any, merge: bool, merges: list | None, last_end: tuple,
+                 lo1: int) -> tuple[list | None, tuple]:
+        """Read past the value of a dropped or merge key: (the merge sources, where the last thing ended)."""
+        if merge:
+            merges = self._merge_source(ev, cls, merges, lo1)
+        return merges, self._skip_value(ev, cls, get, lo1) or last_end
 
     def _merge_source(self, ev: Any, cls: Any, merges: list | None, lo1: int) -> list:
         """Remember where a merge key's value stands: merged fields point at it."""
