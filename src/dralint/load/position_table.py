@@ -22,15 +22,27 @@ start, and says so: a DRA901 in `LoadResult.late_problems`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from ..model import Node, Path, Span
 from .backend import Backend
-from .lazy_table import Tables
+from .lazy_table import MISS, Tables
 from .result import Sink, problem
 from .scalars import NUMBER_START, WORDS, key_string, resolve_plain, scalar_value
 
 __all__ = ["Replay", "ReplayFile"]
+
+# The one replay kept stopped part of the way: a document's paths are asked for together, and a stopped
+# replay holds a parser (~10 KB), so holding one per document would cost memory that grows with the run.
+_HELD: list = [None]
+
+
+def _hold(replay: "Replay") -> None:
+    held = _HELD[0]
+    if held is not replay:
+        if held is not None:
+            held.drop()
+        _HELD[0] = replay
 
 _NOKEY = object()  # no key read yet in the current mapping
 _SKIP = object()  # the key was rejected: nothing under it has a path
@@ -55,7 +67,7 @@ class Replay:
     """Computes positions and scalar styles of one YAML document, when first called."""
 
     __slots__ = ("b", "file", "data", "start", "line", "column", "end", "doc_index", "result", "_first", "_wanted",
-                 "_anchors")
+                 "_anchors", "_steps", "_pos", "_styles", "_want")
 
     def __init__(self, file: ReplayFile, data: Any, start: int, line: int, column: int, end: int,
                  doc_index: int) -> None:
@@ -73,34 +85,81 @@ class Replay:
         # first_lines), which saves a dict per mapping and a look-up per key in every other one.
         self._first: dict[tuple[int, int], int] | None = None
         self._wanted: set[tuple[int, int]] = set()
+        self._steps: Any = None  # the replay (a generator) while it is stopped part of the way (see lookup)
 
     def __call__(self) -> Tables:
         if self.result is None:
-            try:
-                pos, styles = self._run()
-                if self.file.lines.odd:
-                    inside = self.file.lines.inside
-                    pos = {p: Node(inside(n.key) if n.key is not None else None, inside(n.value))
-                           for p, n in pos.items()}
-                self.result = (pos, styles)
-            except Exception as e:  # noqa: BLE001 - a bug here must not cost the run: said, not raised
-                start = self.file.lines.inside(Span.point(self.line + 1, self.column + 1))
-                self.result = ({(): Node(None, start)}, {})
-                self.file.late.append(problem(
-                    "DRA901", f"the positions of this document could not be computed ({type(e).__name__}: {e}); "
-                    "its problems are reported at its start; please report it", self.file.source, self.doc_index,
-                    start))
+            self._want = None
+            self._advance()
         return self.result
+
+    def lookup(self, path: Path) -> Any:
+        """The Node at `path`, reading the document only as far as that; MISS when the whole table must be read.
+
+        Problems are positioned a document at a time, and a problem's path is on average half-way into its
+        document (bench/bench.py's corpus): the replay stops once the path is in the table, and goes on from
+        there for the next path. Entries are never changed once made (repeated keys, which would change one,
+        are replayed in full at load), so what a stopped replay has is what the full table will have.
+        """
+        if self.result is not None:
+            return self.result[0].get(path, MISS)
+        if self.file.lines.odd or self.b.pure:
+            # Odd line breaks: positions are converted once the table is complete. The pure-Python parser
+            # is a reference cycle: held, it would outlive its load and leave garbage for the collector.
+            return MISS
+        pos = self._pos if self._steps is not None else None
+        node = pos.get(path) if pos is not None else None
+        if node is None:
+            self._want = path
+            pos = self._advance()
+            if pos is None:  # the document's end: the table is complete
+                return self.result[0].get(path, MISS)
+            node = pos[path]
+        _hold(self)
+        return node
+
+    def _advance(self) -> dict | None:
+        """Replay until `self._want` is in the table (its table then) or to the end (None; `result` is set)."""
+        if self._steps is None:
+            self._pos, self._styles, self._anchors = {}, {}, {}
+        pos, styles = self._pos, self._styles  # this very table, even if another replay drops this one meanwhile
+        try:
+            if self._steps is None:
+                self._steps = self._run()
+            next(self._steps)
+            return pos
+        except StopIteration:
+            if self.file.lines.odd:
+                inside = self.file.lines.inside
+                pos = {p: Node(inside(n.key) if n.key is not None else None, inside(n.value))
+                       for p, n in pos.items()}
+            self.result = (pos, styles)
+        except Exception as e:  # noqa: BLE001 - a bug here must not cost the run: said, not raised
+            start = self.file.lines.inside(Span.point(self.line + 1, self.column + 1))
+            self.result = ({(): Node(None, start)}, {})
+            self.file.late.append(problem(
+                "DRA901", f"the positions of this document could not be computed ({type(e).__name__}: {e}); "
+                "its problems are reported at its start; please report it", self.file.source, self.doc_index,
+                start))
+        self.drop()
+        return None
+
+    def drop(self) -> None:
+        """Forget a replay stopped part of the way (its parser and partial table); it starts over if asked again."""
+        self._steps = self._pos = self._styles = None
+        if _HELD[0] is self:
+            _HELD[0] = None
 
     def first_lines(self, wanted: set[tuple[int, int]]) -> dict[tuple[int, int], int]:
         """(line, column) of each `wanted` repeated key -> line of the key's first occurrence in its mapping."""
         self._first = {}
         self._wanted = wanted
         self.result = None
+        self.drop()
         self()
         return self._first
 
-    def _run(self) -> Tables:
+    def _run(self) -> Iterator[None]:
         # The loop of every reported document, in one frame but for rare values and collection ends. Span and
         # Node are built with `tuple.__new__` (a NamedTuple's __new__ is a Python function).
         b = self.b
@@ -110,17 +169,15 @@ class Replay:
         tnew, SpanT, NodeT = tuple.__new__, Span, Node
         NOKEY, SKIP, MERGE, words, number_start = _NOKEY, _SKIP, _MERGE, WORDS, NUMBER_START
         lo1 = self.line + 1  # 1-based line of the slice's first line
-        self._anchors = {}
-        pos: dict[Path, Node] = {}
-        styles: dict[Path, str | None] = {}
-        stack: list = []
-        path: Path = ()
+        pos, styles, stack, path, want = self._pos, self._styles, [], (), self._want
         is_map, had_child, in_root = False, False, True
-        key: Any = NOKEY
-        key_span = merges = seen = None  # seen: keys of the mapping -> line, when repeated keys are tracked
+        key, key_span, merges, seen = NOKEY, None, None, None  # seen: keys of a mapping -> line, if tracked
         idx = 0
         last_end: tuple = (0, 0, 1, 1)  # only [2] and [3] (end line, end column) are read
         while True:
+            if want in pos:  # stop here until the next path is asked for (see lookup)
+                yield
+                want = self._want
             ev = get()
             cls = ev.__class__
             if cls is Scalar:
@@ -142,7 +199,7 @@ class Replay:
                 had_child = True
                 continue
             elif cls is DocEnd or cls is StreamEnd:
-                return pos, styles
+                return
             elif cls is not Alias and cls is not MapStart and cls is not SeqStart:
                 continue
             if is_map:
