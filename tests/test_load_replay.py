@@ -70,6 +70,7 @@ def test_a_look_up_reads_the_document_only_up_to_the_path():
     assert second.positions.get(("spec", "a", 1)) == Node(None, Span(14, 10, 14, 11))
     assert replay._steps is None
     assert first.positions.get(("spec", "b", "c")) == Node(Span(7, 7, 7, 8), Span(7, 10, 7, 11))
+    assert replay.result is not None  # asked again after it was dropped: read whole, not stopped again
     assert first.positions.get(()) == Node(None, Span(1, 1, 7, 12))
 
 

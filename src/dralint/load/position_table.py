@@ -49,6 +49,7 @@ _MERGE = object()  # the `<<` merge key
 # The one replay kept stopped part of the way: a document's paths are asked for together, and a stopped
 # replay holds a parser (~10 KB), so holding one per document would cost memory that grows with the run.
 _HELD: list = [None]
+_DROPPED = object()  # Replay._pos of a replay that was stopped part of the way and dropped
 
 
 def _hold(replay: "Replay") -> None:
@@ -96,6 +97,7 @@ class Replay:
         self._first: dict[tuple[int, int], int] | None = None
         self._wanted: set[tuple[int, int]] = set()
         self._steps: Any = None  # the replay (a generator) while it is stopped part of the way (see lookup)
+        self._pos: Any = None  # its table so far; _DROPPED once it was dropped
 
     def __call__(self) -> Tables:
         if self.result is None:
@@ -115,8 +117,13 @@ class Replay:
             # Odd line breaks: positions are converted once the table is complete. The pure-Python parser
             # is a reference cycle: held, it would outlive its load and leave garbage for the collector.
             return MISS
-        pos = self._pos if self._steps is not None else None
-        node = pos.get(path) if pos is not None else None
+        pos, steps = self._pos, self._steps
+        if steps is None and pos is _DROPPED:
+            # Asked again after it was dropped: read it whole, so that look-ups that hop between documents
+            # cost at most a partial and a whole replay of each, not one partial replay per look-up.
+            self()
+            return self.result[0].get(path, MISS)
+        node = pos.get(path) if steps is not None and type(pos) is dict else None
         if node is None:
             self._want = path
             pos = self._advance()
@@ -154,7 +161,8 @@ class Replay:
 
     def drop(self) -> None:
         """Forget a replay stopped part of the way (its parser and partial table); it starts over if asked again."""
-        self._steps = self._pos = self._styles = None
+        self._steps = self._styles = None
+        self._pos = _DROPPED
         if _HELD[0] is self:
             _HELD[0] = None
 
