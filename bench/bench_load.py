@@ -1,23 +1,35 @@
-"""Benchmark dralint.load.load() against bare CParser event iteration on the same text.
+"""Benchmark dralint.load.load() and the position tables against bare CParser event iteration.
 
 Generates ~2,000 realistic DRA documents (ResourceClaims, ResourceClaimTemplates,
-DeviceClasses, ResourceSlices) as one multi-document YAML text in memory and prints
-documents/s of both and their ratio, measured in the same run (best of N rounds).
+DeviceClasses, ResourceSlices) as one multi-document YAML text in memory, or reads
+the files of --corpus DIR (e.g. one that bench/scale.py --keep wrote), and prints
+documents/s and the ratio to a bare event parse of the same text, each in a fresh
+interpreter, the best of --rounds:
+
+  * bare: ruamel.yaml.clib's CParser, every event read, nothing built (measured
+    before dralint is imported, so with ruamel's own event classes);
+  * load: load() of every source, the results kept alive as a CLI run keeps them;
+  * positions (--positions): then every document's position table (the replay),
+    with the cyclic collector off, which measures the replay and not the
+    collector (see issue 12 for the collector).
+
+--baseline SRC also runs all of it for another source tree (e.g. a checkout's
+src/), alternating the two so that machine noise hits both alike.
 
     .venv/bin/python bench/bench_load.py [--docs 2000] [--rounds 5] [--positions]
-
---positions also touches every document's positions (forcing the lazy table), to show
-what a run that reports a problem in every document would cost.
+                                         [--corpus DIR] [--baseline SRC]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 CLAIM = """\
 apiVersion: resource.k8s.io/v1
@@ -145,52 +157,85 @@ def corpus(n: int) -> str:
     return "".join(parts)
 
 
-def bare(text: str) -> int:
-    from _ruamel_yaml import CParser  # noqa: PLC0415
-
-    get = CParser(text).get_event
-    n = 0
-    while True:
-        ev = get()
-        n += 1
-        if ev.__class__.__name__ == "StreamEndEvent":
-            return n
+def sources(args: argparse.Namespace) -> list[tuple[str, bytes]]:
+    if args.corpus:
+        names = sorted(n for n in os.listdir(args.corpus) if n.endswith((".yaml", ".yml")))
+        return [(n, Path(args.corpus, n).read_bytes()) for n in names]
+    return [("bench.yaml", corpus(args.docs).encode())]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--docs", type=int, default=2000)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--positions", action="store_true", help="also force every document's positions")
-    args = ap.parse_args()
+def child(args: argparse.Namespace) -> None:
+    """One measurement round in this interpreter, for the tree args.child; prints JSON."""
+    files = sources(args)
+    texts = [data.decode() for _name, data in files]
+    from _ruamel_yaml import CParser  # noqa: PLC0415 - the bare parse, before dralint can touch the parser
 
-    from dralint.load import c_parser_available, load  # noqa: PLC0415
+    gc.disable()  # the bare loop allocates events only; keep the collector out of the baseline
+    t0 = time.process_time()
+    for text in texts:
+        get = CParser(text).get_event
+        while get().__class__.__name__ != "StreamEndEvent":
+            pass
+    out = {"bare": time.process_time() - t0}
+    gc.enable()
+    sys.path.insert(0, args.child)
+    from dralint.load import c_parser_available, load  # noqa: PLC0415 - from the tree under test
 
     if not c_parser_available():
         sys.exit("the C parser (ruamel.yaml.clib) is not available")
-    text = corpus(args.docs)
-    data = text.encode()
-    result = load("bench.yaml", data)
-    assert len(result.documents) == args.docs and not result.problems, result.problems[:3]
-
-    best_bare = best_load = float("inf")
-    for _ in range(args.rounds):
-        t0 = time.perf_counter()
-        bare(text)
-        best_bare = min(best_bare, time.perf_counter() - t0)
-        r = None
-        t0 = time.perf_counter()
-        r = load("bench.yaml", data)
-        if args.positions:
+    load("warm.yaml", b"a: 1\n")
+    t0 = time.process_time()
+    results = [load(name, data) for name, data in files]
+    out["load"] = time.process_time() - t0
+    out["documents"] = sum(len(r.documents) for r in results)
+    assert not any(r.problems for r in results), [r.problems[:3] for r in results if r.problems][:1]
+    if args.positions:
+        gc.disable()
+        t0 = time.process_time()
+        for r in results:
             for d in r.documents:
                 d.positions.get(())
-        best_load = min(best_load, time.perf_counter() - t0)
-    n = args.docs
-    print(f"documents: {n} ({len(data) / 1024:.0f} KiB, best of {args.rounds})")
-    print(f"bare CParser events: {n / best_bare:9.0f} docs/s")
-    print(f"load(){' + positions' if args.positions else ''}:{' ' * (14 - (12 if args.positions else 0))}"
-          f"{n / best_load:9.0f} docs/s")
-    print(f"ratio load/bare:     {best_load / best_bare:9.2f}x")
+        out["positions"] = time.process_time() - t0
+    print(json.dumps(out))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", type=int, default=2000)
+    ap.add_argument("--corpus", metavar="DIR", help="load the *.yaml files of DIR instead")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--positions", action="store_true", help="also build every document's position table")
+    ap.add_argument("--baseline", metavar="SRC", help="another source tree to measure alike, alternating")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args)
+        return
+    trees = {"this tree": str(Path(__file__).resolve().parents[1] / "src")}
+    if args.baseline:
+        trees["baseline"] = str(Path(args.baseline).resolve())
+    passed = [a for a in sys.argv[1:] if a not in ("--baseline", args.baseline)]
+    runs: dict[str, list[dict]] = {name: [] for name in trees}
+    for _ in range(args.rounds):
+        for name, src in trees.items():
+            proc = subprocess.run([sys.executable, __file__, *passed, "--child", src], capture_output=True, text=True)
+            if proc.returncode:
+                sys.exit(f"{name}: {proc.stderr[-2000:]}")
+            runs[name].append(json.loads(proc.stdout))
+    stages = ["load", "positions"] if args.positions else ["load"]
+    n = runs["this tree"][0]["documents"]
+    print(f"documents: {n}, best of {args.rounds} rounds, CPU time; time of each stage / time of the bare parse")
+    for name, rs in runs.items():
+        bare = min(r["bare"] for r in rs)
+        cells = [f"bare {n / bare:8.0f} docs/s"]
+        for stage in stages:
+            best = min(r[stage] for r in rs)
+            cells.append(f"{stage} {n / best:8.0f} docs/s = {best / bare:5.2f}x bare")
+        print(f"{name:<10} " + "   ".join(cells))
+    if args.baseline:
+        for stage in stages:
+            new, old = (min(r[stage] for r in runs[k]) for k in ("this tree", "baseline"))
+            print(f"{stage}: this tree takes {new / old:.2f}x the baseline's time")
 
 
 if __name__ == "__main__":

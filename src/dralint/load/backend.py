@@ -15,6 +15,8 @@ import sys
 import types
 from typing import Any
 
+from .cheap_events import cheap_events
+
 __all__ = ["Backend", "backend", "c_parser_available", "want_pure"]
 
 
@@ -95,21 +97,23 @@ def backend(pure: bool) -> Backend:
         return b
     b = Backend()
     b.pure = True
+    cheap = None
     if not pure:
         try:
             cmod, events, error = _import_ruamel_parts(["_ruamel_yaml", "ruamel.yaml.events", "ruamel.yaml.error"])
             b.make_parser = cmod.CParser
             b.pure = False
+            cheap = cheap_events(cmod, events)
         except ImportError:
             pass
     if b.pure:
         b.make_parser, events, error = _pure_parser_factory()
-    b.Scalar = events.ScalarEvent
+    b.Scalar = cheap.ScalarEvent if cheap else events.ScalarEvent
     b.Alias = events.AliasEvent
-    b.MapStart = events.MappingStartEvent
-    b.MapEnd = events.MappingEndEvent
-    b.SeqStart = events.SequenceStartEvent
-    b.SeqEnd = events.SequenceEndEvent
+    b.MapStart = cheap.MappingStartEvent if cheap else events.MappingStartEvent
+    b.MapEnd = cheap.MappingEndEvent if cheap else events.MappingEndEvent
+    b.SeqStart = cheap.SequenceStartEvent if cheap else events.SequenceStartEvent
+    b.SeqEnd = cheap.SequenceEndEvent if cheap else events.SequenceEndEvent
     b.DocStart = events.DocumentStartEvent
     b.DocEnd = events.DocumentEndEvent
     b.StreamEnd = events.StreamEndEvent

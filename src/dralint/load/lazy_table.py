@@ -13,13 +13,19 @@ from typing import Any, Callable, Iterator
 
 from ..model import Node
 
-__all__ = ["LazyTable", "lazy_table", "ListItems", "Tables"]
+__all__ = ["LazyTable", "lazy_table", "ListItems", "Tables", "MISS"]
+
+MISS = object()  # what a lookup returns when only the whole table can answer
 
 Tables = tuple[dict, dict]  # (positions, scalar styles) of one document
 
 
 class LazyTable(dict):
-    """A dict that fills itself on first use (positions or scalar styles of one document)."""
+    """A dict that fills itself on first use (positions or scalar styles of one document).
+
+    With a `lookup`, reading one key (``t[k]``, ``t.get(k)``, ``k in t``) asks `lookup(k)` first, which
+    may answer without computing the whole table; it returns MISS when it cannot.
+    """
 
     __slots__ = ("_fill",)
 
@@ -27,21 +33,34 @@ class LazyTable(dict):
         f = self._fill
         if f is not None:
             self._fill = None
-            fill, which = f
+            fill, which, _lookup = f
             dict.update(self, fill()[which])
 
     def __getitem__(self, k: Any) -> Any:
-        if self._fill is not None:
+        f = self._fill
+        if f is not None:
+            if f[2] is not None:
+                v = f[2](k)
+                if v is not MISS:
+                    return v
             self._force()
         return dict.__getitem__(self, k)
 
     def get(self, k: Any, default: Any = None) -> Any:
-        if self._fill is not None:
+        f = self._fill
+        if f is not None:
+            if f[2] is not None:
+                v = f[2](k)
+                if v is not MISS:
+                    return v
             self._force()
         return dict.get(self, k, default)
 
     def __contains__(self, k: object) -> bool:
-        if self._fill is not None:
+        f = self._fill
+        if f is not None:
+            if f[2] is not None and f[2](k) is not MISS:
+                return True
             self._force()
         return dict.__contains__(self, k)
 
@@ -150,10 +169,10 @@ class LazyTable(dict):
         return copy.deepcopy(dict(dict.items(self)), memo)
 
 
-def lazy_table(fill: Callable[[], Tables], which: int) -> LazyTable:
-    """A table that is `fill()[which]`, computed when first read."""
+def lazy_table(fill: Callable[[], Tables], which: int, lookup: Callable[[Any], Any] | None = None) -> LazyTable:
+    """A table that is `fill()[which]`, computed when first read (or a key at a time by `lookup`)."""
     t = LazyTable()
-    t._fill = (fill, which)
+    t._fill = (fill, which, lookup)
     return t
 
 

@@ -112,8 +112,8 @@ class Sink:
                     text=self.text, scalar_styles=lazy_table(fill, 1), list_item=i))
             return
         self.result.documents.append(Document(
-            source=self.source, index=doc_index, data=root, positions=lazy_table(tables, 0), text=self.text,
-            scalar_styles=lazy_table(tables, 1)))
+            source=self.source, index=doc_index, data=root, positions=lazy_table(tables, 0, getattr(tables, "lookup", None)),
+            text=self.text, scalar_styles=lazy_table(tables, 1)))
 
     def not_an_object(self, value: Any, doc_index: int, span: Span) -> None:
         what = "a list" if isinstance(value, list) else f"a scalar ({describe(value)})"

@@ -1,0 +1,157 @@
+"""Position tables read a path at a time, and the one-frame event classes of the C parser.
+
+A document's positions are computed by replaying its text (position_table.py); a
+look-up of one path stops the replay once that path is in the table and goes on
+from there for the next one. Every answer must be what the whole table says, in
+any order of look-ups, across documents, and when a held replay is dropped.
+"""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+
+import pytest
+
+from dralint.load import c_parser_available, load
+from dralint.load import cheap_events as cheap_mod
+from dralint.load.backend import backend
+from dralint.model import Node, Span
+
+CASES = Path(__file__).parent / "cases" / "load"
+FIXTURES = sorted(p.name for p in CASES.iterdir() if p.is_file())
+
+needs_c = pytest.mark.skipif(not c_parser_available(), reason="C parser not available")
+
+
+def _full_tables(name: str) -> list[dict]:
+    return [dict(d.positions.items()) for d in load(name, (CASES / name).read_bytes()).documents]
+
+
+@needs_c
+@pytest.mark.parametrize("name", FIXTURES)
+@pytest.mark.parametrize("order", ["document", "reverse", "across documents"])
+def test_a_path_at_a_time_gives_what_the_whole_table_gives(name, order):
+    full = _full_tables(name)
+    docs = load(name, (CASES / name).read_bytes()).documents
+    asks = [(i, path) for i, table in enumerate(full) for path in table]
+    if order == "reverse":
+        asks.reverse()
+    elif order == "across documents":  # every other look-up in another document: held replays are dropped
+        asks.sort(key=lambda ask: (list(full[ask[0]]).index(ask[1]), ask[0]))
+    for i, path in asks:
+        assert docs[i].positions.get(path) == full[i][path], (i, path)
+        assert path in docs[i].positions
+        assert docs[i].positions[path] == full[i][path]
+    assert [dict(d.positions.items()) for d in docs] == full
+
+
+@needs_c
+def test_a_missing_path_reads_the_whole_table():
+    doc = load("claim.yaml", (CASES / "claim.yaml").read_bytes()).documents[0]
+    full = _full_tables("claim.yaml")[0]
+    assert doc.positions.get(("spec", "nope")) is None
+    assert ("spec", "nope") not in doc.positions
+    with pytest.raises(KeyError):
+        doc.positions[("spec", "nope")]
+    assert dict(doc.positions.items()) == full
+    assert doc.locate(("spec", "devices", "nope")) == full[("spec", "devices")].key
+
+
+@needs_c
+def test_a_look_up_reads_the_document_only_up_to_the_path():
+    text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  a: [1, 2]\n  b: {c: d}\n"
+    first, second = load("pod.yaml", (text + "---\n" + text).encode()).documents
+    assert first.positions.get(("kind",)) == Node(Span(2, 1, 2, 5), Span(2, 7, 2, 10))
+    replay = first.positions._fill[0]
+    assert ("spec", "b", "c") not in replay._pos  # stopped early: the rest is not read yet
+    assert dict.__len__(first.positions) == 0  # and the table itself was not filled
+    # a look-up in another document drops the stopped replay; asked again, it starts over
+    assert second.positions.get(("spec", "a", 1)) == Node(None, Span(14, 10, 14, 11))
+    assert replay._steps is None
+    assert first.positions.get(("spec", "b", "c")) == Node(Span(7, 7, 7, 8), Span(7, 10, 7, 11))
+    assert replay.result is not None  # asked again after it was dropped: read whole, not stopped again
+    assert first.positions.get(()) == Node(None, Span(1, 1, 7, 12))
+
+
+def _ruamel_events() -> types.SimpleNamespace:
+    """ruamel's event module as the backend imported it (that import leaves no ruamel.yaml.events in sys.modules)."""
+    return types.SimpleNamespace(**backend(False).Scalar.__bases__[0].__init__.__globals__)
+
+
+def _events(cmod, text: str) -> list[tuple]:
+    get = cmod.CParser(text).get_event
+    out = []
+    while True:
+        ev = get()
+        out.append(cheap_mod._fields(ev))
+        if type(ev).__name__ == "StreamEndEvent":
+            return out
+
+
+@needs_c
+def test_the_c_parser_builds_the_same_events_with_one_frame_classes():
+    import _ruamel_yaml as cmod
+
+    b = backend(False)
+    events = _ruamel_events()
+    assert b.Scalar is not events.ScalarEvent and issubclass(b.Scalar, events.ScalarEvent)
+    assert cmod.ScalarEvent is b.Scalar and cmod.SequenceEndEvent is b.SeqEnd
+    # anchors, aliases, merge keys, tags, every scalar style, flow and block collections, comments
+    text = "\n---\n".join((CASES / n).read_text() for n in ("anchors.yaml", "scalars.yaml", "strings.yaml"))
+    cheap = _events(cmod, text)
+    installed = {name: getattr(cmod, name) for name in cheap_mod._SLOTS}
+    try:
+        for name in cheap_mod._SLOTS:
+            setattr(cmod, name, getattr(events, name))
+        own = _events(cmod, text)
+    finally:
+        for name, cls in installed.items():
+            setattr(cmod, name, cls)
+    assert cheap == own and len(cheap) > 100
+    assert {"ScalarEvent", "MappingStartEvent", "SequenceStartEvent", "MappingEndEvent", "SequenceEndEvent",
+            "AliasEvent"} <= {kind for kind, _fields in cheap}
+
+
+def _fake(scalar_class=None, *, extra_argument: bool = False):
+    """Stand-ins for ruamel's events and `_ruamel_yaml`, whose parser builds one scalar with the class it names."""
+    events = types.SimpleNamespace(**vars(_ruamel_events()))
+    if scalar_class is not None:
+        events.ScalarEvent = scalar_class
+    cmod = types.SimpleNamespace(**{name: getattr(events, name) for name in cheap_mod._SLOTS})
+
+    class Parser:
+        def __init__(self, text):
+            self.todo = ["scalar", "end"]
+
+        def get_event(self):
+            if self.todo.pop(0) == "end":
+                return events.StreamEndEvent()
+            args = (None, None, (True, False), "v", None, None, "")
+            # a newer parser could pass more than ruamel's classes take today
+            return cmod.ScalarEvent(*args, None, "more") if extra_argument else cmod.ScalarEvent(*args)
+
+    cmod.CParser = Parser
+    return cmod, events
+
+
+@needs_c
+def test_event_classes_with_other_slots_are_left_alone():
+    base = _ruamel_events().ScalarEvent
+    cmod, events = _fake(type("ScalarEvent", (base,), {"__slots__": ("more",)}))
+    before = dict(vars(cmod))
+    assert cheap_mod.cheap_events(cmod, events) is None
+    assert vars(cmod) == before
+
+
+@needs_c
+def test_a_parser_the_classes_do_not_fit_is_restored():
+    base = _ruamel_events().ScalarEvent
+    lenient = type("ScalarEvent", (base,), {"__slots__": (), "__init__": lambda self, *args: base.__init__(self, *args[:8])})
+    cmod, events = _fake(lenient, extra_argument=True)
+    assert cheap_mod.cheap_events(cmod, events) is None
+    assert cmod.ScalarEvent is lenient
+    assert not hasattr(cmod, "_dralint_cheap_events")
+    cmod, events = _fake(lenient)  # the same classes and a parser that fits them: installed
+    assert cheap_mod.cheap_events(cmod, events) is not None
+    assert cmod.ScalarEvent is not lenient and issubclass(cmod.ScalarEvent, lenient)
