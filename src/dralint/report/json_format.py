@@ -44,7 +44,7 @@ def render(result: LintResult, options: ReportOptions) -> str:
         "problems": [problem_dict(p) for p in result.problems],
         "summary": {
             "files": result.files,
-            "files_passed_over": len(result.passed_over_files),
+            "files_passed_over": result.files_passed_over,
             "documents": result.documents,
             "errors": result.count(Severity.ERROR),
             "warnings": result.count(Severity.WARNING),

@@ -57,9 +57,9 @@ def _source_excerpt(p: Problem, result: LintResult, cache: dict[str, list[str]],
 def summary_line(result: LintResult) -> str:
     errors, warnings, infos = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     files = f"{result.files} file{'s' if result.files != 1 else ''}"
-    if result.passed_over_files:
+    if result.files_passed_over:
         # Charts' values, playbooks, compose files ...: counted, so nothing is skipped unseen.
-        files += f" ({len(result.passed_over_files)} without Kubernetes objects passed over)"
+        files += f" ({result.files_passed_over} without Kubernetes objects passed over)"
     parts = [files, f"{result.documents} document{'s' if result.documents != 1 else ''}"]
     if result.passed_over:
         parts.append(f"{result.passed_over} outside resource.k8s.io passed over")
