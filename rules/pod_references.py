@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, NamedTuple
 
-from dralint.api import DocumentView, Place, RunIndex, rule
+from dralint.api import DocumentView, Place, RunIndex, rule, shared
 
 from dralint.k8s.claims import is_nested
 from dralint.k8s.names import dns1123_label, dns1123_subdomain
@@ -276,11 +276,11 @@ class _Object(NamedTuple):
 
 def _collect(view: DocumentView) -> _Object | None:
     declares = view.group == GROUP and bool(view.name)
-    pod_refs = tuple((view.place(path), kind, name) for path, kind, name in _pod_references(view))
-    class_refs = tuple((view.place(path), kind, name) for path, kind, name in _class_references(view)) if view.group == GROUP else ()
+    pod_refs = tuple((view.place(path), kind, shared(name)) for path, kind, name in _pod_references(view))
+    class_refs = tuple((view.place(path), kind, shared(name)) for path, kind, name in _class_references(view)) if view.group == GROUP else ()
     if not (declares or pod_refs or class_refs):
         return None
-    return _Object((view.kind or "") if declares else None, view.name, view.namespace, view.source, pod_refs, class_refs)
+    return _Object(shared(view.kind or "") if declares else None, view.name, shared(view.namespace), view.source, pod_refs, class_refs)
 
 
 def _index(run: RunIndex) -> "_Index":
