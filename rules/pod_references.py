@@ -230,17 +230,34 @@ class _OneEditAway:
     """
 
     def __init__(self, names: list[str]):
-        self.by_variant: dict[str, list[str]] = {}
+        # Keyed by the variant's hash, holding a name or a list of names: a run with 100,000 names
+        # has ~15 variants a name, and the strings and one-item lists made this index most of the
+        # run's memory (~150 bytes a variant). A hash can collide: closest() checks its candidates.
+        self.by_variant: dict[int, Any] = {}
+        index = self.by_variant
         for name in names:
             for variant in {name, *self._deletions(name)}:
-                self.by_variant.setdefault(variant, []).append(name)
+                key = hash(variant)
+                held = index.get(key)
+                if held is None:
+                    index[key] = name
+                elif isinstance(held, list):
+                    held.append(name)
+                else:
+                    index[key] = [held, name]
 
     @staticmethod
     def _deletions(word: str) -> set[str]:
         return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
+    def _candidates(self, variant: str) -> Iterator[str]:
+        held = self.by_variant.get(hash(variant))
+        for c in held if isinstance(held, list) else (held,) if held is not None else ():
+            if c == variant or (len(c) == len(variant) + 1 and variant in self._deletions(c)):
+                yield c
+
     def closest(self, name: str) -> str | None:
-        found = {c for variant in {name, *self._deletions(name)} for c in self.by_variant.get(variant, ()) if c != name}
+        found = {c for variant in {name, *self._deletions(name)} for c in self._candidates(variant) if c != name}
         # Same length first (a typo rather than a missing character), then alphabetically: stable output.
         return min(found, key=lambda c: (abs(len(c) - len(name)), c)) if found else None
 

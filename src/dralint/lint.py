@@ -166,6 +166,7 @@ class _Run:
         self.result = LintResult()
         self.late: list[list[Problem]] = []
         self.listed: dict[str, int] = {}  # problems listed per file (if any), for the cap on what run-scope rules add
+        self.messages: dict[str, str] = {}  # one copy of each message the kept problems carry (settled runs)
 
     def check_source(self, source: Source) -> None:
         result = self.result
@@ -214,7 +215,9 @@ class _Run:
             late = self.suppressor.keep(late)
             late.extend(self.suppressor.unused())
         by_source: dict[str, list[Problem]] = {}
+        messages = self.messages if self.settle else {}
         for problem in self.selection.apply(late):
+            problem.message = messages.setdefault(problem.message, problem.message)
             by_source.setdefault(problem.source, []).append(problem)
         for source, problems in by_source.items():
             result.problems.extend(_capped(problems, self.listed.get(source, 0)))
@@ -268,9 +271,12 @@ class _Run:
             self.result.texts[name] = data
         if self.settle:
             # The problems' positions and fixes are read from the documents: computed now, the documents go.
+            # Messages repeat across files (a beta API, a class the run does not define): kept once.
+            messages = self.messages
             for p in kept:
                 p.span  # noqa: B018
                 p.fixes = p.fixes if self.build_fixes else ()
+                p.message = messages.setdefault(p.message, p.message)
 
     def _check(self, documents: list[Document], release: str, problems: list[Problem]) -> list[Problem]:
         """Every problem of one file's documents (added to the loader's), before suppressions and selection."""
