@@ -272,7 +272,7 @@ _SHARED: dict[Any, Any] = {}
 def shared(value: Any) -> Any:
     """One copy of a hashable value that many records hold (a field path, a kind, a class name): a run of
     100,000 documents keeps each Place's path and kind once, not 100,000 times."""
-    if len(_SHARED) >= 100_000:  # a bound, should values be unique after all
+    if len(_SHARED) >= 20_000:  # a bound, for long-lived processes (the language server) and unique values
         return _SHARED.get(value, value)
     return _SHARED.setdefault(value, value)
 

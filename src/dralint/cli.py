@@ -164,9 +164,9 @@ def _lint(paths: list[str], options, jobs: int | None):
 
 
 def _write_report(result, fmt: str, report, args: argparse.Namespace) -> None:
-    from .report import renderer
+    from .report import write
 
-    sys.stdout.write(renderer(fmt)(result, report))
+    write(fmt, result, report, sys.stdout)
     sys.stdout.flush()
     if fmt == "text" and not args.quiet:
         from .report.text import summary_line

@@ -15,6 +15,7 @@ files in worker processes and merges their partial results here.
     result = lint([Source("claim.yaml", data)], LintOptions(release="1.35"))
 """
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 from . import schemas
@@ -165,7 +166,6 @@ class _Run:
         self.first: dict[str, Place] = {}  # release -> its first document, where a failing run rule is reported
         self.result = LintResult()
         self.late: list[list[Problem]] = []
-        self.listed: dict[str, int] = {}  # problems listed per file (if any), for the cap on what run-scope rules add
         self.messages: dict[str, str] = {}  # one copy of each message the kept problems carry (settled runs)
 
     def check_source(self, source: Source) -> None:
@@ -219,8 +219,10 @@ class _Run:
         for problem in self.selection.apply(late):
             problem.message = messages.setdefault(problem.message, problem.message)
             by_source.setdefault(problem.source, []).append(problem)
-        for source, problems in by_source.items():
-            result.problems.extend(_capped(problems, self.listed.get(source, 0)))
+        if by_source:  # the cap on what run-scope rules add counts what each file has listed already
+            listed = Counter(p.source for p in result.problems)
+            for source, problems in by_source.items():
+                result.problems.extend(_capped(problems, listed[source]))
         result.problems.sort(key=Problem.sort_key)
         # Sorting computed every reported position: a position table that failed to build has said so by now.
         failed = self.selection.apply([p for problems in self.late for p in problems])
@@ -232,11 +234,11 @@ class _Run:
         """What this run kept of its files, for a parent run to `absorb` (dralint.parallel: a worker's chunk).
         Picklable once `settle`d: the problems hold positions and fixes, not documents."""
         late = [p for problems in self.late for p in problems]
-        return self.result, self.records, self.first, late, self.listed, self.suppressor
+        return self.result, self.records, self.first, late, self.suppressor
 
     def absorb(self, partial: tuple) -> None:
         """Merge another run's `partial()`, of the files that follow this run's: as if it had checked them."""
-        other, records, first, late, listed, suppressor = partial
+        other, records, first, late, suppressor = partial
         result = self.result
         result.problems.extend(other.problems)
         for counter in ("files", "documents", "checked", "passed_over", "files_passed_over", "empty"):
@@ -252,7 +254,6 @@ class _Run:
                 mine.setdefault(key, []).extend(found)
         if late:
             self.late.append(late)
-        self.listed.update(listed)
         if suppressor is not None:
             if self.suppressor is None:
                 self.suppressor = suppressor
@@ -265,7 +266,6 @@ class _Run:
         kept = _capped(self.selection.apply(problems))
         if not kept:
             return
-        self.listed[name] = len(kept)
         self.result.problems.extend(kept)
         if data is not None and self.keep_texts:
             self.result.texts[name] = data
