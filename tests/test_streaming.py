@@ -18,6 +18,7 @@ import pytest
 from dralint.api import Place, RunIndex, rule
 from dralint.lint import LintOptions, lint
 from dralint.parallel import frozen
+from dralint.selection import Selection
 from dralint.sources import collect
 
 CLAIM = """\
@@ -145,3 +146,27 @@ def test_a_plugin_run_rule_reports_at_the_places_it_collected(tmp_path):
 def test_collect_is_only_for_run_rules():
     with pytest.raises(ValueError, match="collect is for scope='run' rules"):
         rule("XX902", "x", collect=_peers)
+
+
+def _broken_collect(view):
+    if view.name == "b":
+        raise KeyError("no peer")
+    return view.name
+
+
+@rule("XX903", "broken-collect", scope="run", collect=_broken_collect)
+def broken_check(run, report):
+    """Fails while judging, after a collector that failed on one document."""
+    raise RuntimeError(f"{len(run)} records")
+
+
+def test_a_failing_collector_or_run_rule_is_dra901_and_the_rest_still_runs(tmp_path):
+    (tmp_path / "a.yaml").write_text(COLLECTED.format(name="a", peer="b"))
+    (tmp_path / "b.yaml").write_text("# leading comment\n" + COLLECTED.format(name="b", peer="zz"))
+    rules = [broken_check.__dralint_rule__, configmap_peer.__dralint_rule__]
+    result = lint(collect([str(tmp_path)]), LintOptions(keep=(), extra_rules=rules, selection=Selection(select=["XX", "DRA901"])))
+    assert [(p.rule, p.source.rsplit("/", 1)[-1], p.span.line, p.span.column, p.message) for p in result.problems] == [
+        ("DRA901", "a.yaml", 1, 1, "rule XX903 (broken-collect) failed: RuntimeError: 1 records"),
+        ("DRA901", "b.yaml", 2, 1, "rule XX903 (broken-collect) failed: KeyError: 'no peer'"),
+        ("XX901", "b.yaml", 7, 9, "no ConfigMap 'zz' in the run"),
+    ]
