@@ -230,12 +230,20 @@ class _OneEditAway:
     """
 
     def __init__(self, names: list[str]):
-        # Keyed by the variant's hash, holding a name or a list of names: a run with 100,000 names
-        # has ~15 variants a name, and the strings and one-item lists made this index most of the
-        # run's memory (~150 bytes a variant). A hash can collide: closest() checks its candidates.
-        self.by_variant: dict[int, Any] = {}
-        index = self.by_variant
+        # Names one edit apart differ in length by at most one, so a length's names are indexed when a
+        # name of a neighbouring length is first looked up: a run with 100,000 names and references to
+        # a few missing classes indexes the few names of their lengths, not ~15 variants of each name.
+        # Keyed by the variant's hash, holding a name or a list of names (the strings and one-item
+        # lists were ~150 bytes a variant); a hash can collide: _candidates() checks.
+        self.by_length: dict[int, list[str]] = {}
         for name in names:
+            self.by_length.setdefault(len(name), []).append(name)
+        self.by_variant: dict[int, Any] = {}
+        self._answers: dict[str, str | None] = {}  # the same missing name is often referenced many times
+
+    def _index(self, length: int) -> None:
+        index = self.by_variant
+        for name in self.by_length.pop(length, ()):
             for variant in {name, *self._deletions(name)}:
                 key = hash(variant)
                 held = index.get(key)
@@ -257,9 +265,14 @@ class _OneEditAway:
                 yield c
 
     def closest(self, name: str) -> str | None:
+        if name in self._answers:
+            return self._answers[name]
+        for length in (len(name) - 1, len(name), len(name) + 1):
+            self._index(length)
         found = {c for variant in {name, *self._deletions(name)} for c in self._candidates(variant) if c != name}
         # Same length first (a typo rather than a missing character), then alphabetically: stable output.
-        return min(found, key=lambda c: (abs(len(c) - len(name)), c)) if found else None
+        answer = self._answers[name] = min(found, key=lambda c: (abs(len(c) - len(name)), c)) if found else None
+        return answer
 
 
 def _close(name: str, candidates: list[str]) -> str:
