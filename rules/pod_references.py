@@ -318,17 +318,30 @@ def _index(run: RunIndex) -> "_Index":
 
 
 class _Index:
-    """Objects of the run by kind and name: [(namespace, source)]."""
+    """Objects of the run by kind and name."""
 
     def __init__(self, records: RunIndex):
-        self.by_kind: dict[str, dict[str, list[tuple[str | None, str]]]] = {}
+        # name -> its record, or a list of them when several objects share it: no list nor tuple per
+        # name (a third of the memory of judging 100,000 records).
+        self.by_kind: dict[str, dict[str, _Object | list[_Object]]] = {}
         for record in records:
             if record.kind is not None:
-                self.by_kind.setdefault(record.kind, {}).setdefault(record.name, []).append((record.namespace, record.source))
+                names = self.by_kind.setdefault(record.kind, {})
+                held = names.get(record.name)
+                if held is None:
+                    names[record.name] = record
+                elif isinstance(held, list):
+                    held.append(record)
+                else:
+                    names[record.name] = [held, record]
         self._near: dict[str, _OneEditAway] = {}  # built on the first dangling reference of a kind
 
     def find(self, kind: str, name: str) -> list[tuple[str | None, str]]:
-        return self.by_kind.get(kind, {}).get(name, [])
+        """(namespace, source) of each object of `kind` named `name`, in run order."""
+        held = self.by_kind.get(kind, {}).get(name)
+        if held is None:
+            return []
+        return [(r.namespace, r.source) for r in held] if isinstance(held, list) else [(held.namespace, held.source)]
 
     def not_defined(self, kind: str, name: str, otherwise: str) -> str:
         """The message for a reference to nothing in the run, naming a close name of the run if there is one."""

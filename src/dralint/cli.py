@@ -156,8 +156,10 @@ def _lint(paths: list[str], options, jobs: int | None):
     from .parallel import frozen, lint_parallel, serial_reason, usable_cores
     from .sources import files, read_all
 
-    entries = list(files(paths))
     jobs = jobs or usable_cores()
+    if jobs == 1:  # streamed: not even the list of files is kept
+        return lint(frozen(read_all(files(paths))), options)
+    entries = list(files(paths))
     if serial_reason(entries, options, jobs) is None:
         return lint_parallel(entries, options, jobs)
     return lint(frozen(read_all(entries)), options)

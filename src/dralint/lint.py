@@ -206,8 +206,11 @@ class _Run:
     def finish(self) -> LintResult:
         result = self.result
         late: list[Problem] = []
-        for release, records in self.records.items():
+        while self.records:  # each release's records let go once judged: the rest of finish() needs room
+            release, records = next(iter(self.records.items()))
+            del self.records[release]
             late.extend(run_index_rules(self.index_rules, records, release, self.first[release]))
+            del records
         for release, views in self.views_by_release.items():
             if any(r.in_releases(release) for r in self.legacy_rules):
                 late.extend(run_run_rules(self.legacy_rules, views, release))
