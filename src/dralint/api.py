@@ -152,6 +152,7 @@ def _cleandoc(text: str) -> str:
 
 
 _MISSING = object()
+_OBJECT_REF = object()  # DocumentView.memo key
 
 
 class DocumentView:
@@ -257,8 +258,10 @@ class DocumentView:
         which outlive the document. `locate` and `at_key` as for `report`."""
         doc = self._doc
         where = tuple(locate) if locate is not None else tuple(path)
+        # One `namespace/name` string for all the Places of a document (a claim has one per request).
+        obj = self.memo(_OBJECT_REF, lambda: doc.object_ref)
         return Place(doc.source, doc.index, doc.list_item, shared(tuple(path)), doc.locate(where, prefer_key=at_key),
-                     shared(self.api_version), shared(self.kind), doc.object_ref)
+                     shared(self.api_version), shared(self.kind), obj)
 
     @property
     def document(self) -> Document:
