@@ -15,7 +15,6 @@ files in worker processes and merges their partial results here.
     result = lint([Source("claim.yaml", data)], LintOptions(release="1.35"))
 """
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 from . import schemas
@@ -217,16 +216,7 @@ class _Run:
         if self.suppressor is not None:
             late = self.suppressor.keep(late)
             late.extend(self.suppressor.unused())
-        by_source: dict[str, list[Problem]] = {}
-        messages = self.messages if self.settle else {}
-        for problem in self.selection.apply(late):
-            problem.message = messages.setdefault(problem.message, problem.message)
-            by_source.setdefault(problem.source, []).append(problem)
-        if by_source:  # the cap on what run-scope rules add counts what each file has listed already
-            listed = Counter(p.source for p in result.problems)
-            for source, problems in by_source.items():
-                result.problems.extend(_capped(problems, listed[source]))
-        result.problems.sort(key=Problem.sort_key)
+        result.problems = _in_report_order(result.problems, self.selection.apply(late), self.messages if self.settle else {})
         # Sorting computed every reported position: a position table that failed to build has said so by now.
         failed = self.selection.apply([p for problems in self.late for p in problems])
         if failed:
@@ -347,6 +337,34 @@ class _Run:
         if rules is None:
             rules = self.rules_by_type[key] = [r for r in self.document_rules if r.applies_to(api_version, kind, release)]
         return rules
+
+
+def _in_report_order(listed: list[Problem], late: list[Problem], messages: dict[str, str]) -> list[Problem]:
+    """The problems listed file by file and the run-scope ones (capped per file, counting what the file
+    listed), sorted as reports show them: by source, then document, line, column, rule and message.
+
+    Sorted file by file, which gives what one stable sort of the whole list gives: a run with
+    160,000 problems holds the sort keys of one file at a time, not 160,000 of them at once.
+    """
+    groups: dict[str, list[Problem]] = {}
+    for p in listed:
+        groups.setdefault(p.source, []).append(p)
+    first_late: dict[str, int] = {}  # where each file's run-scope problems start in its group
+    for p in late:
+        p.message = messages.setdefault(p.message, p.message)
+        group = groups.setdefault(p.source, [])
+        first_late.setdefault(p.source, len(group))
+        group.append(p)
+    for source, start in first_late.items():
+        group = groups[source]
+        if len(group) > MAX_PROBLEMS_PER_DOCUMENT:
+            group[start:] = _capped(group[start:], start)
+    ordered: list[Problem] = []
+    for source in sorted(groups):
+        group = groups.pop(source)
+        group.sort(key=Problem.sort_key)
+        ordered.extend(group)
+    return ordered
 
 
 def _capped(problems: list[Problem], listed: int = 0) -> list[Problem]:
