@@ -16,9 +16,9 @@ explicit, different namespaces are a mismatch.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
-from dralint.api import DocumentView, rule
+from dralint.api import DocumentView, Place, RunIndex, rule, shared
 
 from dralint.k8s.claims import is_nested
 from dralint.k8s.names import dns1123_label, dns1123_subdomain
@@ -230,19 +230,49 @@ class _OneEditAway:
     """
 
     def __init__(self, names: list[str]):
-        self.by_variant: dict[str, list[str]] = {}
+        # Names one edit apart differ in length by at most one, so a length's names are indexed when a
+        # name of a neighbouring length is first looked up: a run with 100,000 names and references to
+        # a few missing classes indexes the few names of their lengths, not ~15 variants of each name.
+        # Keyed by the variant's hash, holding a name or a list of names (the strings and one-item
+        # lists were ~150 bytes a variant); a hash can collide: _candidates() checks.
+        self.by_length: dict[int, list[str]] = {}
         for name in names:
+            self.by_length.setdefault(len(name), []).append(name)
+        self.by_variant: dict[int, Any] = {}
+        self._answers: dict[str, str | None] = {}  # the same missing name is often referenced many times
+
+    def _index(self, length: int) -> None:
+        index = self.by_variant
+        for name in self.by_length.pop(length, ()):
             for variant in {name, *self._deletions(name)}:
-                self.by_variant.setdefault(variant, []).append(name)
+                key = hash(variant)
+                held = index.get(key)
+                if held is None:
+                    index[key] = name
+                elif isinstance(held, list):
+                    held.append(name)
+                else:
+                    index[key] = [held, name]
 
     @staticmethod
     def _deletions(word: str) -> set[str]:
         return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
+    def _candidates(self, variant: str) -> Iterator[str]:
+        held = self.by_variant.get(hash(variant))
+        for c in held if isinstance(held, list) else (held,) if held is not None else ():
+            if c == variant or (len(c) == len(variant) + 1 and variant in self._deletions(c)):
+                yield c
+
     def closest(self, name: str) -> str | None:
-        found = {c for variant in {name, *self._deletions(name)} for c in self.by_variant.get(variant, ()) if c != name}
+        if name in self._answers:
+            return self._answers[name]
+        for length in (len(name) - 1, len(name), len(name) + 1):
+            self._index(length)
+        found = {c for variant in {name, *self._deletions(name)} for c in self._candidates(variant) if c != name}
         # Same length first (a typo rather than a missing character), then alphabetically: stable output.
-        return min(found, key=lambda c: (abs(len(c) - len(name)), c)) if found else None
+        answer = self._answers[name] = min(found, key=lambda c: (abs(len(c) - len(name)), c)) if found else None
+        return answer
 
 
 def _close(name: str, candidates: list[str]) -> str:
@@ -260,19 +290,58 @@ def _same_namespace(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 
 
-class _Index:
-    """Objects of the run by kind and name: [(namespace, view)]."""
+Reference = tuple[Place, str, str]  # where, kind, name
 
-    def __init__(self, views: list[DocumentView]):
-        self.by_kind: dict[str, dict[str, list[tuple[str | None, DocumentView]]]] = {}
-        for view in views:
-            if view.group != GROUP or not view.name:
-                continue
-            self.by_kind.setdefault(view.kind or "", {}).setdefault(view.name, []).append((view.namespace, view))
+
+class _Object(NamedTuple):
+    """What one document of the run declares and references: all the run rules keep of it."""
+
+    kind: str | None  # a resource.k8s.io object with a name: its kind (else None: declares nothing)
+    name: str | None
+    namespace: str | None
+    source: str
+    pod_refs: tuple[Reference, ...]  # claims and templates a pod spec names
+    class_refs: tuple[Reference, ...]  # classes a claim's requests name
+
+
+def _collect(view: DocumentView) -> _Object | None:
+    declares = view.group == GROUP and bool(view.name)
+    pod_refs = tuple((view.place(path), kind, shared(name)) for path, kind, name in _pod_references(view))
+    class_refs = tuple((view.place(path), kind, shared(name)) for path, kind, name in _class_references(view)) if view.group == GROUP else ()
+    if not (declares or pod_refs or class_refs):
+        return None
+    return _Object(shared(view.kind or "") if declares else None, view.name, shared(view.namespace), view.source, pod_refs, class_refs)
+
+
+def _index(run: RunIndex) -> "_Index":
+    return run.memo("pod_references.index", lambda: _Index(run))
+
+
+class _Index:
+    """Objects of the run by kind and name."""
+
+    def __init__(self, records: RunIndex):
+        # name -> its record, or a list of them when several objects share it: no list nor tuple per
+        # name (a third of the memory of judging 100,000 records).
+        self.by_kind: dict[str, dict[str, _Object | list[_Object]]] = {}
+        for record in records:
+            if record.kind is not None:
+                names = self.by_kind.setdefault(record.kind, {})
+                held = names.get(record.name)
+                if held is None:
+                    names[record.name] = record
+                elif isinstance(held, list):
+                    held.append(record)
+                else:
+                    names[record.name] = [held, record]
         self._near: dict[str, _OneEditAway] = {}  # built on the first dangling reference of a kind
 
-    def find(self, kind: str, name: str) -> list[tuple[str | None, DocumentView]]:
-        return self.by_kind.get(kind, {}).get(name, [])
+    def find(self, kind: str, name: str) -> list[tuple[str | None, str]]:
+        """(namespace, source) of each object of `kind` named `name`, in run order."""
+        held = self.by_kind.get(kind, {}).get(name)
+        if held is None:
+            return []
+        return [(r.namespace, r.source) for r in held] if isinstance(held, list) else [(held.namespace, held.source)]
 
     def not_defined(self, kind: str, name: str, otherwise: str) -> str:
         """The message for a reference to nothing in the run, naming a close name of the run if there is one."""
@@ -283,7 +352,7 @@ class _Index:
         if close is None:
             return f"{kind} {name!r} is not defined in the linted files; {otherwise}"
         return (f"{kind} {name!r} is not defined in the linted files; did you mean {close!r} "
-                f"({self.find(kind, close)[0][1].source})? Otherwise {otherwise}")
+                f"({self.find(kind, close)[0][1]})? Otherwise {otherwise}")
 
 
 def _pod_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
@@ -306,7 +375,7 @@ def _pod_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
                 yield (*holder_path, key), kind, value
 
 
-@rule("DRA710", "claim-reference-kind", severity="warning", kinds=POD_KINDS, scope="run")
+@rule("DRA710", "claim-reference-kind", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect)
 def claim_reference_kind(run, report):
     """A pod's claim reference names an object of the other kind defined in the same run.
 
@@ -316,20 +385,20 @@ def claim_reference_kind(run, report):
     wait forever for an object that does not exist. The API server accepts
     the pod (the object might exist in the cluster), hence a warning.
     """
-    index = _Index(run.documents)
+    index = _index(run)
     other = {"ResourceClaim": "ResourceClaimTemplate", "ResourceClaimTemplate": "ResourceClaim"}
     field_of = {"ResourceClaim": "resourceClaimName", "ResourceClaimTemplate": "resourceClaimTemplateName"}
-    for view in run.documents:
-        for path, kind, name in _pod_references(view):
-            if any(_same_namespace(ns, view.namespace) for ns, _ in index.find(kind, name)):
+    for pod in run:
+        for place, kind, name in pod.pod_refs:
+            if any(_same_namespace(ns, pod.namespace) for ns, _ in index.find(kind, name)):
                 continue
-            wrong = [(ns, v) for ns, v in index.find(other[kind], name) if _same_namespace(ns, view.namespace)]
+            wrong = [(ns, source) for ns, source in index.find(other[kind], name) if _same_namespace(ns, pod.namespace)]
             if wrong:
-                report(path, f"{field_of[kind]} {name!r} names a {other[kind]} defined in {wrong[0][1].source}, not a {kind}; "
-                             f"use {field_of[other[kind]]}", doc=view, error_type="NotFound")
+                report(place, f"{field_of[kind]} {name!r} names a {other[kind]} defined in {wrong[0][1]}, not a {kind}; "
+                              f"use {field_of[other[kind]]}", error_type="NotFound")
 
 
-@rule("DRA711", "claim-reference-namespace", severity="warning", kinds=POD_KINDS, scope="run")
+@rule("DRA711", "claim-reference-namespace", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect)
 def claim_reference_namespace(run, report):
     """A pod refers to a ResourceClaim or ResourceClaimTemplate that the run defines only in another namespace.
 
@@ -340,34 +409,34 @@ def claim_reference_namespace(run, report):
     also exist in the cluster), hence a warning; the pod stays Pending
     otherwise.
     """
-    index = _Index(run.documents)
-    for view in run.documents:
-        for path, kind, name in _pod_references(view):
+    index = _index(run)
+    for pod in run:
+        for place, kind, name in pod.pod_refs:
             found = index.find(kind, name)
-            if not found or any(_same_namespace(ns, view.namespace) for ns, _ in found):
+            if not found or any(_same_namespace(ns, pod.namespace) for ns, _ in found):
                 continue
             where = ", ".join(sorted({repr(ns) for ns, _ in found if ns}))
-            report(path, f"{kind} {name!r} is defined in namespace {where}, but this pod is in namespace {view.namespace!r}; "
-                         f"a pod can only use {kind}s of its own namespace", doc=view, error_type="NotFound")
+            report(place, f"{kind} {name!r} is defined in namespace {where}, but this pod is in namespace {pod.namespace!r}; "
+                          f"a pod can only use {kind}s of its own namespace", error_type="NotFound")
 
 
-@rule("DRA712", "claim-reference-unresolved", severity="info", kinds=POD_KINDS, scope="run")
+@rule("DRA712", "claim-reference-unresolved", severity="info", kinds=POD_KINDS, scope="run", collect=_collect)
 def claim_reference_unresolved(run, report):
     """A pod refers to a ResourceClaim or ResourceClaimTemplate that no file of the run defines.
 
     That is fine when the object already exists in the cluster; this note
     says what must exist there.
     """
-    index = _Index(run.documents)
-    for view in run.documents:
-        for path, kind, name in _pod_references(view):
+    index = _index(run)
+    for pod in run:
+        for place, kind, name in pod.pod_refs:
             if index.find(kind, name):
                 continue  # defined: fine, or DRA711
             other = "ResourceClaimTemplate" if kind == "ResourceClaim" else "ResourceClaim"
-            if any(_same_namespace(ns, view.namespace) for ns, _ in index.find(other, name)):
+            if any(_same_namespace(ns, pod.namespace) for ns, _ in index.find(other, name)):
                 continue  # DRA710
-            where = f"namespace {view.namespace!r}" if view.namespace else "the pod's namespace"
-            report(path, index.not_defined(kind, name, f"it must exist in {where} of the cluster"), doc=view)
+            where = f"namespace {pod.namespace!r}" if pod.namespace else "the pod's namespace"
+            report(place, index.not_defined(kind, name, f"it must exist in {where} of the cluster"))
 
 
 def _class_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
@@ -397,18 +466,16 @@ def _class_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
                 yield (*path, "deviceClassName"), "DeviceClass", name
 
 
-@rule("DRA713", "device-class-unresolved", severity="info", kinds={"ResourceClaim", "ResourceClaimTemplate"}, scope="run")
+@rule("DRA713", "device-class-unresolved", severity="info", kinds={"ResourceClaim", "ResourceClaimTemplate"}, scope="run", collect=_collect)
 def device_class_unresolved(run, report):
     """A claim request names a DeviceClass (or, before 1.31, a ResourceClass) that no file of the run defines.
 
     That is fine when the class is installed in the cluster (drivers usually
     ship their classes); this note says what must exist there.
     """
-    index = _Index(run.documents)
-    for view in run.documents:
-        if view.group != GROUP:
-            continue
-        for path, kind, name in _class_references(view):
+    index = _index(run)
+    for claim in run:
+        for place, kind, name in claim.class_refs:
             if index.find(kind, name):
                 continue
-            report(path, index.not_defined(kind, name, "it must be installed in the cluster"), doc=view)
+            report(place, index.not_defined(kind, name, "it must be installed in the cluster"))

@@ -1,9 +1,15 @@
 """The public rule API: what built-in rules (top-level `rules/`) and plugins use.
 
 A rule is a function decorated with `@rule(...)`. It receives a read-only
-view of one document (or, with `scope="run"`, of every document in the run)
-and a reporter, and reports problems by field path. It never sees YAML, lines
-or columns: the engine turns paths into positions.
+view of one document and a reporter, and reports problems by field path. It
+never sees YAML, lines or columns: the engine turns paths into positions.
+
+A rule over the whole run (`scope="run"`, references between files) never
+holds documents: its `collect(doc)` returns a small record of what one
+document declares and references, with `doc.place(path)` for each place it
+may report at; at the end the rule gets a `RunIndex` of every record of a
+release and reports with `report(place, message)`. Records travel between
+processes (`--jobs`), so they must pickle: tuples, strings, numbers, Places.
 
     from dralint.api import rule
 
@@ -24,13 +30,16 @@ DIR is loaded).
 import functools
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
-from .model import Document, MapKey, Path, Severity
+from .model import Document, MapKey, Path, Severity, Span
 
 __all__ = [
     "rule",
     "Rule",
     "DocumentView",
     "RunView",
+    "RunIndex",
+    "Place",
+    "shared",
     "Reporter",
     "Severity",
     "MapKey",
@@ -58,8 +67,10 @@ class Rule(NamedTuple):
     api_versions: frozenset[str] | None = None  # "resource.k8s.io/v1" form; None: every version
     min_release: str | None = None  # inclusive
     max_release: str | None = None  # inclusive
-    scope: str = "document"  # or "run": sees every document of the run at once
+    scope: str = "document"  # or "run": judges the records `collect` made of every document of the run
     origin: str = "builtin"  # module or plugin the rule came from
+    # scope="run": DocumentView -> a small picklable record (or None); None for a legacy rule given a RunView.
+    collect: Callable[["DocumentView"], Any] | None = None
 
     def applies_to(self, api_version: str | None, kind: str | None, release: str) -> bool:
         if self.kinds is not None and kind not in self.kinds:
@@ -86,10 +97,21 @@ def rule(
     api_versions: Iterable[str] | None = None,
     releases: tuple[str | None, str | None] = (None, None),
     scope: str = "document",
+    collect: Callable[["DocumentView"], Any] | None = None,
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Declare a rule. The function's docstring is its documentation: first line the summary."""
+    """Declare a rule. The function's docstring is its documentation: first line the summary.
+
+    `scope="run"` with `collect`: `collect(doc)` is called for every document of the
+    run (of the rule's releases; `kinds` and `api_versions` do not filter it) and
+    returns a small picklable record, or None; the rule is then called once per
+    release as `check(index: RunIndex, report)` and reports at `Place`s.
+    `scope="run"` without `collect` (deprecated): the rule gets a `RunView` of every
+    document, which keeps them all in memory and makes `--jobs` run serially.
+    """
     if scope not in ("document", "run"):
         raise ValueError(f"rule {code}: scope must be 'document' or 'run'")
+    if collect is not None and scope != "run":
+        raise ValueError(f"rule {code}: collect is for scope='run' rules")
     sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
 
     def decorate(func: Callable[..., None]) -> Callable[..., None]:
@@ -109,6 +131,7 @@ def rule(
             max_release=releases[1],
             scope=scope,
             origin=func.__module__,
+            collect=collect,
         )
         return func
 
@@ -129,6 +152,7 @@ def _cleandoc(text: str) -> str:
 
 
 _MISSING = object()
+_OBJECT_REF = object()  # DocumentView.memo key
 
 
 class DocumentView:
@@ -245,14 +269,76 @@ class DocumentView:
     def exists_in_source(self, path: Path) -> bool:
         return path in self._doc.positions
 
+    def place(self, path: Path, *, locate: Path | None = None, at_key: bool = False) -> "Place":
+        """Where `path` of this document stands, positioned now: for run-scope records,
+        which outlive the document. `locate` and `at_key` as for `report`."""
+        doc = self._doc
+        where = tuple(locate) if locate is not None else tuple(path)
+        # One `namespace/name` string for all the Places of a document (a claim has one per request).
+        obj = self.memo(_OBJECT_REF, lambda: doc.object_ref)
+        return Place(doc.source, doc.index, doc.list_item, shared(tuple(path)), doc.locate(where, prefer_key=at_key),
+                     shared(self.api_version), shared(self.kind), obj)
+
     @property
     def document(self) -> Document:
         """The underlying document, for the engine and for rules that need source text (CEL)."""
         return self._doc
 
 
+_SHARED: dict[Any, Any] = {}
+
+
+def shared(value: Any) -> Any:
+    """One copy of a hashable value that many records hold (a field path, a kind, a class name): a run of
+    100,000 documents keeps each Place's path and kind once, not 100,000 times."""
+    if len(_SHARED) >= 20_000:  # a bound, for long-lived processes (the language server) and unique values
+        return _SHARED.get(value, value)
+    return _SHARED.setdefault(value, value)
+
+
+class Place(NamedTuple):
+    """A field of one document and where it stands, kept after the document is gone
+    (`DocumentView.place`): what a run-scope rule reports at."""
+
+    source: str
+    document: int  # index of the document in its source
+    list_item: int | None  # its item in a `kind: List`, if it is one
+    path: Path  # the API server's field path
+    span: Span  # already positioned
+    api_version: str | None = None
+    kind: str | None = None
+    object: str | None = None  # `namespace/name` of the document
+
+
+class RunIndex:
+    """The records `collect` made of the documents of one run and release, in run order
+    (file by file, document by document, whatever `--jobs` is)."""
+
+    __slots__ = ("records", "release", "_memo")
+
+    def __init__(self, records: list[Any], release: str, memo: dict[Any, Any] | None = None):
+        self.records = records
+        self.release = release
+        self._memo = memo if memo is not None else {}
+
+    def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """`compute()` once per run, release and key, shared by the rules of one collector
+        (an index of the records by name ...)."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = compute()
+            return value
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.records)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+
 class RunView:
-    """Every document of one run, for rules with `scope="run"` (cross-document references)."""
+    """Every document of one run, for legacy rules with `scope="run"` and no `collect`."""
 
     def __init__(self, documents: list[DocumentView], release: str):
         self.documents = documents
@@ -279,7 +365,9 @@ class Reporter(Protocol):
         (e.g. flat-shape requests whose errors the server reports under `exactly`).
         `at_key`: point at the key rather than the value.
         `string_range`: character offsets inside the string value at `locate or path`.
-        `doc`: the document, for run-scope rules.
+        `doc`: the document, for legacy run-scope rules given a RunView.
+        A run-scope rule with `collect` reports at a `Place` instead of a path:
+        `report(place, message, error_type=..., severity=...)`.
         `replace_with`: values the field's value could be instead (an enum's members):
         each becomes a fix, the closest to the wrong value first.
         """

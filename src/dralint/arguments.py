@@ -61,4 +61,5 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
         no_plugins=args.no_plugins,
         config=args.config,
         no_config=args.no_config,
+        jobs=getattr(args, "jobs", None),
     )

@@ -40,6 +40,7 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
     add_rule_arguments(parser)
+    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; 1: serial; small runs are serial)")
     parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -60,7 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             command, rest = "lint", args
         if command == "lint":
-            return run_lint(rest)
+            try:
+                return run_lint(rest)
+            finally:
+                gc.unfreeze()  # what the run froze (dralint.parallel.frozen), for callers of main() in process
         if command == "rules":
             from .commands import rules_command
 
@@ -95,7 +99,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_lint(argv: list[str]) -> int:
     from .config import ConfigError, build_options
-    from .lint import lint
     from .model import Severity
     from .registry import RuleLoadError
     from .sources import collect
@@ -108,6 +111,10 @@ def run_lint(argv: list[str]) -> int:
     except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
 
+    fmt = settings.format
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not sys.stdout.isatty() else "text"
+    report = _report_options(fmt, args)
     if args.fix:
         # Only runs that apply fixes: the fix modules, migrate and tempfile are ~10 ms of a clean file's
         # start-up. The migrate rewrite runs ruamel's round trip over a whole file (~30 ms a document),
@@ -118,32 +125,56 @@ def run_lint(argv: list[str]) -> int:
         with_fixes(options)
         for name in fix_sources(collect(args.paths), options):
             print(f"dralint: fixed {name}", file=sys.stderr)
-    result = lint(collect(args.paths), options)
+    options.keep = _kept_for(fmt, report)
+    result = _lint(args.paths, options, 1 if args.fix else settings.jobs)
     if result.files == 0:
         # Not an error (a pre-commit run may have nothing to check), but a CI gate
         # pointed at the wrong folder should not pass in silence.
         print(f"dralint: warning: no *.yaml, *.yml or *.json files found in {', '.join(args.paths)}", file=sys.stderr)
 
-    fmt = settings.format
-    if fmt == "auto":
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not sys.stdout.isatty() else "text"
     # Decided before -q trims the report: quiet changes what is shown, never the verdict.
     failed = any(p.severity >= settings.fail_on for p in result.problems)
     if args.quiet:
         result.problems = [p for p in result.problems if p.severity >= Severity.ERROR]
-    _write_report(result, fmt, args)
+    _write_report(result, fmt, report, args)
     return 1 if failed else 0
 
 
-def _write_report(result, fmt: str, args: argparse.Namespace) -> None:
-    from .report import FORMATS, ReportOptions, renderer
+
+def _report_options(fmt: str, args: argparse.Namespace):
+    from .report import FORMATS, ReportOptions
 
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(sorted(FORMATS))} or auto")
     tty = sys.stdout.isatty()
     color = args.color == "always" or (args.color == "auto" and tty and not os.environ.get("NO_COLOR"))
-    options = ReportOptions(color=color, show_source=tty or args.color == "always", quiet=args.quiet)
-    sys.stdout.write(renderer(fmt)(result, options))
+    return ReportOptions(color=color, show_source=tty or args.color == "always", quiet=args.quiet)
+
+
+def _kept_for(fmt: str, report) -> frozenset[str]:
+    """What the report reads besides problems (LintOptions.keep): the rest goes file by file."""
+    return frozenset({"text": {"texts"} if report.show_source else set(), "junit": {"objects"}}.get(fmt, {"fixes"} if fmt in ("json", "sarif") else set()))
+
+
+def _lint(paths: list[str], options, jobs: int | None):
+    """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes."""
+    from .lint import lint
+    from .parallel import frozen, lint_parallel, serial_reason, usable_cores
+    from .sources import files, read_all
+
+    jobs = jobs or usable_cores()
+    if jobs == 1:  # streamed: not even the list of files is kept
+        return lint(frozen(read_all(files(paths))), options)
+    entries = list(files(paths))
+    if serial_reason(entries, options, jobs) is None:
+        return lint_parallel(entries, options, jobs)
+    return lint(frozen(read_all(entries)), options)
+
+
+def _write_report(result, fmt: str, report, args: argparse.Namespace) -> None:
+    from .report import write
+
+    write(fmt, result, report, sys.stdout)
     sys.stdout.flush()
     if fmt == "text" and not args.quiet:
         from .report.text import summary_line

@@ -8,6 +8,7 @@
     rules-dirs: [lint/rules]      # relative to the config file
     policies: [lint/gpu-policy.yaml]
     plugins: true                 # load rules from installed entry points
+    jobs: 4                       # worker processes (default: the usable cores; 1: serial)
 
 Command-line options win over the file; lists given on the command line are
 added to the file's. Every front door turns what it was told into `Overrides`
@@ -39,6 +40,7 @@ KNOWN_KEYS = {
     "plugins",
     "rule-options",
     "ignore-paths",
+    "jobs",
 }
 SEVERITIES = ("error", "warning", "info")
 
@@ -62,6 +64,7 @@ class Overrides(NamedTuple):
     no_plugins: bool = False
     config: str | None = None  # an explicit file; else discovered
     no_config: bool = False
+    jobs: int | None = None  # --jobs
 
 
 class Settings(NamedTuple):
@@ -70,6 +73,7 @@ class Settings(NamedTuple):
     format: str = "auto"
     fail_on: Severity = Severity.ERROR
     config_path: str | None = None
+    jobs: int | None = None  # worker processes; None: one per usable core (dralint.parallel)
 
 
 def discover(start: str | None = None) -> str | None:
@@ -215,7 +219,21 @@ def _settings(overrides: Overrides, config: ConfigFile | None) -> Settings:
     fmt = overrides.format or raw.get("format") or "auto"
     if not isinstance(fmt, str):
         raise ConfigError(f"{config.where('format')}: 'format' must be a string")
-    return Settings(format=fmt, fail_on=Severity.parse(fail_on), config_path=config.path if config else None)
+    return Settings(format=fmt, fail_on=Severity.parse(fail_on), config_path=config.path if config else None, jobs=_jobs(overrides, config))
+
+
+def _jobs(overrides: Overrides, config: ConfigFile | None) -> int | None:
+    if overrides.jobs is not None:
+        if overrides.jobs < 1:
+            raise ConfigError(f"--jobs must be at least 1 (1: serial), not {overrides.jobs}")
+        return overrides.jobs
+    value = config.data.get("jobs") if config else None
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        assert config is not None
+        raise ConfigError(f"{config.where('jobs')}: 'jobs' must be a whole number of worker processes, at least 1 (1: serial), not {value!r}")
+    return value
 
 
 def _release(given: str | None, config: ConfigFile | None, key: str, parse: Any) -> str | None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .api import DocumentView, Rule, RunView
-from .catalog import engine_problem
+from .api import DocumentView, Place, Rule, RunIndex, RunView
+from .catalog import ENGINE_CHECKS, engine_problem
 from .model import Document, Edit, Fix, Path, Problem, Severity, Span
 
 
@@ -98,8 +98,84 @@ def run_run_rules(rules: Iterable[Rule], views: list[DocumentView], release: str
     problems: list[Problem] = []
     run = RunView(views, release)
     for rule in rules:
-        if rule.scope == "run" and views and rule.in_releases(release):
+        if rule.scope == "run" and rule.collect is None and views and rule.in_releases(release):
             _run(rule, problems, None, run, fallback=views[0].document)
+    return problems
+
+
+class _PlaceReporter:
+    """What a run-scope rule with `collect` reports through: at Places, positioned when collected."""
+
+    __slots__ = ("rule", "problems")
+
+    def __init__(self, rule: Rule, problems: list[Problem]):
+        self.rule = rule
+        self.problems = problems
+
+    def __call__(self, place: Place, message: str, *, error_type: str | None = None, severity: Severity | str | None = None) -> None:
+        if not isinstance(place, Place):
+            raise TypeError(f"rule {self.rule.code} has run scope: report(place, ...) takes a Place (doc.place(path) in collect)")
+        if severity is None:
+            sev = self.rule.severity
+        else:
+            sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
+        self.problems.append(
+            Problem(
+                rule=self.rule.code, name=self.rule.slug, severity=sev, message=message, source=place.source,
+                document=place.document, path=place.path, span=place.span, api_version=place.api_version,
+                kind=place.kind, object=place.object, error_type=error_type,
+            )
+        )
+
+
+Collector = tuple[str, Callable[[DocumentView], Any], tuple[Rule, ...]]  # key, collect, the rules sharing it
+
+
+def collectors(rules: Iterable[Rule]) -> list[Collector]:
+    """The distinct `collect` functions of run-scope rules, each with the rules that judge its records."""
+    by_key: dict[str, list[Rule]] = {}
+    for rule in rules:
+        if rule.collect is not None:
+            by_key.setdefault(collector_key(rule), []).append(rule)
+    return [(key, rules[0].collect, tuple(rules)) for key, rules in by_key.items()]  # type: ignore[misc]
+
+
+def collect_records(collectors: list[Collector], view: DocumentView, problems: list[Problem]) -> Iterator[tuple[str, Any]]:
+    """(collector key, record) for one document; a failing collector adds a DRA901 to `problems`."""
+    for key, collect, rules in collectors:
+        if not any(r.in_releases(view.release) for r in rules):
+            continue
+        try:
+            record = collect(view)
+        except Exception as exc:  # a broken collector must not hide the others' findings
+            problems.append(_failed(rules[0], view.document, exc))
+            continue
+        if record is not None:
+            yield key, record
+
+
+def collector_key(rule: Rule) -> str:
+    """Names a rule's collector the same way in every worker process."""
+    func = rule.collect
+    return f"{getattr(func, '__module__', '')}.{getattr(func, '__qualname__', repr(func))}"
+
+
+def run_index_rules(rules: Iterable[Rule], records: dict[str, list[Any]], release: str, first: Place) -> list[Problem]:
+    """Judge the run's records (collector key -> records in run order) with the run-scope rules of `release`.
+    `first`: the release's first document, where a failing rule is reported."""
+    problems: list[Problem] = []
+    memos: dict[str, dict] = {}  # per collector: what its rules derive from the records, computed once
+    for rule in rules:
+        if rule.collect is None or not rule.in_releases(release):
+            continue
+        key = collector_key(rule)
+        try:
+            rule.check(RunIndex(records.get(key, []), release, memos.setdefault(key, {})), _PlaceReporter(rule, problems))
+        except Exception as exc:  # one broken rule must not hide the others' findings
+            check = ENGINE_CHECKS["DRA901"]
+            problems.append(Problem(rule=check.code, name=check.slug, severity=check.severity, source=first.source, document=first.document,
+                                    message=f"rule {rule.code} ({rule.slug}) failed: {type(exc).__name__}: {exc}", span=first.span,
+                                    api_version=first.api_version, kind=first.kind, object=first.object))
     return problems
 
 

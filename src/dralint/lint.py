@@ -4,9 +4,11 @@
            -> suppressions and ignore-paths -> upgrade check -> selection and severity -> problems
 
 It owns every stage, so the front doors differ only in how they report. Files
-stream through: each is loaded, checked and filtered before the next is read;
-what rules over the whole run (pod references across files) need is kept as
-document views and judged at the end.
+stream through: each is loaded, checked and filtered before the next is read,
+and its documents are let go; what rules over the whole run (pod references
+across files) need is kept as small records (`collect`, dralint.api) and
+judged at the end. `--jobs` (dralint.parallel) runs `_Run`s over chunks of
+files in worker processes and merges their partial results here.
 
     from dralint.lint import LintOptions, lint
     from dralint.sources import Source
@@ -16,11 +18,11 @@ document views and judged at the end.
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 from . import schemas
-from .api import DocumentView, Rule
+from .api import DocumentView, Place, Rule
 from .catalog import ENGINE_CHECKS
-from .engine import run_document_rules, run_run_rules
+from .engine import collect_records, collectors, run_document_rules, run_index_rules, run_run_rules
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
-from .model import Document, Problem, Record, Severity
+from .model import Document, Problem, Record, Severity, Span
 from .registry import all_rules
 from .releases import file_release
 from .resolve import disabled_once_per_file, resolve
@@ -41,7 +43,7 @@ class LintOptions(Record):
     """What to check and how. Every front door builds one (the CLI and the webhook from
     the command line and `.dralint.yaml`, see `dralint.config`) and hands it to `lint`."""
 
-    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers")
+    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers", "keep")
 
     def __init__(
         self,
@@ -56,6 +58,7 @@ class LintOptions(Record):
         ignore_paths: "IgnorePaths | None" = None,
         inline_suppressions: bool = True,
         fixers: Iterable[Fixer] = (),
+        keep: Iterable[str] | None = None,
     ):
         self.release = release  # the default; a file's `# dralint: kubernetes-version=` comment wins
         self.rules_dirs: tuple[str, ...] = tuple(rules_dirs)
@@ -68,6 +71,12 @@ class LintOptions(Record):
         self.inline_suppressions = inline_suppressions  # honour `# dralint: disable` comments
         # Attach fixes to a file's problems while its documents are at hand (`--fix`, the language server).
         self.fixers: tuple[Fixer, ...] = tuple(fixers)
+        # What the report reads besides problems and counts: "texts" (the bytes of files with problems,
+        # to quote lines), "objects" (every document's and file's name: junit), "fixes" (json, sarif).
+        # None: all of it, fixes built when read (a document then lives as long as its problems).
+        # A set (the CLI): the rest is let go file by file and fixes are built then, so no document
+        # outlives its file and memory does not grow with the repository.
+        self.keep: frozenset[str] | None = frozenset(keep) if keep is not None else None
 
     def rules(self) -> list[Rule]:
         """Every rule these options load, selected or not."""
@@ -85,7 +94,7 @@ class DocumentSummary(NamedTuple):
 
 
 class LintResult(Record):
-    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "passed_over_files", "empty", "objects", "source_names", "texts")
+    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "passed_over_files", "files_passed_over", "empty", "objects", "source_names", "texts")
 
     def __init__(self) -> None:
         self.problems: list[Problem] = []
@@ -93,10 +102,11 @@ class LintResult(Record):
         self.documents = 0  # every object found, DRA or not
         self.checked = 0  # DRA objects checked against a schema
         self.passed_over = 0  # objects outside resource.k8s.io that no rule applied to
-        self.passed_over_files: list[str] = []  # files without a Kubernetes object (dralint.triage)
+        self.files_passed_over = 0  # files without a Kubernetes object (dralint.triage)
+        self.passed_over_files: list[str] = []  # their names, unless LintOptions.keep leaves "objects" out
         self.empty = 0
-        self.objects: list[DocumentSummary] = []
-        self.source_names: list[str] = []
+        self.objects: list[DocumentSummary] = []  # unless LintOptions.keep leaves "objects" out
+        self.source_names: list[str] = []  # likewise
         # Raw bytes of the sources that have problems, for formatters that quote the offending line.
         self.texts: dict[str, bytes] = {}
 
@@ -127,7 +137,7 @@ def known_codes(rules: Iterable[Rule]) -> dict[str, str]:
 
 
 class _Run:
-    """The state of one lint run: rules matched per type, suppressions, run-scope views."""
+    """The state of one lint run: rules matched per type, suppressions, the run-scope records."""
 
     def __init__(self, options: LintOptions):
         self.options = options
@@ -137,30 +147,41 @@ class _Run:
         selected = [r for r in rules if self.selection.selected(r.code, r.slug)]
         self.document_rules = [r for r in selected if r.scope == "document"]
         self.run_rules = [r for r in selected if r.scope == "run"]
+        self.index_rules = [r for r in self.run_rules if r.collect is not None]
+        self.legacy_rules = [r for r in self.run_rules if r.collect is None]  # given every DocumentView
+        self.collectors = collectors(self.index_rules)
         self.rules_by_type: dict[tuple[str, str | None, str | None], list[Rule]] = {}
         self.known = known_codes(rules)
         self.suppressor: Suppressor | None = None
         if options.ignore_paths is not None:
             self.suppressor = self._suppressor()
+        keep = options.keep
+        self.keep_texts = keep is None or "texts" in keep
+        self.keep_objects = keep is None or "objects" in keep
+        self.settle = keep is not None  # position and build fixes per file, so documents can go
+        self.build_fixes = keep is not None and "fixes" in keep
         self.views_by_release: dict[str, list[DocumentView]] = {}
+        self.records: dict[str, dict[str, list]] = {}  # release -> collector key -> records, in run order
+        self.first: dict[str, Place] = {}  # release -> its first document, where a failing run rule is reported
         self.result = LintResult()
         self.late: list[list[Problem]] = []
-        self.listed: dict[str, int] = {}  # problems listed per file, for the cap on what run-scope rules add
+        self.messages: dict[str, str] = {}  # one copy of each message the kept problems carry (settled runs)
 
     def check_source(self, source: Source) -> None:
         result = self.result
         result.files += 1
-        result.source_names.append(source.name)
+        if self.keep_objects:
+            result.source_names.append(source.name)
         if source.data is None:
             self._add(source.name, None, [_unreadable(source)])
             return
         release, problems = file_release(source.name, source.data, self.options.release)
         raw = load(source.name, source.data)
-        # Problems a position table finds while a report computes positions (dralint.load.LoadResult).
-        self.late.append(raw.late_problems)
         loaded = triage(source.name, source.data, raw)
         if loaded.passed_over:
-            result.passed_over_files.append(source.name)
+            result.files_passed_over += 1
+            if self.keep_objects:
+                result.passed_over_files.append(source.name)
         result.empty += loaded.empty
         problems.extend(loaded.problems)
         text = loaded.documents[0].text if loaded.documents else None
@@ -170,6 +191,10 @@ class _Run:
         if self.suppressor is not None:
             self.suppressor.add_source(source.name, text, loaded.documents)
         self._add(source.name, source.data, problems)
+        # Problems a position table finds while positions are computed (dralint.load.LoadResult): settled
+        # runs have computed every position of this file's problems by now, the others do it in finish().
+        if raw.late_problems or not self.settle:
+            self.late.append(raw.late_problems)
 
     def check_documents(self, documents: list[Document], release: str, text: str | None) -> None:
         problems = self._check(documents, release, [])
@@ -180,33 +205,71 @@ class _Run:
     def finish(self) -> LintResult:
         result = self.result
         late: list[Problem] = []
+        while self.records:  # each release's records let go once judged: the rest of finish() needs room
+            release, records = next(iter(self.records.items()))
+            del self.records[release]
+            late.extend(run_index_rules(self.index_rules, records, release, self.first[release]))
+            del records
         for release, views in self.views_by_release.items():
-            if any(r.in_releases(release) for r in self.run_rules):
-                late.extend(run_run_rules(self.run_rules, views, release))
+            if any(r.in_releases(release) for r in self.legacy_rules):
+                late.extend(run_run_rules(self.legacy_rules, views, release))
         if self.suppressor is not None:
             late = self.suppressor.keep(late)
             late.extend(self.suppressor.unused())
-        by_source: dict[str, list[Problem]] = {}
-        for problem in self.selection.apply(late):
-            by_source.setdefault(problem.source, []).append(problem)
-        for source, problems in by_source.items():
-            result.problems.extend(_capped(problems, self.listed.get(source, 0)))
-        result.problems.sort(key=Problem.sort_key)
+        result.problems = _in_report_order(result.problems, self.selection.apply(late), self.messages if self.settle else {})
         # Sorting computed every reported position: a position table that failed to build has said so by now.
         failed = self.selection.apply([p for problems in self.late for p in problems])
         if failed:
             result.problems = sorted(result.problems + failed, key=Problem.sort_key)
         return result
 
+    def partial(self) -> tuple:
+        """What this run kept of its files, for a parent run to `absorb` (dralint.parallel: a worker's chunk).
+        Picklable once `settle`d: the problems hold positions and fixes, not documents."""
+        late = [p for problems in self.late for p in problems]
+        return self.result, self.records, self.first, late, self.suppressor
+
+    def absorb(self, partial: tuple) -> None:
+        """Merge another run's `partial()`, of the files that follow this run's: as if it had checked them."""
+        other, records, first, late, suppressor = partial
+        result = self.result
+        result.problems.extend(other.problems)
+        for counter in ("files", "documents", "checked", "passed_over", "files_passed_over", "empty"):
+            setattr(result, counter, getattr(result, counter) + getattr(other, counter))
+        result.passed_over_files.extend(other.passed_over_files)
+        result.objects.extend(other.objects)
+        result.source_names.extend(other.source_names)
+        result.texts.update(other.texts)
+        for release, by_key in records.items():
+            self.first.setdefault(release, first[release])
+            mine = self.records.setdefault(release, {})
+            for key, found in by_key.items():
+                mine.setdefault(key, []).extend(found)
+        if late:
+            self.late.append(late)
+        if suppressor is not None:
+            if self.suppressor is None:
+                self.suppressor = suppressor
+            else:
+                self.suppressor.absorb(suppressor)
+
     def _add(self, name: str, data: bytes | None, problems: list[Problem]) -> None:
         if self.suppressor is not None:
             problems = self.suppressor.keep(problems)
         kept = _capped(self.selection.apply(problems))
-        self.listed[name] = len(kept)
-        if kept:
-            self.result.problems.extend(kept)
-            if data is not None:
-                self.result.texts[name] = data
+        if not kept:
+            return
+        self.result.problems.extend(kept)
+        if data is not None and self.keep_texts:
+            self.result.texts[name] = data
+        if self.settle:
+            # The problems' positions and fixes are read from the documents: computed now, the documents go.
+            # Messages repeat across files (a beta API, a class the run does not define): kept once.
+            messages = self.messages
+            for p in kept:
+                p.span  # noqa: B018
+                p.fixes = p.fixes if self.build_fixes else ()
+                p.message = messages.setdefault(p.message, p.message)
 
     def _check(self, documents: list[Document], release: str, problems: list[Problem]) -> list[Problem]:
         """Every problem of one file's documents (added to the loader's), before suppressions and selection."""
@@ -227,7 +290,8 @@ class _Run:
     def _check_document(self, doc: Document, release: str, problems: list[Problem]) -> str:
         result = self.result
         result.documents += 1
-        result.objects.append(DocumentSummary(doc.source, doc.index, doc.list_item, doc.kind, doc.object_ref))
+        if self.keep_objects:
+            result.objects.append(DocumentSummary(doc.source, doc.index, doc.list_item, doc.kind, doc.object_ref))
         resolution = resolve(doc, release)
         problems.extend(resolution.problems)
         if resolution.info is not None:
@@ -235,7 +299,7 @@ class _Run:
             problems.extend(check_schema(doc, schemas.catalog(release).schema(doc.api_version, doc.kind)))
         view = DocumentView(doc, release, self.options.rule_options)
         if self.run_rules:
-            self.views_by_release.setdefault(release, []).append(view)
+            self._collect(view, problems)
         applicable = self._rules_for(release, view.api_version, view.kind)
         if not resolution.is_dra and not applicable and not resolution.problems:
             result.passed_over += 1
@@ -246,9 +310,23 @@ class _Run:
             return "dra"
         return "object" if resolution.is_object else "foreign"
 
+    def _collect(self, view: DocumentView, problems: list[Problem]) -> None:
+        """What the run-scope rules keep of a document: records, and the document itself only for legacy rules."""
+        release = view.release
+        if release not in self.first:
+            # Not positioned: that would build the position table of a document with nothing to report.
+            doc = view.document
+            self.first[release] = Place(doc.source, doc.index, doc.list_item, (), Span.point(), doc.api_version, doc.kind, doc.object_ref)
+            self.records[release] = {}
+        records = self.records[release]
+        for key, record in collect_records(self.collectors, view, problems):
+            records.setdefault(key, []).append(record)
+        if self.legacy_rules:
+            self.views_by_release.setdefault(release, []).append(view)
+
     def _suppressor(self) -> "Suppressor":
         """Made for the first file with a `# dralint:` comment, or at the start with `ignore-paths`."""
-        # Imported then: its dataclasses and difflib are ~8 ms of every clean file's start-up otherwise.
+        # Imported then: its dataclasses and difflib are ~8 ms of every clean file's start-up.
         from .suppress import Suppressor
 
         return Suppressor(self.selection, self.known, self.options.ignore_paths, self.options.inline_suppressions)
@@ -259,6 +337,34 @@ class _Run:
         if rules is None:
             rules = self.rules_by_type[key] = [r for r in self.document_rules if r.applies_to(api_version, kind, release)]
         return rules
+
+
+def _in_report_order(listed: list[Problem], late: list[Problem], messages: dict[str, str]) -> list[Problem]:
+    """The problems listed file by file and the run-scope ones (capped per file, counting what the file
+    listed), sorted as reports show them: by source, then document, line, column, rule and message.
+
+    Sorted file by file, which gives what one stable sort of the whole list gives: a run with
+    160,000 problems holds the sort keys of one file at a time, not 160,000 of them at once.
+    """
+    groups: dict[str, list[Problem]] = {}
+    for p in listed:
+        groups.setdefault(p.source, []).append(p)
+    first_late: dict[str, int] = {}  # where each file's run-scope problems start in its group
+    for p in late:
+        p.message = messages.setdefault(p.message, p.message)
+        group = groups.setdefault(p.source, [])
+        first_late.setdefault(p.source, len(group))
+        group.append(p)
+    for source, start in first_late.items():
+        group = groups[source]
+        if len(group) > MAX_PROBLEMS_PER_DOCUMENT:
+            group[start:] = _capped(group[start:], start)
+    ordered: list[Problem] = []
+    for source in sorted(groups):
+        group = groups.pop(source)
+        group.sort(key=Problem.sort_key)
+        ordered.extend(group)
+    return ordered
 
 
 def _capped(problems: list[Problem], listed: int = 0) -> list[Problem]:

@@ -15,7 +15,7 @@ and ~65,000 of them hit the kernel's limit).
 import os
 import stat
 import sys
-from typing import BinaryIO, Iterator, NamedTuple
+from typing import BinaryIO, Iterable, Iterator, NamedTuple
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 MAX_BYTES = 16 * 1024 * 1024
@@ -28,27 +28,43 @@ class Source(NamedTuple):
 
 
 def collect(paths: list[str], stdin: BinaryIO | None = None) -> Iterator[Source]:
+    return read_all(files(paths), stdin)
+
+
+def read_all(entries: Iterable[tuple[str, str | None]], stdin: BinaryIO | None = None) -> Iterator[Source]:
+    """The Sources of what `files` found, read one at a time."""
+    for name, error in entries:
+        if error is not None:
+            yield Source(name, None, error)
+        elif name == "-":
+            yield Source("-", _read_stream(stdin if stdin is not None else sys.stdin.buffer))
+        else:
+            yield _read(name)
+
+
+def files(paths: list[str]) -> Iterator[tuple[str, str | None]]:
+    """(name, None) for each file `collect` would read ("-": standard input), (folder, why) for each
+    folder that cannot be listed: names only, so that worker processes read their own (dralint.parallel)."""
     seen: set[str] = set()
     for path in paths:
         if path == "-":
-            stream = stdin if stdin is not None else sys.stdin.buffer
-            yield Source("-", _read_stream(stream))
+            yield "-", None
             continue
         if os.path.isdir(path):
             for file, error in _walk(path):
                 if error is not None:
-                    yield Source(file, None, error)
+                    yield file, error
                     continue
                 real = os.path.realpath(file)
                 if real not in seen:
                     seen.add(real)
-                    yield _read(file)
+                    yield file, None
             continue
         real = os.path.realpath(path)
         if real in seen:
             continue
         seen.add(real)
-        yield _read(path)
+        yield path, None
 
 
 def _walk(root: str) -> Iterator[tuple[str, str | None]]:
@@ -127,3 +143,6 @@ def _file_type(mode: int) -> str:
 
 def _read_stream(stream: BinaryIO) -> bytes:
     return stream.read(MAX_BYTES + 1)
+
+
+read = _read  # one file as a Source: what worker processes call (dralint.parallel)

@@ -351,7 +351,8 @@ class Suppressor:
 
     def add_source(self, source: str, text: str | None, documents: list[Document]) -> None:
         """Read the `# dralint:` comments of a file before its problems are filtered."""
-        relative = self._relative_of(source)
+        # Not cached: that is for the files with problems (keep), not for every file of the run.
+        relative = self._relative[source] if source in self._relative else self._compute_relative(source)
         if self.ignore:
             for entry in self.ignore.entries:
                 if entry.index not in self._entries_in_scope and (not entry.files or entry.matches_file(relative)):
@@ -362,6 +363,14 @@ class Suppressor:
         if found:
             self._directives[source] = found
         self._bad.extend(self._problem(b.source, b.line, b.column, b.end_column, b.message) for b in bad)
+
+    def absorb(self, other: "Suppressor") -> None:
+        """Take over what another run's suppressor met in the files it was fed (dralint.parallel)."""
+        self._directives.update(other._directives)
+        self._bad.extend(other._bad)
+        self._relative.update(other._relative)
+        self._entries_used |= other._entries_used
+        self._entries_in_scope |= other._entries_in_scope
 
     def keep(self, problems: list[Problem]) -> list[Problem]:
         """The problems no comment or config entry suppresses (marking what was used)."""

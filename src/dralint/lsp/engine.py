@@ -77,7 +77,7 @@ def lint_buffer(path: str, text: str) -> Outcome:
     result = lint([Source(path, data)], settings_for(path).options)
     problems = [p for p in result.problems if p.source == path]
     # Files without a Kubernetes object (dralint.triage) get nothing: other YAML servers run beside this one.
-    kubernetes = not result.passed_over_files and (result.documents > 0 or (b"apiVersion" in data and b"kind" in data))
+    kubernetes = not result.files_passed_over and (result.documents > 0 or (b"apiVersion" in data and b"kind" in data))
     return Outcome(problems, kubernetes)
 
 

@@ -2,7 +2,7 @@
 
 
 import importlib
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, TextIO
 
 # name -> module in this package; imported only when chosen, to keep start-up fast.
 FORMATS = {
@@ -23,3 +23,15 @@ class ReportOptions(NamedTuple):
 def renderer(name: str) -> Callable[..., str]:
     module = importlib.import_module(f"{__name__}.{FORMATS[name]}")
     return module.render
+
+
+def write(name: str, result: Any, options: ReportOptions, out: TextIO) -> None:
+    """Write the report to `out` piece by piece where the format allows (json, github, text): a run with
+    160,000 problems would otherwise hold the whole report twice, as lines and as one string."""
+    module = importlib.import_module(f"{__name__}.{FORMATS[name]}")
+    pieces = getattr(module, "pieces", None)
+    if pieces is None:
+        out.write(module.render(result, options))
+        return
+    for piece in pieces(result, options):
+        out.write(piece)

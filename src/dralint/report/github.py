@@ -11,6 +11,7 @@ one is taken off.
 from __future__ import annotations
 
 import os
+from typing import Iterator
 
 from ..lint import LintResult
 from ..model import Problem, Severity, format_path
@@ -52,4 +53,8 @@ def command(p: Problem) -> str:
 
 
 def render(result: LintResult, options: ReportOptions) -> str:
-    return "".join(command(p) + "\n" for p in result.problems)
+    return "".join(pieces(result, options))
+
+
+def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
+    return (command(p) + "\n" for p in result.problems)

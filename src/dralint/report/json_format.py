@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Iterator
 
 from ..lint import LintResult
 from ..model import Problem, Severity, format_path
@@ -40,21 +40,27 @@ def problem_dict(p: Problem) -> dict[str, Any]:
 
 
 def render(result: LintResult, options: ReportOptions) -> str:
-    payload = {
-        "problems": [problem_dict(p) for p in result.problems],
-        "summary": {
-            "files": result.files,
-            "files_passed_over": len(result.passed_over_files),
-            "documents": result.documents,
-            "errors": result.count(Severity.ERROR),
-            "warnings": result.count(Severity.WARNING),
-            "infos": result.count(Severity.INFO),
-        },
+    return "".join(pieces(result, options))
+
+
+def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
+    summary = {
+        "files": result.files,
+        "files_passed_over": result.files_passed_over,
+        "documents": result.documents,
+        "errors": result.count(Severity.ERROR),
+        "warnings": result.count(Severity.WARNING),
+        "infos": result.count(Severity.INFO),
     }
     # One problem per line: readable and diffable, and json's C encoder does the
     # work (indent= would switch to the pure-Python encoder, slower than linting).
-    problems = ",\n    ".join(json.dumps(p, ensure_ascii=False) for p in payload["problems"])
-    body = f"[\n    {problems}\n  ]" if problems else "[]"
-    summary = json.dumps(payload["summary"])
-    return f'{{\n  "problems": {body},\n  "summary": {summary}\n}}\n'
-
+    yield '{\n  "problems": '
+    if not result.problems:
+        yield "[]"
+    else:
+        separator = "[\n    "
+        for p in result.problems:
+            yield separator + json.dumps(problem_dict(p), ensure_ascii=False)
+            separator = ",\n    "
+        yield "\n  ]"
+    yield f',\n  "summary": {json.dumps(summary)}\n}}\n'

@@ -7,6 +7,8 @@ On a terminal the offending source line follows, with carets under the range.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from ..lint import LintResult
 from ..model import Problem, Severity, format_path
 from . import ReportOptions
@@ -16,13 +18,16 @@ _BOLD, _RESET = "\033[1m", "\033[0m"
 
 
 def render(result: LintResult, options: ReportOptions) -> str:
-    lines: list[str] = []
+    return "".join(pieces(result, options))
+
+
+def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
     line_cache: dict[str, list[str]] = {}
     for p in result.problems:
-        lines.append(problem_line(p, options.color))
+        yield problem_line(p, options.color) + "\n"
         if options.show_source:
-            lines.extend(_source_excerpt(p, result, line_cache, options.color))
-    return "\n".join(lines) + ("\n" if lines else "")
+            for line in _source_excerpt(p, result, line_cache, options.color):
+                yield line + "\n"
 
 
 def problem_line(p: Problem, color: bool = False) -> str:
@@ -57,9 +62,9 @@ def _source_excerpt(p: Problem, result: LintResult, cache: dict[str, list[str]],
 def summary_line(result: LintResult) -> str:
     errors, warnings, infos = (result.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     files = f"{result.files} file{'s' if result.files != 1 else ''}"
-    if result.passed_over_files:
+    if result.files_passed_over:
         # Charts' values, playbooks, compose files ...: counted, so nothing is skipped unseen.
-        files += f" ({len(result.passed_over_files)} without Kubernetes objects passed over)"
+        files += f" ({result.files_passed_over} without Kubernetes objects passed over)"
     parts = [files, f"{result.documents} document{'s' if result.documents != 1 else ''}"]
     if result.passed_over:
         parts.append(f"{result.passed_over} outside resource.k8s.io passed over")

@@ -1,0 +1,140 @@
+"""`--jobs N`: the files of one CLI run split across worker processes.
+
+The file list is cut into contiguous chunks; each worker (forked, so it
+inherits the loaded rules, plugins and policies without pickling them) reads
+and checks the files of a chunk with its own run (dralint.lint) and sends back
+what the run keeps of them: problems, already positioned and with their fixes
+built, counters, the texts and names a report needs, the run-scope records
+and the suppressions it met. The parent merges the chunks in file order and
+judges the run-scope rules over the merged records, so the report is the one
+`--jobs 1` gives, byte for byte.
+
+Serial whatever `--jobs` says: fewer than MIN_FILES files (forking and
+pickling cost more than they save), standard input, and runs with a legacy
+run-scope rule (it needs every document in one process). The pre-commit hook
+passes `--jobs 1`: pre-commit already runs one hook process per core.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+from .lint import LintOptions, LintResult, _Run
+from .sources import Source, read
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+# Below this many files a run stays serial: two forked workers cost ~40 ms to start and
+# feed, what ~150 one-document files take to check (measured on a 2-core machine).
+MIN_FILES = 200
+# Chunks per worker: enough to even out slow files, few enough that merging stays cheap.
+CHUNKS_PER_JOB = 8
+MAX_CHUNK = 2000  # files; bounds what a finished chunk holds in the parent before its turn to merge
+
+_OPTIONS: LintOptions | None = None  # the run's options, inherited by forked workers
+
+
+class WorkerError(RuntimeError):
+    """A worker process died (killed, out of memory, a crash in a C extension): the run cannot be trusted."""
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity mask, not the machine's count)."""
+    counter = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if counter is not None:
+        return max(1, counter() or 1)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def can_fork() -> bool:
+    return sys.platform != "win32" and hasattr(os, "fork")
+
+
+def serial_reason(entries: list[tuple[str, str | None]], options: LintOptions, jobs: int) -> str | None:
+    """Why this run stays serial, or None when it can use `jobs` workers."""
+    if jobs <= 1:
+        return "--jobs 1"
+    if len(entries) < MIN_FILES:
+        return "few files"
+    if any(name == "-" and error is None for name, error in entries):
+        return "standard input"
+    if options.keep is None:
+        return "the report keeps documents"
+    if any(r.scope == "run" and r.collect is None for r in options.rules()):
+        return "a legacy run-scope rule"
+    if not can_fork():
+        return "no fork on this platform"
+    return None
+
+
+def frozen(sources: Iterable[Source]) -> Iterator[Source]:
+    """`sources`, with what the run keeps of each file moved out of the cyclic collector's sight once the
+    file is checked: what lives to the end (problems, records) is never scanned again, and a 100,000-file
+    run does not pay ever longer collections for it. Only for the CLI (a process that ends with the run)."""
+    for source in sources:
+        yield source
+        gc.freeze()
+
+
+def lint_parallel(entries: list[tuple[str, str | None]], options: LintOptions, jobs: int) -> LintResult:
+    """`lint()` of the files `entries` names (dralint.sources.files), on `jobs` worker processes."""
+    global _OPTIONS
+    # Imported only for parallel runs: concurrent.futures and multiprocessing are ~15 ms of start-up.
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    from multiprocessing import get_context
+
+    run = _Run(options)
+    _OPTIONS = options
+    size = max(1, min(MAX_CHUNK, -(-len(entries) // (jobs * CHUNKS_PER_JOB))))
+    chunks = [entries[i : i + size] for i in range(0, len(entries), size)]
+    gc.freeze()  # the parent's heap, shared with the forked workers: not touched (copied) by their collections
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=get_context("fork"), initializer=_ignore_interrupts)
+    try:
+        for part in pool.map(_check_chunk, chunks):
+            run.absorb(part)
+            gc.freeze()
+    except BrokenProcessPool as exc:
+        raise WorkerError(f"a worker process ended unexpectedly ({exc}); no report, rerun with --jobs 1 to find the file") from None
+    except KeyboardInterrupt:
+        _stop(pool)
+        raise
+    finally:
+        # cancel_futures: after a failure, the chunks not started yet are not checked for nothing.
+        pool.shutdown(wait=True, cancel_futures=True)
+        _OPTIONS = None
+    return run.finish()
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the workers, which would
+    # otherwise each print a traceback of where the interrupt found them.
+    import signal  # in workers only: ~1-2 ms (its enums) of every run's start-up otherwise
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Interrupted: end the workers now rather than after their current chunk."""
+    for process in list(getattr(pool, "_processes", {}).values()):
+        process.terminate()
+
+
+def _check_chunk(chunk: list[tuple[str, str | None]]) -> Any:
+    """In a worker: check the files of one chunk; what the parent merges (_Run.partial)."""
+    assert _OPTIONS is not None
+    run = _Run(_OPTIONS)
+    for name, error in chunk:
+        run.check_source(Source(name, None, error) if error is not None else read(name))
+        gc.freeze()
+    return run.partial()
+
+
+__all__ = ["lint_parallel", "usable_cores", "serial_reason", "frozen", "WorkerError", "MIN_FILES"]

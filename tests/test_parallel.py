@@ -1,0 +1,187 @@
+"""`--jobs N` (dralint.parallel): the same report, byte for byte, as `--jobs 1`; a dead worker is exit 2.
+
+The in-process runs lower MIN_FILES so that the 115 fixtures of tests/cases
+are split into several chunks; the CLI runs use generated sets above it.
+"""
+
+from __future__ import annotations
+
+import gc
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import CASES, SHARED, run_dralint
+
+from dralint import cli, parallel
+from dralint.config import Overrides, build_options
+from dralint.report import FORMATS, ReportOptions, renderer
+
+ALL_KEPT = ("texts", "objects", "fixes")
+
+
+@pytest.fixture
+def unfrozen():
+    yield
+    gc.unfreeze()  # the serial CLI path freezes what it keeps; give this test process's heap back
+
+
+def _run(paths: list[str], jobs: int, release: str | None = None):
+    options, _ = build_options(Overrides(no_config=True, kubernetes_version=release))
+    options.keep = ALL_KEPT
+    return cli._lint(paths, options, jobs)
+
+
+def _reports(result) -> dict[str, str]:
+    shown = ReportOptions(show_source=True)
+    return {fmt: renderer(fmt)(result, shown) for fmt in FORMATS}
+
+
+def _parallel_taken(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    real = parallel.lint_parallel
+
+    def counting(entries, options, jobs):
+        calls.append(len(entries))
+        return real(entries, options, jobs)
+
+    monkeypatch.setattr(parallel, "lint_parallel", counting)
+    return calls
+
+
+def test_tests_cases_give_the_same_report_in_every_format(monkeypatch, unfrozen):
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "CHUNKS_PER_JOB", 5)  # 115 files: 10 chunks of 12
+    calls = _parallel_taken(monkeypatch)
+    serial_result = _run([str(CASES)], 1)
+    assert calls == []
+    split = _reports(_run([str(CASES)], 2))
+    assert calls == [serial_result.files] and serial_result.files > 100
+    serial = _reports(serial_result)
+    for fmt in FORMATS:
+        assert split[fmt] == serial[fmt], fmt
+    assert "DRA712" in serial["text"] and "DRA101" in serial["text"] and "| " in serial["text"]
+
+
+def test_the_corpus_gives_the_same_report(monkeypatch, unfrozen):
+    corpus = SHARED / "corpus" / "real-world"
+    if not corpus.is_dir():
+        pytest.skip("no corpus")
+    calls = _parallel_taken(monkeypatch)
+    serial, split = _run([str(corpus)], 1, "1.34"), _run([str(corpus)], 2, "1.34")
+    assert len(calls) == 1 and calls[0] > parallel.MIN_FILES
+    assert _reports(split) == _reports(serial)
+    assert serial.files == split.files > 300 and serial.documents == split.documents
+
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: pod-{i}
+  namespace: {ns}
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: tmpl-{ref}
+  containers:
+  - name: c
+    image: busybox
+    resources:
+      claims:
+      - name: gpu
+"""
+
+TEMPLATE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: tmpl-{i}
+  namespace: {ns}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: {cls}
+"""
+
+
+def _cross_references(root: Path, count: int) -> None:
+    """Pods whose templates stand in other files, far away (other chunks): found, in another namespace,
+    misspelt (did you mean), missing; classes defined once, at the end."""
+    for i in range(count):
+        ref = (i * 37 + 11) % count
+        if i % 2:
+            text = POD.format(i=i, ns=f"ns{i % 3}", ref=ref if i % 7 else f"{ref}x")
+        else:
+            text = TEMPLATE.format(i=i, ns=f"ns{i % 3}", cls="gpu" if i % 5 else "gpu-typo")
+        (root / f"f{i:04}.yaml").write_text(text)
+    (root / "zz-class.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu\n")
+
+
+def test_cross_file_references_across_chunks_on_the_command_line(tmp_path):
+    _cross_references(tmp_path, parallel.MIN_FILES + 50)
+    runs = {jobs: run_dralint("--no-config", "--format", "json", "--jobs", jobs, str(tmp_path)) for jobs in ("1", "2")}
+    assert runs["1"].code == runs["2"].code == 0, runs["2"].stderr  # warnings and infos only
+    assert runs["2"].stdout == runs["1"].stdout and runs["2"].stderr == runs["1"].stderr
+    rules = {p["rule"] for p in runs["1"].problems}
+    assert {"DRA711", "DRA712", "DRA713"} <= rules
+    assert any("did you mean 'tmpl-" in p["message"] for p in runs["1"].problems)
+    # Every other file found its template across files: not all pods are reported.
+    assert sum(p["rule"] in ("DRA711", "DRA712") for p in runs["1"].problems) < (parallel.MIN_FILES + 50) // 2
+
+
+def test_jobs_in_the_config_must_be_a_positive_number(tmp_path):
+    (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")
+    for value in ("0", "-2", "two", "true"):
+        (tmp_path / ".dralint.yaml").write_text(f"fail-on: error\njobs: {value}\n")
+        run = run_dralint("a.yaml", cwd=tmp_path)
+        assert run.code == 2, value
+        assert ".dralint.yaml:2:7: 'jobs' must be a whole number of worker processes, at least 1" in run.stderr, run.stderr
+        assert "Traceback" not in run.stderr
+    run = run_dralint("--no-config", "--jobs", "0", "a.yaml", cwd=tmp_path)
+    assert run.code == 2 and "--jobs must be at least 1" in run.stderr
+
+
+def test_a_worker_that_dies_is_exit_2_without_a_traceback(tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "crash.py").write_text(textwrap.dedent('''\
+        import os
+
+        from dralint.api import rule
+
+        PARENT = os.getpid()
+
+
+        @rule("XX001", "crash", kinds={"ConfigMap"})
+        def crash(doc, report):
+            """Kills a worker process (not the parent) at the file named boom."""
+            if doc.name == "boom" and os.getpid() != PARENT:
+                os._exit(9)
+    '''))
+    files = tmp_path / "files"
+    files.mkdir()
+    for i in range(parallel.MIN_FILES):
+        name = "boom" if i == 120 else f"cm{i}"
+        (files / f"f{i:04}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n")
+    run = run_dralint("--no-config", "--rules-dir", str(rules), "--jobs", "2", str(files), timeout=60)
+    assert run.code == 2
+    assert "a worker process ended unexpectedly" in run.stderr and "rerun with --jobs 1" in run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""
+    serial = run_dralint("--no-config", "--rules-dir", str(rules), "--jobs", "1", str(files))
+    assert serial.code == 0, serial.stderr
+
+
+def test_small_runs_stdin_and_legacy_run_rules_stay_serial():
+    options, _ = build_options(Overrides(no_config=True))
+    options.keep = ()
+    many = [(f"f{i}.yaml", None) for i in range(parallel.MIN_FILES)]
+    assert parallel.serial_reason(many, options, 2) is None
+    assert parallel.serial_reason(many[:-1], options, 2) == "few files"
+    assert parallel.serial_reason(many, options, 1) == "--jobs 1"
+    assert parallel.serial_reason([*many, ("-", None)], options, 2) == "standard input"
+    assert parallel.usable_cores() >= 1

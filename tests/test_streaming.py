@@ -1,0 +1,172 @@
+"""Streaming (issue 12): a file's documents are let go once it is checked; what the run keeps per file
+is small (run-scope records with their positions), so memory does not grow with the repository.
+
+Measured with tracemalloc, in process: the peak of the bytes allocated while linting N and 4N
+generated files, per extra file. A legacy run-scope rule (given every document) is the control: it must show
+the growth this test is there to catch.
+"""
+
+from __future__ import annotations
+
+import gc
+import textwrap
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from dralint.api import Place, RunIndex, rule
+from dralint.lint import LintOptions, lint
+from dralint.parallel import frozen
+from dralint.selection import Selection
+from dralint.sources import collect
+
+CLAIM = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: claim-{i}
+  namespace: team-{team}
+  labels:
+    app: trainer-{i}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        count: 1
+"""
+CLASS = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\n"
+
+
+def _files(root: Path, count: int) -> str:
+    root.mkdir(parents=True)
+    for i in range(count):
+        (root / f"c{i:05}.yaml").write_text(CLAIM.format(i=i, team=i % 7))
+    (root / "class.yaml").write_text(CLASS)
+    return str(root)
+
+
+def _peak_bytes(folder: str, options: LintOptions) -> int:
+    """Peak of the bytes allocated during a CLI-style run (settled, frozen) over `folder`."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        result = lint(frozen(collect([folder])), options)
+        gc.collect()
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+        gc.unfreeze()
+    assert result.problems == [] and result.files > 1
+    return peak
+
+
+def _per_extra_file(tmp_path: Path, options: LintOptions, n: int = 25) -> float:
+    small, large = _files(tmp_path / "small", n), _files(tmp_path / "large", 4 * n)
+    lint(collect([small]), options)  # warm: imports, schema and rule caches
+    return (_peak_bytes(large, options) - _peak_bytes(small, options)) / (3 * n)
+
+
+def _legacy_run_rule() -> object:
+    @rule("XX900", "every-document", scope="run")
+    def every_document(run, report):
+        """A legacy run-scope rule: gets a RunView of every document, so every document is kept."""
+
+    return every_document.__dralint_rule__  # type: ignore[attr-defined]
+
+
+def test_memory_per_file_stays_small_and_documents_are_not_kept(tmp_path):
+    streamed = _per_extra_file(tmp_path / "a", LintOptions(keep=()))
+    retained = _per_extra_file(tmp_path / "b", LintOptions(keep=(), extra_rules=[_legacy_run_rule()]))
+    # Kept per file (~1.1 KB measured): its name (sources.files) and DRA713's record of the claim, with a Place;
+    # a legacy run rule that keeps every document measures ~12.5 KB.
+    assert streamed < 1500, streamed
+    # The control: a run that keeps its documents grows by several KiB a document.
+    assert retained > 4 * 1500, retained
+
+
+def test_problems_are_positioned_before_their_documents_go(tmp_path):
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(CLAIM.format(i="X_", team=1))
+    (folder / "b.yaml").write_text(CLASS.replace("gpu.example.com", "gpu.example.co"))
+    result = lint(collect([str(folder)]), LintOptions(keep=("fixes",)))
+    brief = [(p.rule, p.source.rsplit("/", 1)[-1], p.span.line, p.span.column, p._where) for p in result.problems]
+    assert brief == [
+        ("DRA202", "a.yaml", 4, 9, None),
+        ("DRA205", "a.yaml", 7, 10, None),
+        ("DRA713", "a.yaml", 13, 26, None),
+    ]
+    assert f"did you mean 'gpu.example.co' ({folder / 'b.yaml'})?" in result.problems[2].message
+    assert result.texts == {} and result.objects == [] and result.source_names == []
+    assert not any(callable(p._fixes) for p in result.problems)  # built, not a closure over the document
+
+
+COLLECTED = textwrap.dedent("""\
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: {name}
+    data:
+      peer: {peer}
+""")
+
+
+def _peers(view):
+    if view.kind != "ConfigMap":
+        return None
+    peer = view.get("data", "peer", type=str)
+    return view.name, view.place(("data", "peer")) if peer else None, peer
+
+
+@rule("XX901", "configmap-peer", scope="run", collect=_peers)
+def configmap_peer(run, report):
+    """A ConfigMap's data.peer names another ConfigMap of the run."""
+    assert isinstance(run, RunIndex)
+    names = {name for name, _, _ in run}
+    for _name, place, peer in run:
+        if place is not None and peer not in names:
+            assert isinstance(place, Place)
+            report(place, f"no ConfigMap {peer!r} in the run", error_type="NotFound")
+
+
+def test_a_plugin_run_rule_reports_at_the_places_it_collected(tmp_path):
+    (tmp_path / "a.yaml").write_text(COLLECTED.format(name="a", peer="b"))
+    (tmp_path / "b.yaml").write_text("# leading comment\n" + COLLECTED.format(name="b", peer="c"))
+    result = lint(collect([str(tmp_path)]), LintOptions(keep=(), extra_rules=[configmap_peer.__dralint_rule__]))
+    assert [(p.rule, p.source.rsplit("/", 1)[-1], p.path, p.span.line, p.span.column, p.kind, p.object, p.error_type, p.message)
+            for p in result.problems] == [
+        ("XX901", "b.yaml", ("data", "peer"), 7, 9, "ConfigMap", "b", "NotFound", "no ConfigMap 'c' in the run"),
+    ]
+
+
+def test_collect_is_only_for_run_rules():
+    with pytest.raises(ValueError, match="collect is for scope='run' rules"):
+        rule("XX902", "x", collect=_peers)
+
+
+def _broken_collect(view):
+    if view.name == "b":
+        raise KeyError("no peer")
+    return view.name
+
+
+@rule("XX903", "broken-collect", scope="run", collect=_broken_collect)
+def broken_check(run, report):
+    """Fails while judging, after a collector that failed on one document."""
+    raise RuntimeError(f"{len(run)} records")
+
+
+def test_a_failing_collector_or_run_rule_is_dra901_and_the_rest_still_runs(tmp_path):
+    (tmp_path / "a.yaml").write_text(COLLECTED.format(name="a", peer="b"))
+    (tmp_path / "b.yaml").write_text("# leading comment\n" + COLLECTED.format(name="b", peer="zz"))
+    rules = [broken_check.__dralint_rule__, configmap_peer.__dralint_rule__]
+    result = lint(collect([str(tmp_path)]), LintOptions(keep=(), extra_rules=rules, selection=Selection(select=["XX", "DRA901"])))
+    assert [(p.rule, p.source.rsplit("/", 1)[-1], p.span.line, p.span.column, p.message) for p in result.problems] == [
+        ("DRA901", "a.yaml", 1, 1, "rule XX903 (broken-collect) failed: RuntimeError: 1 records"),
+        ("DRA901", "b.yaml", 2, 1, "rule XX903 (broken-collect) failed: KeyError: 'no peer'"),
+        ("XX901", "b.yaml", 7, 9, "no ConfigMap 'zz' in the run"),
+    ]
