@@ -82,10 +82,10 @@ def test_memory_per_file_stays_small_and_documents_are_not_kept(tmp_path):
     streamed = _per_extra_file(tmp_path / "a", LintOptions(keep=()))
     retained = _per_extra_file(tmp_path / "b", LintOptions(keep=(), extra_rules=[_legacy_run_rule()]))
     # Kept per file (~1.1 KB measured): its name (sources.files) and DRA713's record of the claim, with a Place;
-    # a legacy run rule that keeps every document measures ~12.5 KB.
+    # a legacy run rule that keeps every document measures ~5.3 KB (its view's memo is let go after its rules).
     assert streamed < 1500, streamed
     # The control: a run that keeps its documents grows by several KiB a document.
-    assert retained > 4 * 1500, retained
+    assert retained > 3 * 1500, retained
 
 
 def test_problems_are_positioned_before_their_documents_go(tmp_path):
