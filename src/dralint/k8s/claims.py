@@ -14,6 +14,11 @@ What the API server does before validation matters for what it reports
 * release differences: TooLong (1.31) vs TooMany (1.32+), duplicate paths
   (`…[n].name` up to 1.34, `…[n]` in 1.35), and from 1.37 the short-circuit of
   the declarative checks of an over-long list (see `short_circuits`).
+
+Every derived view (the requests, the validated exact requests and subrequests,
+the selector lists, the constraint and config entries, the gates, the names a
+reference may use) is built once per document through `doc.memo` and shared by
+every rule that asks, so a rule reads fields without walking from the root.
 """
 
 
