@@ -7,6 +7,7 @@ are split into several chunks; the CLI runs use generated sets above it.
 from __future__ import annotations
 
 import gc
+import os
 import textwrap
 from pathlib import Path
 
@@ -27,8 +28,8 @@ def unfrozen():
     gc.unfreeze()  # the serial CLI path freezes what it keeps; give this test process's heap back
 
 
-def _run(paths: list[str], jobs: int, release: str | None = None):
-    options, _ = build_options(Overrides(no_config=True, kubernetes_version=release))
+def _run(paths: list[str], jobs: int, release: str | None = None, config: str | None = None):
+    options, _ = build_options(Overrides(no_config=config is None, config=config, kubernetes_version=release))
     options.keep = ALL_KEPT
     return cli._lint(paths, options, jobs)
 
@@ -64,13 +65,28 @@ def test_tests_cases_give_the_same_report_in_every_format(monkeypatch, unfrozen)
     assert "DRA712" in serial["text"] and "DRA101" in serial["text"] and "| " in serial["text"]
 
 
+def test_ignore_paths_and_unused_suppressions_are_judged_over_every_chunk(monkeypatch, unfrozen, tmp_path):
+    config = tmp_path / ".dralint.yaml"
+    cases = os.path.relpath(CASES, tmp_path)  # globs are relative to the config's folder
+    config.write_text(f"ignore-paths:\n- paths: ['{cases}/pods/**']\n  rules: [DRA712]\n- paths: ['{cases}/core/**']\n  fields: [nothing]\n"
+                      "- paths: ['none/**']\n")
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    serial, split = _reports(_run([str(CASES)], 1, config=str(config))), _reports(_run([str(CASES)], 2, config=str(config)))
+    assert split == serial
+    unused = [line for line in serial["text"].splitlines() if "unused config ignore" in line]
+    assert unused == [f"{os.path.relpath(config)}:4:3: warning: unused config ignore: ignore-paths[1] (paths: {cases}/core/**; "
+                      "fields: nothing) suppressed no problem [DRA900 unused-suppression]"]
+    assert "DRA712" not in "\n".join(line for line in serial["text"].splitlines() if "/pods/" in line.split(":")[0])
+
+
 def test_the_corpus_gives_the_same_report(monkeypatch, unfrozen):
     corpus = SHARED / "corpus" / "real-world"
     if not corpus.is_dir():
         pytest.skip("no corpus")
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)  # 354 files: 16 chunks of 23
     calls = _parallel_taken(monkeypatch)
     serial, split = _run([str(corpus)], 1, "1.34"), _run([str(corpus)], 2, "1.34")
-    assert len(calls) == 1 and calls[0] > parallel.MIN_FILES
+    assert len(calls) == 1 and calls[0] > 300
     assert _reports(split) == _reports(serial)
     assert serial.files == split.files > 300 and serial.documents == split.documents
 

@@ -28,9 +28,11 @@ from .sources import Source, read
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-# Below this many files a run stays serial: two forked workers cost ~40 ms to start and
-# feed, what ~150 one-document files take to check (measured on a 2-core machine).
-MIN_FILES = 200
+# Below this many files a run stays serial. Importing concurrent.futures and multiprocessing and
+# starting two forked workers cost 55-190 ms (measured on the busy 2-core development machine, idle
+# to loaded), and --jobs 2 on 200 one-document files took 1.1 s against 0.85 s serially; 500 files
+# take ~0.5 s of one core, so the start-up is at most a third of what the second core saves.
+MIN_FILES = 500
 # Chunks per worker: enough to even out slow files, few enough that merging stays cheap.
 CHUNKS_PER_JOB = 8
 MAX_CHUNK = 2000  # files; bounds what a finished chunk holds in the parent before its turn to merge
