@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import generate  # noqa: E402
-
 import dralint.lint as lint_module  # noqa: E402
+from bench import generate  # noqa: E402
 from dralint.lint import LintOptions, lint  # noqa: E402
 from dralint.sources import collect  # noqa: E402
 

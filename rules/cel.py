@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.api import rule
-
 from dralint.k8s.claims import gate_enabled, selector_lists
 from dralint.model import format_path
 

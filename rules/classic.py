@@ -5,10 +5,9 @@
 from __future__ import annotations
 
 from dralint.api import rule
-
 from dralint.k8s.claims import spec_path, too_many_type
-from dralint.k8s.resource import CLAIM_KINDS, CLASSIC, POD_SCHEDULING_NODE_LIST_MAX, api_versions
 from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types
+from dralint.k8s.resource import CLAIM_KINDS, CLASSIC, POD_SCHEDULING_NODE_LIST_MAX, api_versions
 
 POD_SCHEDULING_KINDS = ["PodScheduling", "PodSchedulingContext"]
 

@@ -8,19 +8,17 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.api import rule
-
 from dralint.k8s.claims import (
-    report_request_refs,
-    request_refs,
     devices_path,
     gate_enabled,
     items_validated,
     list_entries,
+    report_request_refs,
     report_too_many,
+    request_refs,
 )
-from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONSTRAINTS_MAX, DEVICE_REQUESTS_MAX, STRUCTURED
 from dralint.k8s.names import fully_qualified_name
-
+from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONSTRAINTS_MAX, DEVICE_REQUESTS_MAX, STRUCTURED
 
 _BASES = {"ResourceClaim": ("spec", "devices", "constraints"), "ResourceClaimTemplate": ("spec", "spec", "devices", "constraints")}
 

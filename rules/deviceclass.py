@@ -7,10 +7,9 @@ Selectors and config of a DeviceClass are checked by the shared rules
 from __future__ import annotations
 
 from dralint.api import rule
-
 from dralint.k8s.claims import gate_enabled, node_selector_problems
-from dralint.k8s.resource import CLASSIC, STRUCTURED
 from dralint.k8s.names import is_extended_resource_name
+from dralint.k8s.resource import CLASSIC, STRUCTURED
 
 
 @rule("DRA551", "class-suitable-nodes", severity="error", kinds=["DeviceClass", "ResourceClass"], api_versions=[*STRUCTURED, *CLASSIC], releases=(None, "1.31"))

@@ -12,10 +12,10 @@ from typing import Any, Iterator
 
 from dralint.api import MapKey, release_tuple, rule
 from dralint.gates import field_gates as gates_of
-
 from dralint.k8s.claims import devices_path, gate_default, gate_enabled, gate_on_by_default, is_nested, raw_requests, spec_fields
 from dralint.k8s.resource import CLAIM_KINDS, STRUCTURED
 from dralint.k8s.slices import device_go_type, devices
+
 
 def _exact_objects(doc: Any) -> Iterator[tuple[int, tuple, dict]]:
     """(request index, source path, object) of every exact request as written."""

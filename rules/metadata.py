@@ -15,8 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from dralint.api import rule
-
-from dralint.k8s.resource import EVERY_VERSION
 from dralint.k8s.names import (
     ANNOTATIONS_MAX_TOTAL,
     dns1123_label,
@@ -26,6 +24,7 @@ from dralint.k8s.names import (
     label_value,
     qualified_name,
 )
+from dralint.k8s.resource import EVERY_VERSION
 
 CLUSTER_SCOPED = frozenset({"DeviceClass", "ResourceClass", "ResourceSlice", "DeviceTaintRule"})
 

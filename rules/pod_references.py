@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any, Iterator, NamedTuple
 
 from dralint.api import DocumentView, Place, RunIndex, rule, shared
-
 from dralint.k8s.claims import is_nested
 from dralint.k8s.names import dns1123_label, dns1123_subdomain
 from dralint.k8s.resource import GROUP

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from dralint.api import rule
-
 from dralint.k8s.claims import (
     device_selector_targets,
     devices_path,
@@ -32,6 +31,7 @@ from dralint.k8s.claims import (
     validated_exacts,
     validated_subrequests,
 )
+from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, label_value, qualified_name
 from dralint.k8s.resource import (
     ALLOCATION_MODES,
     CLAIM_KINDS,
@@ -42,7 +42,6 @@ from dralint.k8s.resource import (
     STRUCTURED,
     TOLERATIONS_DOCUMENTED_MAX,
 )
-from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, label_value, qualified_name
 
 CLASS_AND_CLAIMS = [*CLAIM_KINDS, "DeviceClass"]
 

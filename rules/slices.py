@@ -13,9 +13,10 @@ import re
 from typing import TYPE_CHECKING, Iterator
 
 from dralint.api import MapKey, rule
-
 from dralint.k8s.claims import node_selector_problems, too_many_type
+from dralint.k8s.formats import quantity_value
 from dralint.k8s.names import (
+    DEVICE_MAX_ID,
     c_identifier,
     dns1123_label,
     dns1123_subdomain,
@@ -23,9 +24,7 @@ from dralint.k8s.names import (
     fully_qualified_name,
     is_extended_resource_name,
     qualified_name,
-    DEVICE_MAX_ID,
 )
-from dralint.k8s.formats import quantity_value
 from dralint.k8s.resource import STRUCTURED
 from dralint.k8s.slices import (
     ATTRIBUTE_VALUE_MAX_LENGTH,

@@ -14,7 +14,6 @@ import re
 from typing import Any
 
 from dralint.api import rule
-
 from dralint.k8s.claims import (
     RequestNames,
     check_request_ref,
@@ -23,8 +22,8 @@ from dralint.k8s.claims import (
     node_selector_problems,
     too_many_type,
 )
-from dralint.k8s.resource import CLASSIC, STRUCTURED
 from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size
+from dralint.k8s.resource import CLASSIC, STRUCTURED
 
 ALL = [*CLASSIC, *STRUCTURED]
 # Compiled by `re` on first use (~0.3 ms of every start-up at import; only shareIDs need it).

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from dralint.api import rule
-
 from dralint.k8s.claims import too_many_type
 from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, label_value, qualified_name
 from dralint.k8s.resource import STRUCTURED

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from dralint.model import Problem
+
 from engine import lint_paths
 
 ROOT = Path(__file__).resolve().parents[1]

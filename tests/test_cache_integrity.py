@@ -6,9 +6,10 @@ import json
 import stat
 
 import pytest
-from conftest import lint_json
 
 from dralint.cache import VerdictCache
+
+from conftest import lint_json
 
 SELECTORS = """\
 apiVersion: resource.k8s.io/v1

@@ -12,7 +12,8 @@ import re
 import pytest
 
 from conftest import CASES, ROOT, brief, lint_json, run_dralint
-from engine import brief as brief_of, lint_fixture, lint_paths, lint_text
+from engine import brief as brief_of
+from engine import lint_fixture, lint_paths, lint_text
 
 CORE = CASES / "core"
 ENGINE = ("DRA0", "DRA1")

@@ -12,9 +12,8 @@ import os
 
 import pytest
 
-from engine import lint_paths
-
 from conftest import SHARED
+from engine import lint_paths
 
 NEWEST = "1.37"
 NOT_SERVED = {"DRA010", "DRA011"}

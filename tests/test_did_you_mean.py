@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import CASES
 from dralint.lint import LintOptions, lint
 from dralint.sources import Source, collect
+
+from conftest import CASES
 
 
 def _selector(expression: str, release: str = "1.35") -> list[tuple]:

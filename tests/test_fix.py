@@ -9,11 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dralint.lint import lint
-from dralint.model import Edit, Span
+from dralint.lint import LintOptions, lint
 from dralint.migration_fixes import attach_migration_fixes
+from dralint.model import Edit, Span
 from dralint.repairs import apply
-from dralint.lint import LintOptions
 from dralint.sources import Source
 
 CASES = Path(__file__).parent / "cases" / "fix"

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from conftest import lint_json, run_dralint
 from dralint import lifecycle, schemas
 from dralint.load import load
+
+from conftest import lint_json, run_dralint
 
 CLAIM = """\
 apiVersion: resource.k8s.io/{version}

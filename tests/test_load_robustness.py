@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CASES
+import dralint.load.backend as backend_mod
 from dralint import sources
 from dralint.lint import LintOptions, lint
-from dralint.releases import declared_release
-from dralint.load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
-import dralint.load.backend as backend_mod
-from dralint.load import position_table
+from dralint.load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load, position_table
 from dralint.model import Span
+from dralint.releases import declared_release
 from dralint.sources import Source
+
+from conftest import CASES
 
 HERE = CASES / "load_robustness"
 

@@ -9,10 +9,10 @@ import stat
 
 import pytest
 
+from dralint.model import format_path
+
 from conftest import SHARED, lint_json, run_dralint
 from engine import lint_paths
-
-from dralint.model import format_path
 
 TO = ("migrate", "--to", "resource.k8s.io/v1")
 CORPUS = SHARED / "corpus" / "real-world"

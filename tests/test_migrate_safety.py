@@ -14,7 +14,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import run_dralint
 from ruamel.yaml import YAML
 
 from dralint import cli
@@ -23,6 +22,8 @@ from dralint.lint import LintOptions, lint
 from dralint.migrate import migrate_text
 from dralint.model import Severity
 from dralint.sources import Source
+
+from conftest import run_dralint
 
 TO = ("migrate", "--to", "resource.k8s.io/v1")
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CASES, SHARED, run_dralint
-
 from dralint import cli, parallel
 from dralint.config import Overrides, build_options
 from dralint.report import FORMATS, ReportOptions, renderer
+
+from conftest import CASES, SHARED, run_dralint
 
 ALL_KEPT = ("texts", "objects", "fixes")
 

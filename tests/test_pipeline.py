@@ -9,7 +9,6 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT, lint_json, run_dralint
 from dralint import schemas
 from dralint.config import ConfigError, Overrides, build_options
 from dralint.lint import LintOptions, lint, lint_documents
@@ -19,6 +18,8 @@ from dralint.registry import load_rules_dir
 from dralint.releases import parse_release
 from dralint.selection import Selection
 from dralint.sources import Source
+
+from conftest import ROOT, lint_json, run_dralint
 
 CLAIM_WITH_SUPPRESSION = textwrap.dedent(
     """\

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from dralint.model import format_path
+
 from conftest import CASES
 from engine import brief, lint_paths, lint_text
-
-from dralint.model import format_path
 
 # The fixtures under tests/cases/pods/ carry their expected problems (tests/test_cases.py).
 PODS = CASES / "pods"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from dralint.model import format_path
+from dralint.policy import PolicyError, load_policies
+
 from conftest import CASES, brief, run_dralint
 from engine import brief as brief_of
 from engine import lint_paths
-
-from dralint.model import format_path
-from dralint.policy import PolicyError, load_policies
 
 POLICY = CASES / "policy"
 

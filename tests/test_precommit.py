@@ -17,7 +17,8 @@ import pytest
 
 # The hook_repo and pre_commit_home fixtures (conftest.py) are shared with test_repository.py:
 # one hook environment per test session.
-from conftest import git as _git, run_pre_commit as _run
+from conftest import git as _git
+from conftest import run_pre_commit as _run
 
 # Under xdist, every test that builds or uses the hook environment runs in one worker, so it is built once.
 pytestmark = pytest.mark.xdist_group("pre-commit")

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, brief, lint_json, run_dralint
 from dralint import gates, schemas
 from dralint.lint import LintOptions, lint
 from dralint.sources import Source
+
+from conftest import SHARED, brief, lint_json, run_dralint
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import go_schema  # noqa: E402

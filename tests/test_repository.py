@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CASES, SHARED, git, lint_json, run_dralint, run_pre_commit
 from dralint.lint import lint
 from dralint.sources import Source, collect
+
+from conftest import CASES, SHARED, git, lint_json, run_dralint, run_pre_commit
 
 REPO = CASES / "repo"
 

@@ -13,10 +13,11 @@ import copy
 import json
 import random
 
-from conftest import CASES, ROOT, SHARED
-from engine import lint_documents_in_process
 from dralint.load import load
 from dralint.model import Document
+
+from conftest import CASES, ROOT, SHARED
+from engine import lint_documents_in_process
 
 WRONG_VALUES = [None, 0, -1, 1.5, True, "", "x", "Bad_Name", "a/b/c", "1Gi", 10**20, [], [1], [None], [{}], {}, {"a": 1}]
 API_VERSIONS = [f"resource.k8s.io/{v}" for v in ("v1", "v1beta2", "v1beta1", "v1alpha3", "v1alpha2", "v1alpha1")] + ["v1"]

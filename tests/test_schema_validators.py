@@ -14,11 +14,12 @@ import random
 import jsonschema
 import pytest
 
-from conftest import CASES, ROOT, SHARED
 from dralint import schemas
 from dralint.k8s import formats
 from dralint.load import load
 from dralint.schema_check import as_decoded, fast_validator, without_nulls
+
+from conftest import CASES, ROOT, SHARED
 
 
 def _reference(schema):

@@ -19,7 +19,7 @@ sys.path.insert(0, str(REPO / "tools"))
 
 import extract_schemas as X  # noqa: E402
 import go_schema  # noqa: E402
-from go_types import Ident, Map, Pointer, Qualified, Slice, GoSyntaxError, markers, parse_file  # noqa: E402
+from go_types import GoSyntaxError, Ident, Map, Pointer, Qualified, Slice, markers, parse_file  # noqa: E402
 
 needs_shared = pytest.mark.skipif(not (SHARED / "k8s-api").is_dir(), reason=f"upstream data not found at {SHARED}")
 

@@ -11,6 +11,7 @@ import pytest
 
 from dralint.api import release_tuple
 from dralint.registry import all_rules
+
 from k8s_tags import K8S_API, enforced_tags, normalise
 from tag_rules import COVERAGE, exempt
 

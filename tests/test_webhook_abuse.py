@@ -25,7 +25,7 @@ from conftest import CASES
 pytest.importorskip("uvicorn", reason="the webhook extra is not installed")
 pytest.importorskip("cryptography.x509", reason="cryptography is needed to make a test CA")
 
-from test_webhook import WAIT, PKI, Webhook, claim, read_response, review_of  # noqa: E402
+from test_webhook import PKI, WAIT, Webhook, claim, read_response, review_of  # noqa: E402
 
 PROBE_LIMIT = 0.100  # seconds
 RULES = CASES / "webhook_abuse" / "rules"

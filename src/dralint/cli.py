@@ -20,13 +20,20 @@ from typing import Sequence
 
 from . import __version__
 from .arguments import Parser, UsageError, add_rule_arguments, overrides_from
+from .config import ConfigError, build_options
+from .lint import lint
+from .model import Severity
+from .parallel import frozen, lint_parallel, serial_reason, usable_cores
+from .registry import RuleLoadError
+from .report import FORMATS, ReportOptions, write
+from .report.text import summary_line
+from .schemas import DEFAULT_RELEASE, RELEASES
+from .sources import collect, files, read_all
 
 SUBCOMMANDS = ("lint", "rules", "serve", "migrate", "lsp")
 
 
 def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
-    from .schemas import DEFAULT_RELEASE, RELEASES
-
     parser = Parser(
         prog=prog,
         description="Lint Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.",
@@ -65,6 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return run_lint(rest)
             finally:
                 gc.unfreeze()  # what the run froze (dralint.parallel.frozen), for callers of main() in process
+        # Each other subcommand loads only what it runs (measured with -X importtime): `rules` ~115 ms
+        # (jsonschema and every rule's docs), `serve` ~230 ms (uvicorn, the judges), `lsp` ~110 ms
+        # (pygls), `migrate` ~190 ms (ruamel's round-trip loader); a lint run pays for none of them.
         if command == "rules":
             from .commands import rules_command
 
@@ -98,11 +108,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_lint(argv: list[str]) -> int:
-    from .config import ConfigError, build_options
-    from .model import Severity
-    from .registry import RuleLoadError
-    from .sources import collect
-
     args = lint_parser().parse_args(argv)
     if not args.paths:
         raise UsageError("no PATH given (use - to read standard input)")
@@ -140,10 +145,7 @@ def run_lint(argv: list[str]) -> int:
     return 1 if failed else 0
 
 
-
 def _report_options(fmt: str, args: argparse.Namespace):
-    from .report import FORMATS, ReportOptions
-
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(sorted(FORMATS))} or auto")
     tty = sys.stdout.isatty()
@@ -158,10 +160,6 @@ def _kept_for(fmt: str, report) -> frozenset[str]:
 
 def _lint(paths: list[str], options, jobs: int | None):
     """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes."""
-    from .lint import lint
-    from .parallel import frozen, lint_parallel, serial_reason, usable_cores
-    from .sources import files, read_all
-
     jobs = jobs or usable_cores()
     if jobs == 1:  # streamed: not even the list of files is kept
         return lint(frozen(read_all(files(paths))), options)
@@ -172,13 +170,9 @@ def _lint(paths: list[str], options, jobs: int | None):
 
 
 def _write_report(result, fmt: str, report, args: argparse.Namespace) -> None:
-    from .report import write
-
     write(fmt, result, report, sys.stdout)
     sys.stdout.flush()
     if fmt == "text" and not args.quiet:
-        from .report.text import summary_line
-
         print(summary_line(result), file=sys.stderr)
 
 

@@ -31,7 +31,6 @@ from .selection import Selection
 from .sources import Source
 from .triage import triage
 
-
 if TYPE_CHECKING:
     from .suppress import IgnorePaths, Suppressor
 

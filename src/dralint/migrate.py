@@ -50,10 +50,10 @@ from . import linediff, schemas
 from .arguments import UsageError
 from .k8s.resource import EXACT_FIELDS, GROUP, MIGRATION_KINDS, MIGRATION_SOURCES
 from .lint import LintOptions, lint
-from .releases import declared_release
-from .selection import Selection
 from .model import Severity
+from .releases import declared_release
 from .rewrite import RewriteError, rewrite, write_atomic
+from .selection import Selection
 from .sources import MAX_BYTES, Source, collect
 from .textlines import (
     Chunk,

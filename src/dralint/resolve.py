@@ -15,7 +15,6 @@ from .model import Document, Path, Problem, Severity
 from .triage import is_kubernetes_object
 
 
-
 class Resolution(NamedTuple):
     # Not a string annotation: typing compiles each one of a NamedTuple (~1 ms of every start-up).
     info: schemas.KindInfo | None  # set when the document is a DRA object served by the release

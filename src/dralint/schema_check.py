@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Iterator
 
-from .k8s import formats
 from .catalog import engine_problem as _problem
+from .k8s import formats
 from .model import Document, Fix, Path, Problem
 
 Validator = Callable[[Any], bool]

@@ -16,9 +16,9 @@ from .. import schemas
 from ..commands import all_checks
 from ..config import ConfigError, Overrides, build_options, discover
 from ..fix import fix_text
-from ..migration_fixes import with_fixes
 from ..lint import LintOptions, lint
 from ..load import load
+from ..migration_fixes import with_fixes
 from ..model import Document, Problem
 from ..registry import RuleLoadError
 from ..releases import file_release
