@@ -18,12 +18,11 @@ import os
 import sys
 from typing import Sequence
 
-from . import __version__
+from . import __version__, parallel
 from .arguments import Parser, UsageError, add_rule_arguments, overrides_from
 from .config import ConfigError, build_options
 from .lint import lint
 from .model import Severity
-from .parallel import frozen, lint_parallel, serial_reason, usable_cores
 from .registry import RuleLoadError
 from .report import FORMATS, ReportOptions, write
 from .report.text import summary_line
@@ -160,13 +159,13 @@ def _kept_for(fmt: str, report) -> frozenset[str]:
 
 def _lint(paths: list[str], options, jobs: int | None):
     """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes."""
-    jobs = jobs or usable_cores()
+    jobs = jobs or parallel.usable_cores()
     if jobs == 1:  # streamed: not even the list of files is kept
-        return lint(frozen(read_all(files(paths))), options)
+        return lint(parallel.frozen(read_all(files(paths))), options)
     entries = list(files(paths))
-    if serial_reason(entries, options, jobs) is None:
-        return lint_parallel(entries, options, jobs)
-    return lint(frozen(read_all(entries)), options)
+    if parallel.serial_reason(entries, options, jobs) is None:
+        return parallel.lint_parallel(entries, options, jobs)
+    return lint(parallel.frozen(read_all(entries)), options)
 
 
 def _write_report(result, fmt: str, report, args: argparse.Namespace) -> None:
