@@ -19,7 +19,8 @@ from dralint.sources import Source  # noqa: E402
 CASES = Path(__file__).parent / "cases" / "lsp"
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "dralint", "lsp"])
 PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+# One server for the module, as an editor keeps one: under xdist the tests stay together, in file order.
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.xdist_group("lsp")]
 
 
 async def _start(client: LanguageClient, spec: str, root: Path) -> None:
@@ -82,7 +83,11 @@ def _change(client: LanguageClient, uri: str, text: str, version: int) -> None:
 async def _published(client: LanguageClient, uri: str) -> types.PublishDiagnosticsParams:
     while True:
         # Generous: the shared server re-lints every open buffer (a 400-object one too) on a config change.
-        params = await asyncio.wait_for(client.wait_for_notification(PUBLISH), 60)
+        try:
+            params = await asyncio.wait_for(client.wait_for_notification(PUBLISH), 60)
+        except TimeoutError:
+            said = [m.message for m in (*client.log_messages, *client.messages)]
+            raise AssertionError(f"no diagnostics published for {uri} in 60 s; the server said: {said}") from None
         if params.uri == uri:
             return params
 
