@@ -1,6 +1,6 @@
 """`--jobs N` (dralint.parallel): the same report, byte for byte, as `--jobs 1`; a dead worker is exit 2.
 
-The in-process runs lower MIN_FILES so that the 115 fixtures of tests/cases
+The in-process runs lower MIN_FILES (and the fixtures are small) so that the 115 fixtures of tests/cases
 are split into several chunks; the CLI runs use generated sets above it.
 """
 
@@ -201,3 +201,15 @@ def test_small_runs_stdin_and_legacy_run_rules_stay_serial():
     assert parallel.serial_reason(many, options, 1) == "--jobs 1"
     assert parallel.serial_reason([*many, ("-", None)], options, 2) == "standard input"
     assert parallel.usable_cores() >= 1
+
+
+def test_a_few_large_files_are_split(tmp_path):
+    options, _ = build_options(Overrides(no_config=True))
+    options.keep = ()
+    large = [tmp_path / f"big{i}.yaml" for i in range(4)]
+    for path in large:
+        path.write_text("#" * (parallel.MIN_BYTES // 4) + "\n")  # a quarter of MIN_BYTES each, and a byte
+    entries = [(str(path), None) for path in large]
+    assert parallel.serial_reason(entries, options, 2) is None
+    assert parallel.serial_reason(entries[:3], options, 2) == "few files"
+    assert parallel.serial_reason(entries[:1], options, 2) == "few files"
