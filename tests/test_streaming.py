@@ -17,6 +17,7 @@ import pytest
 
 from dralint.api import Place, RunIndex, rule
 from dralint.lint import LintOptions, lint
+from dralint.model import Document
 from dralint.parallel import frozen
 from dralint.selection import Selection
 from dralint.sources import collect
@@ -170,3 +171,19 @@ def test_a_failing_collector_or_run_rule_is_dra901_and_the_rest_still_runs(tmp_p
         ("DRA901", "b.yaml", 2, 1, "rule XX903 (broken-collect) failed: KeyError: 'no peer'"),
         ("XX901", "b.yaml", 7, 9, "no ConfigMap 'zz' in the run"),
     ]
+
+
+def test_runs_that_keep_their_documents_position_only_what_is_reported(tmp_path, monkeypatch):
+    located: list[tuple] = []
+    real = Document.locate
+    monkeypatch.setattr(Document, "locate", lambda self, path, **kw: located.append(path) or real(self, path, **kw))
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(CLAIM.format(i="x", team=1))
+    (folder / "b.yaml").write_text(CLASS)
+    assert lint(collect([str(folder)]), LintOptions()).problems == []  # keep=None: the Python API, the language server
+    assert located == []  # the class reference was collected, never positioned
+    (folder / "b.yaml").unlink()
+    [problem] = lint(collect([str(folder)]), LintOptions()).problems
+    assert (problem.rule, problem.span.line, problem.span.column) == ("DRA713", 13, 26)
+    assert located == [("spec", "devices", "requests", 0, "exactly", "deviceClassName")]

@@ -158,10 +158,13 @@ _OBJECT_REF = object()  # DocumentView.memo key
 class DocumentView:
     """Read-only access to one document for rules: data, type, release, safe lookups."""
 
-    __slots__ = ("_doc", "release", "options", "api_version", "kind", "release_tuple", "_memo")
+    __slots__ = ("_doc", "release", "options", "api_version", "kind", "release_tuple", "_memo", "_lazy_places")
 
-    def __init__(self, doc: Document, release: str, options: dict[str, Any] | None = None):
+    def __init__(self, doc: Document, release: str, options: dict[str, Any] | None = None, *, lazy_places: bool = False):
         self._doc = doc
+        # A run that keeps its documents (the language server, the Python API) positions a Place only when a
+        # problem is reported there: positioning every reference up front was a quarter of such a lint.
+        self._lazy_places = lazy_places
         self.release = release
         self.options = options or {}
         # Read by every rule for every document: computed once.
@@ -276,7 +279,8 @@ class DocumentView:
         where = tuple(locate) if locate is not None else tuple(path)
         # One `namespace/name` string for all the Places of a document (a claim has one per request).
         obj = self.memo(_OBJECT_REF, lambda: doc.object_ref)
-        return Place(doc.source, doc.index, doc.list_item, shared(tuple(path)), doc.locate(where, prefer_key=at_key),
+        at: Span | Callable[[], Span] = functools.partial(doc.locate, where, prefer_key=at_key) if self._lazy_places else doc.locate(where, prefer_key=at_key)
+        return Place(doc.source, doc.index, doc.list_item, shared(tuple(path)), at,
                      shared(self.api_version), shared(self.kind), obj)
 
     @property
@@ -304,10 +308,14 @@ class Place(NamedTuple):
     document: int  # index of the document in its source
     list_item: int | None  # its item in a `kind: List`, if it is one
     path: Path  # the API server's field path
-    span: Span  # already positioned
+    at: Span | Callable[[], Span]  # positioned, or (in runs that keep their documents) how to position it
     api_version: str | None = None
     kind: str | None = None
     object: str | None = None  # `namespace/name` of the document
+
+    @property
+    def span(self) -> Span:
+        return self.at() if callable(self.at) else self.at
 
 
 class RunIndex:

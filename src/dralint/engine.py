@@ -119,11 +119,12 @@ class _PlaceReporter:
             sev = self.rule.severity
         else:
             sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
+        lazy = callable(place.at)  # positioned on first use: the document is still at hand (DocumentView.place)
         self.problems.append(
             Problem(
                 rule=self.rule.code, name=self.rule.slug, severity=sev, message=message, source=place.source,
-                document=place.document, path=place.path, span=place.span, api_version=place.api_version,
-                kind=place.kind, object=place.object, error_type=error_type,
+                document=place.document, path=place.path, span=None if lazy else place.at, where=place.at if lazy else None,
+                api_version=place.api_version, kind=place.kind, object=place.object, error_type=error_type,
             )
         )
 

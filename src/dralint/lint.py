@@ -296,7 +296,7 @@ class _Run:
         if resolution.info is not None:
             result.checked += 1
             problems.extend(check_schema(doc, schemas.catalog(release).schema(doc.api_version, doc.kind)))
-        view = DocumentView(doc, release, self.options.rule_options)
+        view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.settle)
         if self.run_rules:
             self._collect(view, problems)
         applicable = self._rules_for(release, view.api_version, view.kind)
