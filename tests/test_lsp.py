@@ -19,8 +19,7 @@ from dralint.sources import Source  # noqa: E402
 CASES = Path(__file__).parent / "cases" / "lsp"
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "dralint", "lsp"])
 PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
-# One server for the module, as an editor keeps one: under xdist the tests stay together, in file order.
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.xdist_group("lsp")]
+pytestmark = pytest.mark.asyncio(loop_scope="module")  # one server for the module (xdist: --dist loadfile)
 
 
 async def _start(client: LanguageClient, spec: str, root: Path) -> None:

@@ -13,15 +13,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 # The hook_repo and pre_commit_home fixtures (conftest.py) are shared with test_repository.py:
 # one hook environment per test session.
 from conftest import git as _git
 from conftest import run_pre_commit as _run
-
-# Under xdist, every test that builds or uses the hook environment runs in one worker, so it is built once.
-pytestmark = pytest.mark.xdist_group("pre-commit")
 
 GOOD = """\
 apiVersion: resource.k8s.io/v1

@@ -140,7 +140,6 @@ def shared_corpus():
     return index.parent, data if isinstance(data, list) else data["files"]
 
 
-@pytest.mark.xdist_group("pre-commit")  # the hook environment of test_precommit.py
 def test_pre_commit_fails_only_on_the_dra_mistake(tmp_path, hook_repo, pre_commit_home):
     repo, rev = hook_repo
     project = tmp_path / "project"
