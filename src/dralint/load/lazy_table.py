@@ -36,32 +36,36 @@ class LazyTable(dict):
             fill, which, _lookup = f
             dict.update(self, fill()[which])
 
+    def _answer(self, lookup: Callable[[Any], Any] | None, k: Any) -> Any:
+        """While the table is unfilled: what `lookup` answers for `k`, or MISS once the whole table is filled."""
+        if lookup is not None:
+            v = lookup(k)
+            if v is not MISS:
+                return v
+        self._force()
+        return MISS
+
+    # A filled table (the usual case once read) answers without a call beyond dict's own.
     def __getitem__(self, k: Any) -> Any:
         f = self._fill
         if f is not None:
-            if f[2] is not None:
-                v = f[2](k)
-                if v is not MISS:
-                    return v
-            self._force()
+            v = self._answer(f[2], k)
+            if v is not MISS:
+                return v
         return dict.__getitem__(self, k)
 
     def get(self, k: Any, default: Any = None) -> Any:
         f = self._fill
         if f is not None:
-            if f[2] is not None:
-                v = f[2](k)
-                if v is not MISS:
-                    return v
-            self._force()
+            v = self._answer(f[2], k)
+            if v is not MISS:
+                return v
         return dict.get(self, k, default)
 
     def __contains__(self, k: object) -> bool:
         f = self._fill
-        if f is not None:
-            if f[2] is not None and f[2](k) is not MISS:
-                return True
-            self._force()
+        if f is not None and self._answer(f[2], k) is not MISS:
+            return True
         return dict.__contains__(self, k)
 
     def __iter__(self) -> Iterator[Any]:
