@@ -24,7 +24,7 @@ from .config import ConfigError, build_options
 from .lint import lint
 from .model import Severity
 from .registry import RuleLoadError
-from .report import FORMATS, ReportOptions, write
+from .report import FORMATS, ReportOptions, reads, write
 from .report.text import summary_line
 from .schemas import DEFAULT_RELEASE, RELEASES
 from .sources import collect, files, read_all
@@ -129,7 +129,7 @@ def run_lint(argv: list[str]) -> int:
         with_fixes(options)
         for name in fix_sources(collect(args.paths), options):
             print(f"dralint: fixed {name}", file=sys.stderr)
-    options.keep = _kept_for(fmt, report)
+    options.keep = reads(fmt, report)
     result = _lint(args.paths, options, 1 if args.fix else settings.jobs)
     if result.files == 0:
         # Not an error (a pre-commit run may have nothing to check), but a CI gate
@@ -144,17 +144,12 @@ def run_lint(argv: list[str]) -> int:
     return 1 if failed else 0
 
 
-def _report_options(fmt: str, args: argparse.Namespace):
+def _report_options(fmt: str, args: argparse.Namespace) -> ReportOptions:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(sorted(FORMATS))} or auto")
     tty = sys.stdout.isatty()
     color = args.color == "always" or (args.color == "auto" and tty and not os.environ.get("NO_COLOR"))
     return ReportOptions(color=color, show_source=tty or args.color == "always", quiet=args.quiet)
-
-
-def _kept_for(fmt: str, report) -> frozenset[str]:
-    """What the report reads besides problems (LintOptions.keep): the rest goes file by file."""
-    return frozenset({"text": {"texts"} if report.show_source else set(), "junit": {"objects"}}.get(fmt, {"fixes"} if fmt in ("json", "sarif") else set()))
 
 
 def _lint(paths: list[str], options, jobs: int | None):

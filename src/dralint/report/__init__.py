@@ -20,6 +20,19 @@ class ReportOptions(NamedTuple):
     quiet: bool = False
 
 
+def reads(name: str, options: ReportOptions) -> frozenset[str]:
+    """What format `name` reads of a LintResult besides its problems (LintOptions.keep): the lint run
+    lets the rest go file by file. Text quotes source lines (texts) when it shows them; JUnit lists
+    every object (objects); JSON and SARIF carry fixes."""
+    if name == "text":
+        return frozenset({"texts"}) if options.show_source else frozenset()
+    if name == "junit":
+        return frozenset({"objects"})
+    if name in ("json", "sarif"):
+        return frozenset({"fixes"})
+    return frozenset()
+
+
 def renderer(name: str) -> Callable[..., str]:
     module = importlib.import_module(f"{__name__}.{FORMATS[name]}")
     return module.render
