@@ -273,8 +273,9 @@ class DocumentView:
         return path in self._doc.positions
 
     def place(self, path: Path, *, locate: Path | None = None, at_key: bool = False) -> "Place":
-        """Where `path` of this document stands, positioned now: for run-scope records,
-        which outlive the document. `locate` and `at_key` as for `report`."""
+        """Where `path` of this document stands, for run-scope records, which outlive the document:
+        positioned now in a run that lets documents go, on first use in one that keeps them.
+        `locate` and `at_key` as for `report`."""
         doc = self._doc
         where = tuple(locate) if locate is not None else tuple(path)
         # One `namespace/name` string for all the Places of a document (a claim has one per request).
