@@ -1,0 +1,77 @@
+"""The directory walk (dralint.sources.files): which files a run reads, in which order, each once."""
+
+import os
+import sys
+
+from dralint import sources
+
+
+def names(paths):
+    return [(name, error) for name, error in sources.files([str(p) for p in paths])]
+
+
+def touch(path, text="a: 1\n"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_order_is_the_sorted_order_of_the_paths(tmp_path):
+    # "a-b.yaml" and "a.yaml" sort before "a/..." ('-' and '.' come before '/'), "a0.yaml" after it.
+    for rel in ("a/z.yaml", "a/b/c.yml", "a.yaml", "a-b.yaml", "a0.yaml", "A.json", "b.YAML", "a/b.json"):
+        touch(tmp_path / rel)
+    (tmp_path / "notes.txt").write_text("x")
+    touch(tmp_path / ".git" / "config.yaml")
+    touch(tmp_path / "a" / ".hidden.yaml")
+    found = [name for name, _ in names([tmp_path])]
+    expected = sorted(str(tmp_path / rel) for rel in ("a/z.yaml", "a/b/c.yml", "a.yaml", "a-b.yaml", "a0.yaml", "A.json", "b.YAML", "a/b.json"))
+    assert found == expected
+
+
+def test_current_folder_gives_relative_names(tmp_path, monkeypatch):
+    touch(tmp_path / "deploy" / "claim.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert names(["."]) == [(os.path.join("deploy", "claim.yaml"), None)]
+
+
+def test_a_file_reached_twice_is_read_once(tmp_path):
+    touch(tmp_path / "a.yaml")
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "a.yaml")
+    os.link(tmp_path / "a.yaml", tmp_path / "z-hard.yaml")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.yaml"
+    touch(outside)
+    (tmp_path / "out.yaml").symlink_to(outside)
+    try:
+        found = names([tmp_path / "a.yaml", tmp_path, tmp_path / "out.yaml", outside])
+    finally:
+        outside.unlink()
+    assert found == [(str(tmp_path / "a.yaml"), None), (str(tmp_path / "out.yaml"), None)]
+
+
+def test_symlinked_folders_are_followed_once_and_loops_end(tmp_path):
+    touch(tmp_path / "real" / "claim.yaml")
+    (tmp_path / "real" / "loop").symlink_to(tmp_path)
+    (tmp_path / "zlink").symlink_to(tmp_path / "real")
+    assert names([tmp_path]) == [(str(tmp_path / "real" / "claim.yaml"), None)]
+
+
+def test_a_deep_tree_does_not_exhaust_the_stack(tmp_path):
+    folder = tmp_path
+    depth = sys.getrecursionlimit() + 200
+    # os.makedirs and Path.mkdir cannot take one path this long: descend by relative names instead.
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            child = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        with open(os.open("deep.yaml", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as handle:
+            handle.write("a: 1\n")
+    finally:
+        os.close(fd)
+    (found,) = names([folder])
+    assert found == (str(tmp_path) + "/d" * depth + "/deep.yaml", None)
+
+
+def test_a_missing_path_is_still_named(tmp_path):
+    assert names([tmp_path / "nope.yaml", tmp_path / "nope.yaml"]) == [(str(tmp_path / "nope.yaml"), None)] * 2
