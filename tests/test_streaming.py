@@ -19,7 +19,7 @@ import pytest
 
 from dralint.api import Place, RunIndex, rule
 from dralint.lint import LintOptions, lint
-from dralint.model import Document
+from dralint.model import Document, MapKey
 from dralint.parallel import frozen
 from dralint.selection import Selection
 from dralint.sources import collect
@@ -159,6 +159,26 @@ def test_a_plugin_run_rule_reports_at_the_places_it_collected(tmp_path):
             for p in result.problems] == [
         ("XX901", "b.yaml", ("data", "peer"), 7, 9, "ConfigMap", "b", "NotFound", "no ConfigMap 'c' in the run"),
     ]
+
+
+def _label_places(view):
+    # The same field twice: once as a map key (printed `[peer]`), once as a plain name (`.peer`).
+    return view.place(("metadata", "labels", MapKey("peer"))), view.place(("metadata", "labels", "peer"))
+
+
+@rule("XX904", "label-places", scope="run", collect=_label_places)
+def label_places(run, report):
+    """Reports at both places of every record."""
+    for as_key, as_name in run:
+        report(as_key, "as a map key")
+        report(as_name, "as a name")
+
+
+def test_a_place_keeps_map_keys_in_its_path(tmp_path):
+    (tmp_path / "a.yaml").write_text(COLLECTED.format(name="a", peer="b"))
+    result = lint(collect([str(tmp_path)]), LintOptions(keep=(), extra_rules=[label_places.__dralint_rule__]))
+    assert sorted((p.message, p.path_text) for p in result.problems) == [
+        ("as a map key", "metadata.labels[peer]"), ("as a name", "metadata.labels.peer")]
 
 
 def test_collect_is_only_for_run_rules():

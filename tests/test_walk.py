@@ -55,23 +55,20 @@ def test_symlinked_folders_are_followed_once_and_loops_end(tmp_path):
 
 
 def test_a_deep_tree_does_not_exhaust_the_stack(tmp_path):
-    folder = tmp_path
     depth = sys.getrecursionlimit() + 200
-    # os.makedirs and Path.mkdir cannot take one path this long: descend by relative names instead.
-    fd = os.open(tmp_path, os.O_RDONLY)
+    deep = str(tmp_path) + "/d" * depth
+    for level in range(1, depth + 1):
+        os.mkdir(str(tmp_path) + "/d" * level)  # os.makedirs recurses too
+    with open(deep + "/deep.yaml", "w") as handle:
+        handle.write("a: 1\n")
     try:
-        for _ in range(depth):
-            os.mkdir("d", dir_fd=fd)
-            child = os.open("d", os.O_RDONLY, dir_fd=fd)
-            os.close(fd)
-            fd = child
-        with open(os.open("deep.yaml", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as handle:
-            handle.write("a: 1\n")
+        assert names([tmp_path]) == [(deep + "/deep.yaml", None)]
     finally:
-        os.close(fd)
-    (found,) = names([folder])
-    assert found == (str(tmp_path) + "/d" * depth + "/deep.yaml", None)
+        # pytest's clean-up of old temporary folders (shutil.rmtree) recurses: leave it a shallow tree.
+        os.unlink(deep + "/deep.yaml")
+        for level in range(depth, 0, -1):
+            os.rmdir(str(tmp_path) + "/d" * level)
 
 
-def test_a_missing_path_is_still_named(tmp_path):
-    assert names([tmp_path / "nope.yaml", tmp_path / "nope.yaml"]) == [(str(tmp_path / "nope.yaml"), None)] * 2
+def test_a_missing_file_named_twice_is_reported_once(tmp_path):
+    assert names([tmp_path / "nope.yaml", tmp_path / "x" / ".." / "nope.yaml"]) == [(str(tmp_path / "nope.yaml"), None)]

@@ -281,8 +281,10 @@ class DocumentView:
         # One `namespace/name` string for all the Places of a document (a claim has one per request).
         obj = self.memo(_OBJECT_REF, lambda: doc.object_ref)
         at: Span | Callable[[], Span] = functools.partial(doc.locate, where, prefer_key=at_key) if self._lazy_places else doc.locate(where, prefer_key=at_key)
-        return Place(doc.source, doc.index, doc.list_item, shared(tuple(path)), at,
-                     shared(self.api_version), shared(self.kind), obj)
+        field = tuple(path)
+        if MapKey not in map(type, field):  # MapKey("x") == "x": sharing could swap `[x]` for `.x` in the report
+            field = shared(field)
+        return Place(doc.source, doc.index, doc.list_item, field, at, shared(self.api_version), shared(self.kind), obj)
 
     @property
     def document(self) -> Document:

@@ -70,18 +70,21 @@ def file_release(source: str, data: bytes, default: str) -> tuple[str, list[Prob
     if b"dralint" not in data or b"ersion" not in data:
         return default, []
     release, problems = default, []
-    before_first_document = True
-    # Lines end at \n (a \r before it belongs to the break), as everywhere in dralint.
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        line = raw.decode("utf-8", "replace").removesuffix("\r")
-        stripped = line.strip()
-        if before_first_document and stripped and not stripped.startswith("#") and stripped != "---":
-            before_first_document = False
-        if "dralint" not in line or _LOOSE.search(line) is None:
+    content_starts = _first_content_offset(data)
+    # Only the lines that say "dralint" are read (found by bytes.find, not by decoding every line).
+    found = data.find(b"dralint")
+    while found != -1:
+        start = data.rfind(b"\n", 0, found) + 1
+        end = data.find(b"\n", found)
+        end = len(data) if end == -1 else end
+        found = data.find(b"dralint", end)
+        line = data[start:end].decode("utf-8", "replace").removesuffix("\r")
+        if _LOOSE.search(line) is None:
             continue
+        number = data.count(b"\n", 0, start) + 1
         exact = _EXACT.search(line)
         column = line.index("#") + 1
-        if not before_first_document:
+        if start >= content_starts:
             problems.append(_problem(source, number, column, "a dralint kubernetes-version comment applies only before the first document; move it to the top of the file"))
         elif exact is None:
             value = _VALUE.search(line)
@@ -95,6 +98,20 @@ def file_release(source: str, data: bytes, default: str) -> tuple[str, list[Prob
         else:
             problems.append(_problem(source, number, column, "a second dralint kubernetes-version comment; the first one applies"))
     return release, problems
+
+
+def _first_content_offset(data: bytes) -> int:
+    """Where the first line that is not blank, a comment or `---` starts (len(data) when there is none)."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end == -1 else end
+        # Lines end at \n (a \r before it belongs to the break), as everywhere in dralint.
+        stripped = data[start:end].decode("utf-8", "replace").removesuffix("\r").strip()
+        if stripped and not stripped.startswith("#") and stripped != "---":
+            return start
+        start = end + 1
+    return len(data)
 
 
 def _problem(source: str, line: int, column: int, message: str) -> Problem:

@@ -51,7 +51,7 @@ def files(paths: list[str]) -> Iterator[tuple[str, str | None]]:
     inode, one stat each, where a real path costs an lstat per component (a third of the walk of a
     100,000-file tree) and keeps a string per file.
     """
-    seen: set[int] = set()
+    seen: set[int | str] = set()
     for path in paths:
         if path == "-":
             yield "-", None
@@ -66,12 +66,13 @@ def files(paths: list[str]) -> Iterator[tuple[str, str | None]]:
             yield path, None
 
 
-def _first_time(path: str, seen: set[int]) -> bool:
+def _first_time(path: str, seen: set[int | str]) -> bool:
+    identity: int | str
     try:
         st = os.stat(path)
+        identity = st.st_dev << 64 | st.st_ino  # one int: a tuple per file would double the set's memory
     except (OSError, ValueError):
-        return True  # read anyway: reading it reports why it cannot be
-    identity = st.st_dev << 64 | st.st_ino  # one int: a tuple per file would double the set's memory
+        identity = os.path.abspath(path)  # read anyway (reading it says why it cannot be), once
     if identity in seen:
         return False
     seen.add(identity)
