@@ -185,3 +185,17 @@ def test_junit_with_a_syntax_error_and_special_characters_is_valid(project):
     assert run.code == 1
     _junit_schema().validate(run.stdout)
     assert "DRA001" in run.stdout
+
+
+def test_json_problem_lines_are_what_json_dumps_writes():
+    from dralint.model import Edit, Fix, MapKey, Problem, Severity, Span
+    from dralint.report.json_format import problem_dict, problem_line
+
+    plain = Problem("DRA101", "unknown-field", Severity.ERROR, 'a "quoted" \\ word, é, \x01 and \u2028', "dir/ä b.yaml", 3,
+                    ("spec", "devices", "requests", 0, MapKey("gpu.example.com/model")), Span(4, 5, 4, 9),
+                    "resource.k8s.io/v1", "ResourceClaim", "ns/claim-ü", "FieldValueInvalid")
+    bare = Problem("DRA006", "unreadable", Severity.INFO, "cannot read", "-", 0)
+    fixed = Problem("DRA304", "x", Severity.WARNING, "move it", "a.yaml", 1, ("spec",), Span(1, 1, 1, 2))
+    fixed.fixes = [Fix("move \"it\"", (Edit(Span(1, 1, 1, 2), "x\n\ty"), Edit(Span(2, 1, 2, 1), ""))), Fix("other", ())]
+    for problem in (plain, bare, fixed):
+        assert problem_line(problem) == json.dumps(problem_dict(problem), ensure_ascii=False)

@@ -152,7 +152,6 @@ def _cleandoc(text: str) -> str:
 
 
 _MISSING = object()
-_OBJECT_REF = object()  # DocumentView.memo key
 
 
 class DocumentView:
@@ -278,13 +277,11 @@ class DocumentView:
         `locate` and `at_key` as for `report`."""
         doc = self._doc
         where = tuple(locate) if locate is not None else tuple(path)
-        # One `namespace/name` string for all the Places of a document (a claim has one per request).
-        obj = self.memo(_OBJECT_REF, lambda: doc.object_ref)
         at: Span | Callable[[], Span] = functools.partial(doc.locate, where, prefer_key=at_key) if self._lazy_places else doc.locate(where, prefer_key=at_key)
         field = tuple(path)
         if MapKey not in map(type, field):  # MapKey("x") == "x": sharing could swap `[x]` for `.x` in the report
             field = shared(field)
-        return Place(doc.source, doc.index, doc.list_item, field, at, shared(self.api_version), shared(self.kind), obj)
+        return Place(doc.source, doc.index, doc.list_item, field, at, shared(self.api_version), shared(self.kind), doc.object_ref)
 
     @property
     def document(self) -> Document:

@@ -106,11 +106,14 @@ def run_run_rules(rules: Iterable[Rule], views: list[DocumentView], release: str
 class _PlaceReporter:
     """What a run-scope rule with `collect` reports through: at Places, positioned when collected."""
 
-    __slots__ = ("rule", "problems")
+    __slots__ = ("rule", "problems", "messages")
 
-    def __init__(self, rule: Rule, problems: list[Problem]):
+    def __init__(self, rule: Rule, problems: list[Problem], messages: dict[str, str]):
         self.rule = rule
         self.problems = problems
+        # One copy of each message: "DeviceClass 'x' is not defined ..." is reported 100,000 times in a
+        # 100,000-claim run, and each copy would live until the report is written (~10 MB).
+        self.messages = messages
 
     def __call__(self, place: Place, message: str, *, error_type: str | None = None, severity: Severity | str | None = None) -> None:
         if not isinstance(place, Place):
@@ -122,7 +125,7 @@ class _PlaceReporter:
         lazy = callable(place.at)  # positioned on first use: the document is still at hand (DocumentView.place)
         self.problems.append(
             Problem(
-                rule=self.rule.code, name=self.rule.slug, severity=sev, message=message, source=place.source,
+                rule=self.rule.code, name=self.rule.slug, severity=sev, message=self.messages.setdefault(message, message), source=place.source,
                 document=place.document, path=place.path, span=None if lazy else place.at, where=place.at if lazy else None,
                 api_version=place.api_version, kind=place.kind, object=place.object, error_type=error_type,
             )
@@ -161,9 +164,11 @@ def collector_key(rule: Rule) -> str:
     return f"{getattr(func, '__module__', '')}.{getattr(func, '__qualname__', repr(func))}"
 
 
-def run_index_rules(rules: Iterable[Rule], records: dict[str, list[Any]], release: str, first: Place) -> list[Problem]:
+def run_index_rules(rules: Iterable[Rule], records: dict[str, list[Any]], release: str, first: Place,
+                    messages: dict[str, str]) -> list[Problem]:
     """Judge the run's records (collector key -> records in run order) with the run-scope rules of `release`.
-    `first`: the release's first document, where a failing rule is reported."""
+    `first`: the release's first document, where a failing rule is reported; `messages`: one copy of each
+    message the run keeps."""
     problems: list[Problem] = []
     memos: dict[str, dict] = {}  # per collector: what its rules derive from the records, computed once
     for rule in rules:
@@ -171,7 +176,7 @@ def run_index_rules(rules: Iterable[Rule], records: dict[str, list[Any]], releas
             continue
         key = collector_key(rule)
         try:
-            rule.check(RunIndex(records.get(key, []), release, memos.setdefault(key, {})), _PlaceReporter(rule, problems))
+            rule.check(RunIndex(records.get(key, []), release, memos.setdefault(key, {})), _PlaceReporter(rule, problems, messages))
         except Exception as exc:  # one broken rule must not hide the others' findings
             check = ENGINE_CHECKS["DRA901"]
             problems.append(Problem(rule=check.code, name=check.slug, severity=check.severity, source=first.source, document=first.document,

@@ -207,7 +207,7 @@ class _Run:
         while self.records:  # each release's records let go once judged: the rest of finish() needs room
             release, records = next(iter(self.records.items()))
             del self.records[release]
-            late.extend(run_index_rules(self.index_rules, records, release, self.first[release]))
+            late.extend(run_index_rules(self.index_rules, records, release, self.first[release], self.messages))
             del records
         for release, views in self.views_by_release.items():
             if any(r.in_releases(release) for r in self.legacy_rules):

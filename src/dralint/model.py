@@ -102,7 +102,8 @@ class Document(Record):
     be mapped back through quoting; absent for JSON or where not needed.
     """
 
-    __slots__ = ("source", "index", "data", "positions", "text", "scalar_styles", "list_item")
+    __slots__ = ("source", "index", "data", "positions", "text", "scalar_styles", "list_item", "_object_ref")
+    FIELDS = ("source", "index", "data", "positions", "text", "scalar_styles", "list_item")
 
     def __init__(
         self,
@@ -122,6 +123,10 @@ class Document(Record):
         self.scalar_styles: dict[Path, str | None] = scalar_styles if scalar_styles is not None else {}
         # Set when this document is an item of a `kind: List`: its index in `items`.
         self.list_item = list_item
+        self._object_ref: str | None | bool = False  # not computed yet
+
+    def _fields(self) -> tuple[str, ...]:
+        return self.FIELDS
 
     @property
     def api_version(self) -> str | None:
@@ -135,7 +140,15 @@ class Document(Record):
 
     @property
     def object_ref(self) -> str | None:
-        """`namespace/name`, `name`, or None when the document has no name."""
+        """`namespace/name`, `name`, or None when the document has no name.
+
+        One string per document, whatever the number of problems and records that carry it
+        (documents are not changed once loaded)."""
+        if self._object_ref is False:
+            self._object_ref = self._name_in_namespace()
+        return self._object_ref  # type: ignore[return-value]
+
+    def _name_in_namespace(self) -> str | None:
         if not isinstance(self.data, dict):
             return None
         meta = self.data.get("metadata")

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring  # json's own C string encoder (ensure_ascii=False)
 from typing import Any, Iterator
 
 from ..lint import LintResult
-from ..model import Problem, Severity, format_path
+from ..model import Fix, Problem, Severity, format_path
 from . import ReportOptions
 
-# One encoder for every problem: json.dumps with any option builds a new one per call (a tenth of writing
-# 160,000 problems).
-_encode = json.JSONEncoder(ensure_ascii=False).encode
+_encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps with options builds one per call
 
 
 def problem_dict(p: Problem) -> dict[str, Any]:
@@ -33,14 +32,35 @@ def problem_dict(p: Problem) -> dict[str, Any]:
     }
     fixes = p.fixes
     if fixes:  # best first; each fix's edits are applied together
-        out["fixes"] = [
-            {
-                "description": fix.description,
-                "edits": [{"line": e.span.line, "column": e.span.column, "end_line": e.span.end_line, "end_column": e.span.end_column, "text": e.text} for e in fix.edits],
-            }
-            for fix in fixes
-        ]
+        out["fixes"] = _fixes(fixes)
     return out
+
+
+def _fixes(fixes: list[Fix]) -> list[dict[str, Any]]:
+    return [
+        {
+            "description": fix.description,
+            "edits": [{"line": e.span.line, "column": e.span.column, "end_line": e.span.end_line, "end_column": e.span.end_column, "text": e.text} for e in fix.edits],
+        }
+        for fix in fixes
+    ]
+
+
+def problem_line(p: Problem) -> str:
+    """`json.dumps(problem_dict(p), ensure_ascii=False)`, written out: a dict and the encoder's walk over it
+    per problem were two thirds of writing the report of a 100,000-file run (160,000 problems)."""
+    span = p.span
+    line = (f'{{"file": {encode_basestring(p.source)}, "line": {span.line:d}, "column": {span.column:d}, '
+            f'"end_line": {span.end_line:d}, "end_column": {span.end_column:d}, "severity": "{p.severity!s}", '
+            f'"rule": {encode_basestring(p.rule)}, "name": {encode_basestring(p.name)}, "message": {encode_basestring(p.message)}, '
+            f'"path": {encode_basestring(format_path(p.path))}, "document": {p.document:d}, "api_version": {_text(p.api_version)}, '
+            f'"kind": {_text(p.kind)}, "object": {_text(p.object)}')
+    fixes = p.fixes
+    return line + ', "fixes": ' + _encode(_fixes(fixes)) + "}" if fixes else line + "}"
+
+
+def _text(value: str | None) -> str:
+    return "null" if value is None else encode_basestring(value)
 
 
 def render(result: LintResult, options: ReportOptions) -> str:
@@ -64,7 +84,7 @@ def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
     else:
         separator = "[\n    "
         for p in result.problems:
-            yield separator + _encode(problem_dict(p))
+            yield separator + problem_line(p)
             separator = ",\n    "
         yield "\n  ]"
     yield f',\n  "summary": {json.dumps(summary)}\n}}\n'
