@@ -7,7 +7,9 @@ are split into several chunks; the CLI runs use generated sets above it.
 from __future__ import annotations
 
 import gc
+import io
 import os
+import sys
 import textwrap
 from pathlib import Path
 
@@ -44,6 +46,7 @@ def _parallel_taken(monkeypatch) -> list[int]:
     real = parallel.lint_parallel
 
     def counting(entries, options, jobs):
+        entries = list(entries)
         calls.append(len(entries))
         return real(entries, options, jobs)
 
@@ -53,7 +56,7 @@ def _parallel_taken(monkeypatch) -> list[int]:
 
 def test_tests_cases_give_the_same_report_in_every_format(monkeypatch, unfrozen):
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
-    monkeypatch.setattr(parallel, "CHUNKS_PER_JOB", 5)  # 115 files: 10 chunks of 12
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 4096)  # tests/cases: ~50 chunks
     calls = _parallel_taken(monkeypatch)
     serial_result = _run([str(CASES)], 1)
     assert calls == []
@@ -83,7 +86,8 @@ def test_the_corpus_gives_the_same_report(monkeypatch, unfrozen):
     corpus = SHARED / "corpus" / "real-world"
     if not corpus.is_dir():
         pytest.skip("no corpus")
-    monkeypatch.setattr(parallel, "MIN_FILES", 0)  # 354 files: 16 chunks of 23
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 16384)  # 354 files: ~60 chunks
     calls = _parallel_taken(monkeypatch)
     serial, split = _run([str(corpus)], 1, "1.34"), _run([str(corpus)], 2, "1.34")
     assert len(calls) == 1 and calls[0] > 300
@@ -199,8 +203,30 @@ def test_small_runs_stdin_and_legacy_run_rules_stay_serial():
     assert parallel.serial_reason(many, options, 2) is None
     assert parallel.serial_reason(many[:-1], options, 2) == "few files"
     assert parallel.serial_reason(many, options, 1) == "--jobs 1"
-    assert parallel.serial_reason([*many, ("-", None)], options, 2) == "standard input"
     assert parallel.usable_cores() >= 1
+
+
+def test_standard_input_keeps_a_run_serial(monkeypatch, tmp_path, unfrozen):
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    calls = _parallel_taken(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")))
+    for i in range(3):
+        (tmp_path / f"f{i}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f{i}\n")
+    result = _run([str(tmp_path), "-"], 2)
+    assert calls == [] and result.files == 4 and result.documents == 4
+    _run([str(tmp_path)], 2)
+    assert calls == [3]
+
+
+def test_chunks_are_cut_by_bytes_in_order(tmp_path, monkeypatch):
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 100)
+    names = []
+    for i, size in enumerate([60, 60, 10, 200, 5, 5]):
+        names.append(str(tmp_path / f"f{i}.yaml"))
+        Path(names[-1]).write_text("#" * size)
+    entries = [(name, None) for name in names] + [(str(tmp_path / "locked"), "the folder cannot be listed")]
+    assert [[Path(n).name for n, _ in chunk] for chunk in parallel._chunks(iter(entries))] == [
+        ["f0.yaml", "f1.yaml"], ["f2.yaml", "f3.yaml"], ["f4.yaml", "f5.yaml", "locked"]]
 
 
 def test_a_few_large_files_are_split(tmp_path):

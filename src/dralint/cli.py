@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import gc
+import itertools
 import os
 import sys
 from typing import Sequence
@@ -155,12 +156,14 @@ def _report_options(fmt: str, args: argparse.Namespace) -> ReportOptions:
 def _lint(paths: list[str], options, jobs: int | None):
     """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes."""
     jobs = jobs or parallel.usable_cores()
-    if jobs == 1:  # streamed: not even the list of files is kept
+    # Streamed: not even the list of files is kept. Standard input is read once, by this process.
+    if jobs == 1 or "-" in paths:
         return lint(parallel.frozen(read_all(files(paths))), options)
-    entries = list(files(paths))
-    if parallel.serial_reason(entries, options, jobs) is None:
-        return parallel.lint_parallel(entries, options, jobs)
-    return lint(parallel.frozen(read_all(entries)), options)
+    entries = files(paths)
+    head = list(itertools.islice(entries, max(parallel.MIN_FILES, 2)))  # what serial_reason needs to see
+    if parallel.serial_reason(head, options, jobs) is None:
+        return parallel.lint_parallel(itertools.chain(head, entries), options, jobs)
+    return lint(parallel.frozen(read_all(itertools.chain(head, entries))), options)
 
 
 def _write_report(result, fmt: str, report, args: argparse.Namespace) -> None:

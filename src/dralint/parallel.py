@@ -1,6 +1,7 @@
 """`--jobs N`: the files of one CLI run split across worker processes.
 
-The file list is cut into contiguous chunks; each worker (forked, so it
+The files are cut into contiguous chunks of about CHUNK_BYTES as the walk
+finds them; each worker (forked, so it
 inherits the loaded rules, plugins and policies without pickling them) reads
 and checks the files of a chunk with its own run (dralint.lint) and sends back
 what the run keeps of them: problems, already positioned and with their fixes
@@ -36,9 +37,12 @@ MIN_FILES = 500
 # ...unless they are large: 100 files of 100 documents (10k documents, ~3.7 s of one core) were as slow on
 # two workers as on one while MIN_FILES alone decided. 500 one-document files are ~0.35 MB of YAML.
 MIN_BYTES = 512 * 1024
-# Chunks per worker: enough to even out slow files, few enough that merging stays cheap.
-CHUNKS_PER_JOB = 8
-MAX_CHUNK = 2000  # files; bounds what a finished chunk holds in the parent before its turn to merge
+# A chunk is cut once its files hold this many bytes (~0.3 s of one core), or at MAX_CHUNK files: small enough
+# that the workers end within a fraction of a second of each other, large enough that sending each chunk's
+# results back stays a few per cent of the work. Cut by bytes, not by count: 100 files of 100 documents
+# each are as much work as 10,000 files of one.
+CHUNK_BYTES = 256 * 1024
+MAX_CHUNK = 2000
 
 _OPTIONS: LintOptions | None = None  # the run's options, inherited by forked workers
 
@@ -62,14 +66,14 @@ def can_fork() -> bool:
     return sys.platform != "win32" and hasattr(os, "fork")
 
 
-def serial_reason(entries: list[tuple[str, str | None]], options: LintOptions, jobs: int) -> str | None:
-    """Why this run stays serial, or None when it can use `jobs` workers."""
+def serial_reason(head: list[tuple[str, str | None]], options: LintOptions, jobs: int) -> str | None:
+    """Why this run stays serial, or None when it can use `jobs` workers. `head`: the first MIN_FILES
+    entries of dralint.sources.files, and at least two (all of them, when there are fewer). The caller keeps standard input
+    serial: it is read once, by the process that has it."""
     if jobs <= 1:
         return "--jobs 1"
-    if len(entries) < 2 or (len(entries) < MIN_FILES and not _at_least_bytes(entries, MIN_BYTES)):
+    if len(head) < 2 or (len(head) < MIN_FILES and not _at_least_bytes(head, MIN_BYTES)):
         return "few files"
-    if any(name == "-" and error is None for name, error in entries):
-        return "standard input"
     if options.keep is None:
         return "the report keeps documents"
     if any(r.scope == "run" and r.collect is None for r in options.rules()):
@@ -102,8 +106,9 @@ def frozen(sources: Iterable[Source]) -> Iterator[Source]:
         gc.freeze()
 
 
-def lint_parallel(entries: list[tuple[str, str | None]], options: LintOptions, jobs: int) -> LintResult:
-    """`lint()` of the files `entries` names (dralint.sources.files), on `jobs` worker processes."""
+def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOptions, jobs: int) -> LintResult:
+    """`lint()` of the files `entries` names (dralint.sources.files), on `jobs` worker processes. The
+    entries are consumed as the workers start: the directory walk overlaps their work."""
     global _OPTIONS
     # Imported only for parallel runs: concurrent.futures and multiprocessing are ~15 ms of start-up.
     from concurrent.futures import ProcessPoolExecutor
@@ -112,12 +117,12 @@ def lint_parallel(entries: list[tuple[str, str | None]], options: LintOptions, j
 
     run = _Run(options)
     _OPTIONS = options
-    size = max(1, min(MAX_CHUNK, -(-len(entries) // (jobs * CHUNKS_PER_JOB))))
-    chunks = [entries[i : i + size] for i in range(0, len(entries), size)]
     gc.freeze()  # the parent's heap, shared with the forked workers: not touched (copied) by their collections
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=get_context("fork"), initializer=_ignore_interrupts)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"), initializer=_ignore_interrupts)
     try:
-        for part in pool.map(_check_chunk, chunks):
+        # Executor.map submits every chunk before it returns: the workers (forked at the first) check
+        # chunks while the walk goes on here.
+        for part in pool.map(_check_chunk, _chunks(entries)):
             run.absorb(part)
             gc.freeze()
     except BrokenProcessPool as exc:
@@ -130,6 +135,25 @@ def lint_parallel(entries: list[tuple[str, str | None]], options: LintOptions, j
         pool.shutdown(wait=True, cancel_futures=True)
         _OPTIONS = None
     return run.finish()
+
+
+def _chunks(entries: Iterable[tuple[str, str | None]]) -> Iterator[list[tuple[str, str | None]]]:
+    """Consecutive runs of `entries` of about CHUNK_BYTES each (one stat a file), in order."""
+    chunk: list[tuple[str, str | None]] = []
+    size = 0
+    for entry in entries:
+        chunk.append(entry)
+        name, error = entry
+        if error is None:
+            try:
+                size += os.stat(name).st_size
+            except OSError:
+                pass  # reported when the file is read
+        if size >= CHUNK_BYTES or len(chunk) >= MAX_CHUNK:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
 
 
 def _ignore_interrupts() -> None:
@@ -156,4 +180,4 @@ def _check_chunk(chunk: list[tuple[str, str | None]]) -> Any:
     return run.partial()
 
 
-__all__ = ["lint_parallel", "usable_cores", "serial_reason", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES"]
+__all__ = ["lint_parallel", "usable_cores", "serial_reason", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES", "CHUNK_BYTES"]

@@ -95,13 +95,13 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
         yield root, _unlistable(exc)
         return
     visited: set[tuple[int, int]] = set()
-    stack = [iter(_listing(root, (st.st_dev, st.st_ino), visited))]
+    stack = [_listing(root, (st.st_dev, st.st_ino), visited)]
     while stack:
         for path, kind in stack[-1]:
             if kind is None or isinstance(kind, str):
                 yield path, kind
             elif kind not in visited:
-                stack.append(iter(_listing(path, kind, visited)))
+                stack.append(_listing(path, kind, visited))
                 break
         else:
             stack.pop()
@@ -110,11 +110,13 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
 Listed = tuple[str, "None | str | tuple[int, int]"]  # a path and: None (a file), why it fails, or a folder's identity
 
 
-def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int]]) -> list[Listed]:
-    """The files and subfolders of one folder, in walk order."""
+def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int]]) -> Iterator[Listed]:
+    """The files and subfolders of one folder, in walk order. Held while the folder's subtree is walked
+    (the whole run, for the top folder): names only, ~70 bytes a file, the paths made as they are given."""
     visited.add(identity)
     prefix = "" if folder == "." else folder if folder.endswith(os.sep) else folder + os.sep
-    keyed: list[tuple[str, Listed]] = []
+    names: list[str] = []
+    folders: dict[str, str | tuple[int, int]] = {}  # subfolder name -> its identity, or why it cannot be listed
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
@@ -124,16 +126,20 @@ def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int
                 try:
                     st = entry.stat() if entry.is_dir() else None  # both follow symlinks, as os.walk(followlinks=True)
                 except OSError as exc:
-                    keyed.append((name + "/", (prefix + name, _unlistable(exc))))
+                    folders[name] = _unlistable(exc)
+                    names.append(name)
                     continue
                 if st is not None:
-                    keyed.append((name + "/", (prefix + name, (st.st_dev, st.st_ino))))
+                    folders[name] = (st.st_dev, st.st_ino)
+                    names.append(name)
                 elif name.lower().endswith(EXTENSIONS):
-                    keyed.append((name, (prefix + name, None)))
+                    names.append(name)
     except OSError as exc:
-        return [(folder, _unlistable(exc))]
-    keyed.sort()
-    return [listed for _, listed in keyed]
+        yield folder, _unlistable(exc)
+        return
+    names.sort(key=(lambda name: name + "/" if name in folders else name) if folders else None)
+    for name in names:
+        yield prefix + name, folders.get(name)
 
 
 def _unlistable(exc: OSError) -> str:
