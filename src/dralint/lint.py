@@ -267,7 +267,7 @@ class _Run:
             messages = self.messages
             for p in kept:
                 p.span  # noqa: B018
-                p.fixes = p.fixes if self.build_fixes else ()
+                p.fixes = (p.fixes or ()) if self.build_fixes else ()  # () for none: not an empty list per problem
                 p.message = messages.setdefault(p.message, p.message)
 
     def _check(self, documents: list[Document], release: str, problems: list[Problem]) -> list[Problem]:
