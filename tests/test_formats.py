@@ -188,8 +188,20 @@ def test_junit_with_a_syntax_error_and_special_characters_is_valid(project):
 
 
 def test_json_problem_lines_are_what_json_dumps_writes():
-    from dralint.model import Edit, Fix, MapKey, Problem, Severity, Span
-    from dralint.report.json_format import problem_dict, problem_line
+    from dralint.model import Edit, Fix, MapKey, Problem, Severity, Span, format_path
+    from dralint.report.json_format import problem_line
+
+    def problem_dict(p):  # the report's contract, field by field, in order
+        out = {"file": p.source, "line": p.span.line, "column": p.span.column, "end_line": p.span.end_line,
+               "end_column": p.span.end_column, "severity": str(p.severity), "rule": p.rule, "name": p.name,
+               "message": p.message, "path": format_path(p.path), "document": p.document,
+               "api_version": p.api_version, "kind": p.kind, "object": p.object}
+        if p.fixes:
+            out["fixes"] = [{"description": f.description,
+                             "edits": [{"line": e.span.line, "column": e.span.column, "end_line": e.span.end_line,
+                                        "end_column": e.span.end_column, "text": e.text} for e in f.edits]}
+                            for f in p.fixes]
+        return out
 
     plain = Problem("DRA101", "unknown-field", Severity.ERROR, 'a "quoted" \\ word, é, \x01 and \u2028', "dir/ä b.yaml", 3,
                     ("spec", "devices", "requests", 0, MapKey("gpu.example.com/model")), Span(4, 5, 4, 9),
