@@ -218,15 +218,26 @@ def test_standard_input_keeps_a_run_serial(monkeypatch, tmp_path, unfrozen):
     assert calls == [3]
 
 
-def test_chunks_are_cut_by_bytes_in_order(tmp_path, monkeypatch):
+def test_chunks_are_cut_by_bytes_in_order_and_shrink_once_the_walk_ends(tmp_path, monkeypatch):
     monkeypatch.setattr(parallel, "CHUNK_BYTES", 100)
+    monkeypatch.setattr(parallel, "TAIL_BYTES", 10)
     names = []
-    for i, size in enumerate([60, 60, 10, 200, 5, 5]):
+    for i in range(10):
         names.append(str(tmp_path / f"f{i}.yaml"))
-        Path(names[-1]).write_text("#" * size)
+        Path(names[-1]).write_text("#" * 50)
     entries = [(name, None) for name in names] + [(str(tmp_path / "locked"), "the folder cannot be listed")]
-    assert [[Path(n).name for n, _ in chunk] for chunk in parallel._chunks(iter(entries))] == [
-        ["f0.yaml", "f1.yaml"], ["f2.yaml", "f3.yaml"], ["f4.yaml", "f5.yaml", "locked"]]
+    # Two jobs hold back 200 bytes while the walk goes on; then a quarter of what is left a chunk, at least 10.
+    assert [[Path(n).name for n, _ in chunk] for chunk in parallel._chunks(iter(entries), 2)] == [
+        ["f0.yaml", "f1.yaml"], ["f2.yaml", "f3.yaml"], ["f4.yaml", "f5.yaml"],
+        ["f6.yaml"], ["f7.yaml"], ["f8.yaml"], ["f9.yaml"], ["locked"]]
+
+
+def test_chunks_hold_at_most_max_chunk_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(parallel, "MAX_CHUNK", 3)
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    chunks = list(parallel._chunks(iter([(str(empty), None)] * 20), 2))
+    assert [len(chunk) for chunk in chunks] == [3, 3, 3, 3, 3, 3, 2]
 
 
 def test_a_few_large_files_are_split(tmp_path):

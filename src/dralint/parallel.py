@@ -1,7 +1,7 @@
 """`--jobs N`: the files of one CLI run split across worker processes.
 
 The files are cut into contiguous chunks of about CHUNK_BYTES as the walk
-finds them; each worker (forked, so it
+finds them, the last ones smaller and smaller; each worker (forked, so it
 inherits the loaded rules, plugins and policies without pickling them) reads
 and checks the files of a chunk with its own run (dralint.lint) and sends back
 what the run keeps of them: problems, already positioned and with their fixes
@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections import deque
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .lint import LintOptions, LintResult, _Run
@@ -43,6 +44,8 @@ MIN_BYTES = 512 * 1024
 # each are as much work as 10,000 files of one.
 CHUNK_BYTES = 256 * 1024
 MAX_CHUNK = 2000
+# The smallest of the last chunks (~0.03 s of one core): sending a chunk and its results back costs ~1-5 ms.
+TAIL_BYTES = 24 * 1024
 
 _OPTIONS: LintOptions | None = None  # the run's options, inherited by forked workers
 
@@ -122,7 +125,7 @@ def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOption
     try:
         # Executor.map submits every chunk before it returns: the workers (forked at the first) check
         # chunks while the walk goes on here.
-        for part in pool.map(_check_chunk, _chunks(entries)):
+        for part in pool.map(_check_chunk, _chunks(entries, jobs)):
             run.absorb(part)
             gc.freeze()
     except BrokenProcessPool as exc:
@@ -137,23 +140,43 @@ def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOption
     return run.finish()
 
 
-def _chunks(entries: Iterable[tuple[str, str | None]]) -> Iterator[list[tuple[str, str | None]]]:
-    """Consecutive runs of `entries` of about CHUNK_BYTES each (one stat a file), in order."""
-    chunk: list[tuple[str, str | None]] = []
-    size = 0
+def _chunks(entries: Iterable[tuple[str, str | None]], jobs: int) -> Iterator[list[tuple[str, str | None]]]:
+    """Consecutive runs of `entries`, in order (one stat a file): CHUNK_BYTES each while the walk goes
+    on, then, once it has ended, what is left in ever smaller chunks, each a 1/(2 jobs) of the rest
+    and at least TAIL_BYTES: every worker gets one of the last small ones and they end together (equal
+    chunks left one worker checking the last while the others waited: 0.12 of 1.8 s at 10,000 files)."""
+    pending: deque[tuple[tuple[str, str | None], int]] = deque()
+    left = 0  # bytes in `pending`
+    reserve = jobs * CHUNK_BYTES  # held back from the full chunks for the shrinking ones
     for entry in entries:
-        chunk.append(entry)
         name, error = entry
+        size = 0
         if error is None:
             try:
-                size += os.stat(name).st_size
+                size = os.stat(name).st_size
             except OSError:
                 pass  # reported when the file is read
-        if size >= CHUNK_BYTES or len(chunk) >= MAX_CHUNK:
+        pending.append((entry, size))
+        left += size
+        if left >= CHUNK_BYTES + reserve or len(pending) >= MAX_CHUNK * (jobs + 1):
+            chunk, taken = _take(pending, CHUNK_BYTES)
+            left -= taken
             yield chunk
-            chunk, size = [], 0
-    if chunk:
+    while pending:
+        chunk, taken = _take(pending, max(left // (2 * jobs), TAIL_BYTES))
+        left -= taken
         yield chunk
+
+
+def _take(pending: deque, limit: int) -> tuple[list[tuple[str, str | None]], int]:
+    """The first entries of `pending` up to `limit` bytes (at least one, at most MAX_CHUNK), and their bytes."""
+    chunk: list[tuple[str, str | None]] = []
+    taken = 0
+    while pending and taken < limit and len(chunk) < MAX_CHUNK:
+        entry, size = pending.popleft()
+        chunk.append(entry)
+        taken += size
+    return chunk, taken
 
 
 def _ignore_interrupts() -> None:
