@@ -354,6 +354,8 @@ class _Index:
                 else:
                     names[record.name] = [held, record]
         self._near: dict[str, _OneEditAway] = {}  # built on the first dangling reference of a kind
+        # (kind, name, otherwise) -> message: 100,000 pods naming 20,000 missing claims ask 20,000 questions.
+        self._messages: dict[tuple[str, str, str], str] = {}
 
     def find(self, kind: str, name: str) -> list[tuple[str | None, str]]:
         """(namespace, source) of each object of `kind` named `name`, in run order."""
@@ -364,6 +366,13 @@ class _Index:
 
     def not_defined(self, kind: str, name: str, otherwise: str) -> str:
         """The message for a reference to nothing in the run, naming a close name of the run if there is one."""
+        key = (kind, name, otherwise)
+        message = self._messages.get(key)
+        if message is None:
+            message = self._messages[key] = self._not_defined(kind, name, otherwise)
+        return message
+
+    def _not_defined(self, kind: str, name: str, otherwise: str) -> str:
         near = self._near.get(kind)
         if near is None:
             near = self._near[kind] = _OneEditAway(list(self.by_kind.get(kind, {})))
