@@ -16,7 +16,10 @@ import pytest
 from dralint.load import c_parser_available, load
 from dralint.load import cheap_events as cheap_mod
 from dralint.load.backend import backend
+from dralint.load.yaml_reader import KEPT_KEYS
 from dralint.model import Node, Span
+
+from conftest import SHARED
 
 CASES = Path(__file__).parent / "cases" / "load"
 FIXTURES = sorted(p.name for p in CASES.iterdir() if p.is_file())
@@ -155,3 +158,42 @@ def test_a_parser_the_classes_do_not_fit_is_restored():
     cmod, events = _fake(lenient)  # the same classes and a parser that fits them: installed
     assert cheap_mod.cheap_events(cmod, events) is not None
     assert cmod.ScalarEvent is not lenient and issubclass(cmod.ScalarEvent, lenient)
+
+
+def _kept_paths(data, path=()):
+    """Every path of `data` that ends in one of the fields the main pass keeps positions for."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in KEPT_KEYS:
+                yield (*path, key)
+            yield from _kept_paths(value, (*path, key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            yield from _kept_paths(value, (*path, i))
+
+
+def _manifests() -> list[Path]:
+    roots = [Path(__file__).parent / "cases", SHARED / "corpus" / "real-world"]
+    return sorted(p for root in roots if root.is_dir() for p in root.rglob("*") if p.suffix in (".yaml", ".yml"))
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
+def test_positions_the_main_pass_keeps_are_the_replays(pure):
+    if not pure and not c_parser_available():
+        pytest.skip("C parser not available")
+    answered = 0
+    for file in _manifests():
+        data = file.read_bytes()
+        kept_docs = load(file.name, data, pure_python=pure).documents
+        replayed = load(file.name, data, pure_python=pure).documents
+        for doc, twin in zip(kept_docs, replayed, strict=True):
+            lookup = doc.positions._fill[2] if doc.positions._fill is not None else None
+            replay = getattr(lookup, "__self__", None)  # None for the items of a `kind: List`
+            table = dict(twin.positions.items())
+            for path in _kept_paths(doc.data):
+                kept = replay._kept(path) if replay is not None and replay.known is not None else None
+                if kept is not None:
+                    answered += 1
+                    assert kept == table.get(path), (str(file), doc.index, path)
+                assert doc.positions.get(path) == table.get(path), (str(file), doc.index, path)
+    assert answered > 100  # the main pass did answer: tests/cases alone hold a few hundred such fields

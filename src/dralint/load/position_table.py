@@ -29,6 +29,13 @@ cheap_events.py and the fast paths in `_run`.
 
 A replay that fails (a bug) leaves a table that only knows the document's
 start, and says so: a DRA901 in `LoadResult.late_problems`.
+
+Some paths need no replay at all: the main pass keeps the key and value events
+of the fields in yaml_reader.KEPT_KEYS (the claim and class references that
+run-scope rules place in every claim and pod, problem or not), and `lookup`
+answers from them where the replay's own fast path would have built the same
+spans (a plain key, a plain or quoted value; no anchors, merges or repeated
+keys in the document, no odd line breaks in the file).
 """
 
 from __future__ import annotations
@@ -77,8 +84,8 @@ class ReplayFile:
 class Replay:
     """Computes positions and scalar styles of one YAML document, when first called."""
 
-    __slots__ = ("b", "file", "data", "start", "line", "column", "end", "doc_index", "result", "_first", "_wanted",
-                 "_anchors", "_steps", "_pos", "_styles", "_want")
+    __slots__ = ("b", "file", "data", "start", "line", "column", "end", "doc_index", "result", "known", "_first",
+                 "_wanted", "_anchors", "_steps", "_pos", "_styles", "_want")
 
     def __init__(self, file: ReplayFile, data: Any, start: int, line: int, column: int, end: int,
                  doc_index: int) -> None:
@@ -92,6 +99,10 @@ class Replay:
         self.end = end
         self.doc_index = doc_index
         self.result: Tables | None = None
+        # What the main pass kept of the fields in yaml_reader.KEPT_KEYS: (its chunk's first line, (id(mapping),
+        # key) -> (key event, value event)); a plain key with a one-line-or-more plain or quoted value is
+        # answered from them, without a replay.
+        self.known: tuple[int, dict[tuple[int, str], tuple[Any, Any]]] | None = None
         # Where repeated keys were first seen: only tracked for a document known to have some (see
         # first_lines), which saves a dict per mapping and a look-up per key in every other one.
         self._first: dict[tuple[int, int], int] | None = None
@@ -113,6 +124,10 @@ class Replay:
         """
         if self.result is not None:
             return self.result[0].get(path, MISS)
+        if self.known is not None and path:
+            node = self._kept(path)
+            if node is not None:
+                return node
         if self.file.lines.odd or self.b.pure:
             # Odd line breaks: positions are converted once the table is complete. The pure-Python parser
             # is a reference cycle: held, it would outlive its load and leave garbage for the collector.
@@ -131,6 +146,30 @@ class Replay:
                 return self.result[0].get(path, MISS)
             node = pos[path]
         _hold(self)
+        return node
+
+    def _kept(self, path: Path) -> Node | None:
+        """The Node of `path` from the main pass's events, when they give what a replay would (its fast paths)."""
+        lo, known = self.known
+        events = known.get((id(self._parent(path)), path[-1]))
+        if events is None:
+            return None
+        kev, ev = events
+        if kev.__class__ is not self.b.Scalar or kev.style or kev.ctag is not None or kev.anchor is not None \
+                or ev.ctag is not None or ev.anchor is not None or ev.style in ("|", ">") or not (ev.style or ev.value):
+            return None
+        ks, ke, vs, ve = kev.start_mark, kev.end_mark, ev.start_mark, ev.end_mark
+        return Node(Span(ks.line + 1 + lo, ks.column + 1, ke.line + 1 + lo, ke.column + 1),
+                    Span(vs.line + 1 + lo, vs.column + 1, ve.line + 1 + lo, ve.column + 1))
+
+    def _parent(self, path: Path) -> Any:
+        """The data holding the last step of `path` (None where the document has no such place)."""
+        node = self.data
+        for step in path[:-1]:
+            if type(step) is int:
+                node = node[step] if type(node) is list and 0 <= step < len(node) else None
+            else:
+                node = node.get(step) if type(node) is dict else None
         return node
 
     def _advance(self) -> dict | None:
