@@ -29,7 +29,7 @@ from .resolve import disabled_once_per_file, resolve
 from .schema_check import check_schema
 from .selection import Selection
 from .sources import Source
-from .triage import triage
+from .triage import passed_over_unread, triage
 
 if TYPE_CHECKING:
     from .suppress import IgnorePaths, Suppressor
@@ -175,8 +175,12 @@ class _Run:
             self._add(source.name, None, [_unreadable(source)])
             return
         release, problems = file_release(source.name, source.data, self.options.release)
-        raw = load(source.name, source.data)
-        loaded = triage(source.name, source.data, raw)
+        loaded = passed_over_unread(source.name, source.data)
+        late: list[Problem] = []
+        if loaded is None:
+            raw = load(source.name, source.data)
+            loaded = triage(source.name, source.data, raw)
+            late = raw.late_problems
         if loaded.passed_over:
             result.files_passed_over += 1
             if self.keep_objects:
@@ -192,8 +196,8 @@ class _Run:
         self._add(source.name, source.data, problems)
         # Problems a position table finds while positions are computed (dralint.load.LoadResult): settled
         # runs have computed every position of this file's problems by now, the others do it in finish().
-        if raw.late_problems or not self.settle:
-            self.late.append(raw.late_problems)
+        if late or not self.settle:
+            self.late.append(late)
 
     def check_documents(self, documents: list[Document], release: str, text: str | None) -> None:
         problems = self._check(documents, release, [])
