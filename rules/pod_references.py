@@ -357,6 +357,11 @@ class _Index:
         # (kind, name, otherwise) -> message: 100,000 pods naming 20,000 missing claims ask 20,000 questions.
         self._messages: dict[tuple[str, str, str], str] = {}
 
+    def defines(self, kind: str, name: str) -> bool:
+        """Whether the run defines an object of `kind` named `name` (no list built: a name defined in many
+        namespaces is looked up once per reference)."""
+        return name in self.by_kind.get(kind, ())
+
     def find(self, kind: str, name: str) -> list[tuple[str | None, str]]:
         """(namespace, source) of each object of `kind` named `name`, in run order."""
         held = self.by_kind.get(kind, {}).get(name)
@@ -458,7 +463,7 @@ def claim_reference_unresolved(run, report):
     index = _index(run)
     for pod in run:
         for place, kind, name in pod.pod_refs:
-            if index.find(kind, name):
+            if index.defines(kind, name):
                 continue  # defined: fine, or DRA711
             other = "ResourceClaimTemplate" if kind == "ResourceClaim" else "ResourceClaim"
             if any(_same_namespace(ns, pod.namespace) for ns, _ in index.find(other, name)):
@@ -504,6 +509,6 @@ def device_class_unresolved(run, report):
     index = _index(run)
     for claim in run:
         for place, kind, name in claim.class_refs:
-            if index.find(kind, name):
+            if index.defines(kind, name):
                 continue
             report(place, index.not_defined(kind, name, "it must be installed in the cluster"))
