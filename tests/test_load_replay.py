@@ -197,3 +197,28 @@ def test_positions_the_main_pass_keeps_are_the_replays(pure):
                     assert kept == table.get(path), (str(file), doc.index, path)
                 assert doc.positions.get(path) == table.get(path), (str(file), doc.index, path)
     assert answered > 100  # the main pass did answer: tests/cases alone hold a few hundred such fields
+
+
+def test_a_mapping_dropped_with_its_key_lends_no_position_to_another():
+    # A null key and a mapping as a key are dropped with their values; the mappings built for those values
+    # must not answer for mappings made after them (their ids could be reused).
+    text = "\n".join([
+        "apiVersion: resource.k8s.io/v1",
+        "kind: ResourceClaim",
+        "metadata: {name: c}",
+        "~: {deviceClassName: dropped-a}",
+        "? {k: v}",
+        ": {deviceClassName: dropped-b}",
+        "spec:",
+        "  devices:",
+        "    requests:",
+        *[f"    - {{name: r{i}, exactly: {{deviceClassName: {{not: a-string}}}}}}" for i in range(20)],
+        "    - name: last",
+        "      exactly: {deviceClassName: gpu.example.com}",
+        "",
+    ]).encode()
+    docs = load("claim.yaml", text).documents
+    full = [dict(d.positions.items()) for d in load("claim.yaml", text).documents]
+    for doc, table in zip(docs, full, strict=True):
+        for path in _kept_paths(doc.data):
+            assert doc.positions.get(path) == table[path], path

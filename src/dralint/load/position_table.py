@@ -100,9 +100,9 @@ class Replay:
         self.doc_index = doc_index
         self.result: Tables | None = None
         # What the main pass kept of the fields in yaml_reader.KEPT_KEYS: (its chunk's first line, (id(mapping),
-        # key) -> (key event, value event)); a plain key with a one-line-or-more plain or quoted value is
-        # answered from them, without a replay.
-        self.known: tuple[int, dict[tuple[int, str], tuple[Any, Any]]] | None = None
+        # key) -> (mapping, key event, value event)); a plain key with a plain or quoted value is answered
+        # from them, without a replay.
+        self.known: tuple[int, dict[tuple[int, str], tuple[dict, Any, Any]]] | None = None
         # Where repeated keys were first seen: only tracked for a document known to have some (see
         # first_lines), which saves a dict per mapping and a look-up per key in every other one.
         self._first: dict[tuple[int, int], int] | None = None
@@ -151,10 +151,11 @@ class Replay:
     def _kept(self, path: Path) -> Node | None:
         """The Node of `path` from the main pass's events, when they give what a replay would (its fast paths)."""
         lo, known = self.known
-        events = known.get((id(self._parent(path)), path[-1]))
-        if events is None:
+        parent = self._parent(path)
+        kept = known.get((id(parent), path[-1]))
+        if kept is None or kept[0] is not parent:
             return None
-        kev, ev = events
+        _, kev, ev = kept
         if kev.__class__ is not self.b.Scalar or kev.style or kev.ctag is not None or kev.anchor is not None \
                 or ev.ctag is not None or ev.anchor is not None or ev.style in ("|", ">") or not (ev.style or ev.value):
             return None

@@ -178,7 +178,9 @@ class _DocumentReader:
         self.dups: list[tuple[str, Span]] = []  # repeated keys (at most MAX_PROBLEMS_PER_DOCUMENT)
         self.more_dups = 0  # and how many more
         self.more_dups_at: Span | None = None  # the first of them
-        self.known: dict[tuple[int, str], tuple[Any, Any]] = {}  # (id(mapping), KEPT_KEYS key) -> (key event, value event)
+        # (id(mapping), KEPT_KEYS key) -> (the mapping, key event, value event). The mapping is held: one
+        # dropped with a rejected key must not free its id for another of the document.
+        self.known: dict[tuple[int, str], tuple[dict, Any, Any]] = {}
 
     def read(self) -> tuple[Any, Any, Any]:
         """(root value, its event, the document's end mark); the parser's own loop, kept in one frame.
@@ -263,7 +265,7 @@ class _DocumentReader:
                         self.repeated(key, kev)
                     cur[key] = v
                     if key in kept and cls is Scalar:  # a reference: where it stands is judged if asked (Replay.known)
-                        known[(id(cur), key)] = (kev, ev)
+                        known[(id(cur), key)] = (cur, kev, ev)
                     key = NOKEY
             elif cur is not None:
                 cur.append(v)
