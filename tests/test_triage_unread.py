@@ -97,3 +97,18 @@ def test_a_lock_file_is_passed_over_by_the_cli(tmp_path):
     run = run_dralint("--no-config", "--format", "json", str(tmp_path))
     assert run.code == 0
     assert json.loads(run.stdout)["summary"]["files_passed_over"] == 1
+
+
+MARKS = ["kind: X", " kind: X", "{kind: X}", '{"kind": "X"}', "{'kind': x}", ',"apiVersion" :1', 'x"kind": 1',
+         "akind: 1", "\"'kind\": 1", "kind-of: 1", '"kind-of": "^6"', "kind\t: 1", "kind :\n", "\tapiVersion:",
+         "spec:\n  kind: A", "see resource.k8s.io", "apiVersion", "kind", "", "\fkind:", "\vkind:", "\"kind\"x:"]
+
+
+def test_the_two_step_mark_matches_the_pattern():
+    from dralint.triage import _MANIFEST_MARK, _marked
+
+    roots = [CASES, SHARED / "corpus" / "real-world"]
+    texts = [m.encode() for m in MARKS] + [p.read_bytes() for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.is_file()]
+    assert len(texts) > len(MARKS)
+    for data in texts:
+        assert _marked(data) == bool(_MANIFEST_MARK.search(data)), data[:80]
