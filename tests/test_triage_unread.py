@@ -112,3 +112,14 @@ def test_the_two_step_mark_matches_the_pattern():
     assert len(texts) > len(MARKS)
     for data in texts:
         assert _marked(data) == bool(_MANIFEST_MARK.search(data)), data[:80]
+
+
+def test_json_with_more_values_than_the_loader_builds_is_never_decoded_whole(monkeypatch):
+    import dralint.load as load_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("decoded a text that may hold more than MAX_NODES values")
+
+    monkeypatch.setattr(load_module.json, "loads", refuse)
+    # 4 million empty objects would be ~250 MB as Python dicts; the loader stops at MAX_NODES.
+    assert load_module.plain_json("objects.json", b"[" + b"{}," * MAX_NODES + b"{}]") == (False, None)

@@ -90,6 +90,10 @@ def plain_json(source: str, data: bytes) -> tuple[bool, Any]:
     text = decode(source, data, problems, MAX_BYTES)
     if text is None or problems or not _looks_like_json(source, text):
         return False, None
+    # No more objects than the loader would build (MAX_NODES), hostile input included: every value but the
+    # first of a container follows a comma (commas and brackets in strings only make this bound larger).
+    if text.count(",") + text.count("[") + text.count("{") >= MAX_NODES:
+        return False, None
     try:
         value = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_unsure)
     except (ValueError, RecursionError, _Unsure):  # not one JSON value (a stream, comments, YAML), or too deep
@@ -109,9 +113,9 @@ def _within_limits(value: Any) -> bool:
         for container in level:
             children = container.values() if type(container) is dict else container
             nodes += len(children)
+            if nodes > MAX_NODES:
+                return False
             deeper.extend(c for c in children if type(c) is dict or type(c) is list)
-        if nodes > MAX_NODES:
-            return False
         level = deeper
         depth += 1
     return True
