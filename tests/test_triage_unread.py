@@ -121,5 +121,5 @@ def test_json_with_more_values_than_the_loader_builds_is_never_decoded_whole(mon
         raise AssertionError("decoded a text that may hold more than MAX_NODES values")
 
     monkeypatch.setattr(load_module.json, "loads", refuse)
-    # 4 million empty objects would be ~250 MB as Python dicts; the loader stops at MAX_NODES.
+    # A 16 MiB file of `{},` would be ~4 million dicts (~250 MB); the loader stops at MAX_NODES values.
     assert load_module.plain_json("objects.json", b"[" + b"{}," * MAX_NODES + b"{}]") == (False, None)
