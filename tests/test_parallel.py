@@ -226,7 +226,8 @@ def test_chunks_are_cut_by_bytes_in_order_and_shrink_once_the_walk_ends(tmp_path
         names.append(str(tmp_path / f"f{i}.yaml"))
         Path(names[-1]).write_text("#" * 50)
     entries = [(name, None) for name in names] + [(str(tmp_path / "locked"), "the folder cannot be listed")]
-    # Two jobs hold back 200 bytes while the walk goes on; then a quarter of what is left a chunk, at least 10.
+    # Once each of the two workers has a chunk, 200 bytes are held back while the walk goes on; then a
+    # quarter of what is left a chunk, at least 10 bytes.
     assert [[Path(n).name for n, _ in chunk] for chunk in parallel._chunks(iter(entries), 2)] == [
         ["f0.yaml", "f1.yaml"], ["f2.yaml", "f3.yaml"], ["f4.yaml", "f5.yaml"],
         ["f6.yaml"], ["f7.yaml"], ["f8.yaml"], ["f9.yaml"], ["locked"]]

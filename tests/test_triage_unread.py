@@ -6,6 +6,7 @@ The shortcut must say exactly what loading and triage say, or nothing: every tex
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -104,22 +105,26 @@ MARKS = ["kind: X", " kind: X", "{kind: X}", '{"kind": "X"}', "{'kind': x}", ',"
          "spec:\n  kind: A", "see resource.k8s.io", "apiVersion", "kind", "", "\fkind:", "\vkind:", "\"kind\"x:"]
 
 
+# What triage._marked finds, as one pattern: the specification it is checked against.
+MANIFEST_MARK = re.compile(rb"""(?m)(?:^|[\s{,])["']?(?:apiVersion|kind)["']?[ \t]*:|resource\.k8s\.io""")
+
+
 def test_the_two_step_mark_matches_the_pattern():
-    from dralint.triage import _MANIFEST_MARK, _marked
+    from dralint.triage import _marked
 
     roots = [CASES, SHARED / "corpus" / "real-world"]
     texts = [m.encode() for m in MARKS] + [p.read_bytes() for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.is_file()]
     assert len(texts) > len(MARKS)
     for data in texts:
-        assert _marked(data) == bool(_MANIFEST_MARK.search(data)), data[:80]
+        assert _marked(data) == bool(MANIFEST_MARK.search(data)), data[:80]
 
 
 def test_json_with_more_values_than_the_loader_builds_is_never_decoded_whole(monkeypatch):
-    import dralint.load as load_module
+    from dralint.load import plain_json
 
     def refuse(*args, **kwargs):
         raise AssertionError("decoded a text that may hold more than MAX_NODES values")
 
-    monkeypatch.setattr(load_module.json, "loads", refuse)
+    monkeypatch.setattr(json, "loads", refuse)
     # A 16 MiB file of `{},` would be ~4 million dicts (~250 MB); the loader stops at MAX_NODES values.
-    assert load_module.plain_json("objects.json", b"[" + b"{}," * MAX_NODES + b"{}]") == (False, None)
+    assert plain_json("objects.json", b"[" + b"{}," * MAX_NODES + b"{}]") == (False, None)

@@ -16,8 +16,6 @@ The stages, one module each:
 from __future__ import annotations
 
 import gc
-import json
-import math
 import re
 from typing import Any, Callable
 
@@ -57,68 +55,20 @@ def _read(sink: Sink, pure_python: bool | None) -> None:
     sink.finish()
 
 
-class _Unsure(Exception):
-    """A number or constant the position-keeping JSON reader would report: only it can say how."""
-
-
-def _unsure(_: str) -> Any:
-    raise _Unsure
-
-
-def _float(token: str) -> float:
-    value = float(token)
-    if math.isinf(value):
-        raise _Unsure  # json_reader: DRA001, beyond a 64-bit float
-    return value
-
-
-def _int(token: str) -> int:
-    if len(token) > 20:
-        raise _Unsure  # json_reader reads it as a float, which may overflow
-    return int(token)
-
-
 def plain_json(source: str, data: bytes) -> tuple[bool, Any]:
     """(True, the value) when the loader would read `data` as one JSON value and find no problem with it
     (decoding, syntax, numbers, limits), told by json's C decoder; (False, None) when only `load` can tell.
 
     For dralint.triage: a file that is plainly no Kubernetes object (a package-lock.json) is passed over
-    without the position-keeping reader, ~20 times slower (0.34 s for 2 MB). Repeated keys are not told
-    apart here (the last wins, as in `load`): a file passed over keeps no such problem anyway.
+    without the position-keeping reader, ~20 times slower (0.34 s for 2 MB).
     """
     problems: list = []
     text = decode(source, data, problems, MAX_BYTES)
     if text is None or problems or not _looks_like_json(source, text):
         return False, None
-    # No more objects than the loader would build (MAX_NODES), hostile input included: every value but the
-    # first of a container follows a comma (commas and brackets in strings only make this bound larger).
-    if text.count(",") + text.count("[") + text.count("{") >= MAX_NODES:
-        return False, None
-    try:
-        value = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_unsure)
-    except (ValueError, RecursionError, _Unsure):  # not one JSON value (a stream, comments, YAML), or too deep
-        return False, None
-    return _within_limits(value), value
+    from .json_reader import whole_value  # noqa: PLC0415 - as in _read_json
 
-
-def _within_limits(value: Any) -> bool:
-    """Whether `value` has at most MAX_NODES values and containers less than MAX_DEPTH deep, as json_reader counts."""
-    nodes = 1
-    level = [value] if type(value) is dict or type(value) is list else []
-    depth = 0
-    while level:
-        if depth >= MAX_DEPTH:
-            return False
-        deeper = []
-        for container in level:
-            children = container.values() if type(container) is dict else container
-            nodes += len(children)
-            if nodes > MAX_NODES:
-                return False
-            deeper.extend(c for c in children if type(c) is dict or type(c) is list)
-        level = deeper
-        depth += 1
-    return True
+    return whole_value(text)
 
 
 def _looks_like_json(source: str, text: str) -> bool:

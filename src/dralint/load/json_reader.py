@@ -9,6 +9,7 @@ API server, so it is a problem here (the run goes on, the value stays text).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from ..model import Node, Path, Span
 from .result import MAX_DEPTH, MAX_NODES, Sink
 
-__all__ = ["read_json"]
+__all__ = ["read_json", "whole_value"]
 
 _WS = re.compile(r"[ \t\r\n]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
@@ -222,4 +223,60 @@ def read_json(sink: Sink) -> bool:
     if failure is not None:
         code, message, index = failure
         sink.add(code, message, len(docs), Span.point(*sink.lines.position(index)))
+    return True
+
+
+class _Unsure(Exception):
+    """A number or constant `_Parser` would report: only it can say how."""
+
+
+def _unsure(_: str) -> Any:
+    raise _Unsure
+
+
+def _float(token: str) -> float:
+    value = float(token)
+    if math.isinf(value):
+        raise _Unsure  # _Parser.number: DRA001, beyond a 64-bit float
+    return value
+
+
+def _int(token: str) -> int:
+    if len(token.lstrip("-")) > _MAX_INT_DIGITS:
+        raise _Unsure  # _Parser.number reads it as a float, which may overflow
+    return int(token)
+
+
+def whole_value(text: str) -> tuple[bool, Any]:
+    """(True, the value) when `text` is one JSON value that `read_json` reads without a problem, told by
+    json's C decoder; (False, None) when only `read_json` can tell. Repeated keys are not told apart (the
+    last wins, as in `read_json`)."""
+    # No more objects than _Parser builds (MAX_NODES), hostile input included: every value but the first
+    # of a container follows a comma (commas and brackets in strings only make this bound larger).
+    if text.count(",") + text.count("[") + text.count("{") >= MAX_NODES:
+        return False, None
+    try:
+        value = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_unsure)
+    except (ValueError, RecursionError, _Unsure):  # not one JSON value (a stream, comments, YAML), or too deep
+        return False, None
+    return _within_limits(value), value
+
+
+def _within_limits(value: Any) -> bool:
+    """Whether `value` has at most MAX_NODES values and containers less than MAX_DEPTH deep, as _Parser counts."""
+    nodes = 1
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 0
+    while level:
+        if depth >= MAX_DEPTH:
+            return False
+        deeper = []
+        for container in level:
+            children = container.values() if type(container) is dict else container
+            nodes += len(children)
+            if nodes > MAX_NODES:
+                return False
+            deeper.extend(c for c in children if type(c) is dict or type(c) is list)
+        level = deeper
+        depth += 1
     return True
