@@ -226,6 +226,25 @@ def test_files_are_read_whole_with_their_own_size(tmp_path, monkeypatch):
     assert sources._read(str(small)).data == b"x" * 101
 
 
+def test_short_reads_are_read_on_to_the_end_or_the_cap(tmp_path, monkeypatch):
+    # A read may return less than asked (a FUSE or network file system): the file is still read whole.
+    data = bytes(range(256)) * 4
+    (tmp_path / "f.yaml").write_bytes(data)
+    real_read = os.read
+    asked: list[int] = []
+
+    def short_read(fd, n):
+        asked.append(n)
+        return real_read(fd, min(n, 7))
+
+    monkeypatch.setattr(sources.os, "read", short_read)
+    monkeypatch.setattr(sources, "READ_CHUNK", 16)
+    assert sources._read(str(tmp_path / "f.yaml")).data == data
+    assert asked[0] == len(data) + 1 and max(asked[1:]) == 16
+    monkeypatch.setattr(sources, "MAX_BYTES", 100)
+    assert sources._read(str(tmp_path / "f.yaml")).data == data[:101]
+
+
 # --------------------------------------------------------------------------- item 11: problem caps
 
 

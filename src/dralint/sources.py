@@ -19,6 +19,7 @@ from typing import BinaryIO, Iterable, Iterator, NamedTuple
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 MAX_BYTES = 16 * 1024 * 1024
+READ_CHUNK = 1 << 16  # past the reported size: a cap-sized read would allocate (and may keep a mapping of) 16 MiB
 
 
 class Source(NamedTuple):
@@ -162,23 +163,32 @@ def _read(path: str) -> Source:
             return Source(path, None, "is a directory")
         if not stat.S_ISREG(st.st_mode):
             return Source(path, None, f"not a regular file ({_file_type(st.st_mode)}); only files are read")
-        with os.fdopen(fd, "rb", closefd=True) as handle:
-            fd = -1
-            return Source(path, _read_regular(handle, st.st_size))
+        return Source(path, _read_regular(fd, st.st_size))
     except OSError as exc:
         return Source(path, None, exc.strerror or str(exc))
     finally:
-        if fd != -1:
-            os.close(fd)
+        os.close(fd)
 
 
-def _read_regular(handle: BinaryIO, size: int) -> bytes:
-    """The file's bytes, at most MAX_BYTES + 1 (enough to tell the loader it is too big)."""
+def _read_regular(fd: int, size: int) -> bytes:
+    """The file's bytes, at most MAX_BYTES + 1 (enough to tell the loader it is too big).
+
+    os.read, not a file object: a buffered reader per file was 4 % of a run over 10,000 small files.
+    """
     want = min(size, MAX_BYTES) + 1
-    data = handle.read(want)
-    if len(data) == want and want <= MAX_BYTES:  # it grew, or reports no size (/proc): read on, to the cap
-        data += handle.read(MAX_BYTES + 1 - want)
-    return data
+    data = os.read(fd, want)
+    if len(data) == size or len(data) > MAX_BYTES:
+        return data  # the whole file, or enough to say it is too big
+    # It grew, reports no size (/proc), or a read came back short: read on to the end, or to the cap.
+    chunks = [data]
+    got = len(data)
+    while got <= MAX_BYTES:
+        chunk = os.read(fd, min(MAX_BYTES + 1 - got, READ_CHUNK))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 def _file_type(mode: int) -> str:
