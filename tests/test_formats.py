@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import jsonschema
 import pytest
@@ -118,6 +119,29 @@ def test_sarif_of_a_clean_run_is_valid(project):
     log = json.loads(run.stdout)
     assert list(_sarif_validator().iter_errors(log)) == []
     assert log["runs"][0]["results"] == []
+
+
+def test_sarif_written_result_by_result_is_the_whole_log_dumped(project, tmp_path_factory, monkeypatch):
+    from dralint.lint import LintOptions, lint
+    from dralint.report import ReportOptions, sarif
+    from dralint.sources import collect
+
+    # A fix, a file name to escape, a file outside the working directory (an absolute URI), a clean run.
+    (project / "k8s" / "ä b.yaml").write_text(BAD.replace("resource.k8s.io/v1\nkind: ResourceClaim", "resource.k8s.io/v1beta1\nkind: ResourceClaim", 1))
+    outside = tmp_path_factory.mktemp("outside") / "c.yaml"
+    outside.write_text(BAD)
+    monkeypatch.chdir(project)
+    written = {}
+    for paths in (("k8s", str(outside)), (str(project / "k8s" / "claims.yaml"),), ()):
+        result = lint(collect(list(paths)), LintOptions(keep=frozenset({"fixes"})))
+        log, rule_index = sarif.sarif_log(result, str(project), None)
+        log["runs"][0]["results"] = list(sarif._results(result.problems, rule_index, str(project)))
+        assert sarif.render(result, ReportOptions()) == json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+        written[paths] = log["runs"][0]["results"]
+    first = written[("k8s", str(outside))]
+    assert any("fixes" in r for r in first) and written[()] == []
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in first}
+    assert uris == {"k8s/%C3%A4%20b.yaml", "k8s/claims.yaml", "file://" + quote(str(outside))}
 
 
 # ---------------------------------------------------------------- GitHub

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import quote
 
 from .. import __version__
@@ -106,8 +106,8 @@ def _rule_descriptors(result: LintResult) -> tuple[list[dict[str, Any]], dict[st
     return descriptors, index
 
 
-def _result(p: Problem, rule_index: dict[str, int], cwd: str) -> dict[str, Any]:
-    uri, relative = artifact_uri(p.source, cwd)
+def _result(p: Problem, rule_index: dict[str, int], where: tuple[str, bool]) -> dict[str, Any]:
+    uri, relative = where
     artifact: dict[str, Any] = {"uri": uri}
     if relative and uri != "stdin":
         artifact["uriBaseId"] = SRCROOT
@@ -162,8 +162,8 @@ def _fix(fix: Fix, artifact: dict[str, Any]) -> dict[str, Any]:
     return {"description": {"text": fix.description}, "artifactChanges": [{"artifactLocation": artifact, "replacements": replacements}]}
 
 
-def sarif_log(result: LintResult, cwd: str | None = None) -> dict[str, Any]:
-    cwd = cwd or os.getcwd()
+def sarif_log(result: LintResult, cwd: str, results: Any) -> tuple[dict[str, Any], dict[str, int]]:
+    """The log with `results` where its list of results goes, and each rule code's index in it."""
     descriptors, rule_index = _rule_descriptors(result)
     base = "file://" + quote(cwd.replace(os.sep, "/").rstrip("/") + "/")
     if not base.startswith("file:///"):
@@ -180,11 +180,47 @@ def sarif_log(result: LintResult, cwd: str | None = None) -> dict[str, Any]:
         },
         "originalUriBaseIds": {SRCROOT: {"uri": base}},
         "columnKind": "unicodeCodePoints",
-        "results": [_result(p, rule_index, cwd) for p in result.problems],
+        "results": results,
         "invocations": [{"executionSuccessful": True}],
     }
-    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, rule_index
+
+
+def _results(problems: list[Problem], rule_index: dict[str, int], cwd: str) -> Iterator[dict[str, Any]]:
+    uris: dict[str, tuple[str, bool]] = {}  # a file's problems are consecutive: its relpath computed once
+    for p in problems:
+        where = uris.get(p.source)
+        if where is None:
+            uris.clear()
+            where = uris[p.source] = artifact_uri(p.source, cwd)
+        yield _result(p, rule_index, where)
+
+
+# json.dumps(indent=2) puts the items of `runs[0].results` at this depth.
+_ITEM_INDENT = " " * 8
+# Where the results go: a string no log holds otherwise (json.dumps escapes NUL wherever it occurs).
+_RESULTS = "\0results\0"
+_RESULTS_DUMPED = '"\\u0000results\\u0000"'
 
 
 def render(result: LintResult, options: ReportOptions) -> str:
-    return json.dumps(sarif_log(result), indent=2, ensure_ascii=False) + "\n"
+    return "".join(pieces(result, options))
+
+
+def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
+    """What json.dumps(log, indent=2) writes, one result at a time: the log of a 100,000-file run
+    (160,000 results, 225 MB of text) built whole took 1.7 GB."""
+    cwd = os.getcwd()
+    log, rule_index = sarif_log(result, cwd, _RESULTS)
+    head, found, tail = json.dumps(log, indent=2, ensure_ascii=False).partition(_RESULTS_DUMPED)
+    assert found, "the log holds the results' placeholder"
+    if not result.problems:
+        yield head + "[]" + tail + "\n"
+        return
+    yield head + "[\n" + _ITEM_INDENT
+    separator = ""
+    for item in _results(result.problems, rule_index, cwd):
+        # A JSON string holds no newline (it is escaped): re-indenting the lines is safe.
+        yield separator + json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n" + _ITEM_INDENT)
+        separator = ",\n" + _ITEM_INDENT
+    yield "\n" + _ITEM_INDENT[:-2] + "]" + tail + "\n"
