@@ -203,6 +203,45 @@ def test_junit_is_valid_one_testcase_per_document(project):
     assert (suite.get("tests"), suite.get("failures")) == ("3", "1")
 
 
+def test_junit_written_case_by_case_is_the_whole_tree_written(project, monkeypatch):
+    import xml.etree.ElementTree as ET
+
+    from dralint.lint import LintOptions, lint
+    from dralint.report import ReportOptions, junit
+    from dralint.sources import collect
+
+    def whole_tree(result):  # the report as one tree, indented and written at once
+        cases = junit._assign(result, junit._documents(result))
+        failed = [c for c in cases if junit._errors(c)]
+        counts = {"tests": str(len(cases)), "failures": str(len(failed)), "errors": "0"}
+        suites = ET.Element("testsuites", name="dralint", **counts, time="0")
+        skipped = sum(1 for c in cases if c.passed_over and c not in failed)
+        suite = ET.SubElement(suites, "testsuite", name="dralint", **counts, skipped=str(skipped), time="0")
+        suite.extend(junit._element(c) for c in cases)
+        ET.indent(suites)
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+    # Errors, warnings, a syntax error outside any document, a file passed over, special characters, nothing.
+    (project / "k8s" / "broken <&>.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: [\n")
+    (project / "k8s" / "workflow.yaml").write_text("on: push\njobs: {}\n")
+    (project / "k8s" / "one.yaml").write_text(BAD.split("---\n")[1])
+    monkeypatch.chdir(project)
+    for paths in (["k8s"], ["k8s/one.yaml"], []):
+        result = lint(collect(paths), LintOptions(keep=frozenset({"objects"})))
+        written = junit.render(result, ReportOptions())
+        assert written == whole_tree(result)
+    assert written.endswith('<testsuite name="dralint" tests="0" failures="0" errors="0" skipped="0" time="0" />\n</testsuites>\n')
+    whole = ET.fromstring(junit.render(lint(collect(["k8s"]), LintOptions(keep=frozenset({"objects"}))), ReportOptions()))
+    assert [(c.get("name"), [e.tag for e in c]) for c in whole.iter("testcase")] == [
+        ("k8s/broken <&>.yaml#0", ["failure"]),
+        ("k8s/claims.yaml#0 ResourceClaim/ml/gpu", ["failure"]),
+        ("k8s/claims.yaml#1 DeviceClass/gpu.example.com", []),
+        ("k8s/claims.yaml#2 DeviceClass/beta.example.com", ["system-out"]),
+        ("k8s/one.yaml#0 DeviceClass/gpu.example.com", []),
+        ("k8s/workflow.yaml#0", ["skipped"]),
+    ]
+
+
 def test_junit_with_a_syntax_error_and_special_characters_is_valid(project):
     (project / "k8s" / "claims.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: 'a<&>\"b'\n")
     run = _lint(project, "junit")
