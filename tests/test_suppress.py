@@ -77,3 +77,44 @@ def test_bad_ignore_paths_is_a_usage_error(tmp_path):
         run = run_dralint(str(manifest), cwd=tmp_path)
         assert run.code == 2, body
         assert expected in run.stderr, run.stderr
+
+
+COMMENTS_AND_STRINGS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c   # dralint: disable=DRA701
+data:
+  quoted: "x # dralint: disable=DRA702"
+  single: 'y # dralint: disable=DRA703'
+  block: |
+    z
+    # dralint: disable=DRA704
+  "k # dralint: disable=DRA705": v
+# dralint: disable-next-line=DRA706
+  plain: w # dralint: disable=DRA707
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: d  # dralint: disable=DRA708
+"""
+
+
+def test_directives_are_read_from_comments_not_strings_whatever_the_line_breaks():
+    from dralint.load import load
+    from dralint.suppress import parse_comments
+
+    # (code, line, column, target line): the ones in quoted, block and key strings are text; the second
+    # document has no `#` in a string (its position table is not needed to tell).
+    expected = [("DRA701", 4, 13, 4), ("DRA706", 12, 1, 13), ("DRA707", 13, 12, 13), ("DRA708", 18, 12, 18)]
+    for newline in ("\n", "\r\n", "\r"):
+        text = COMMENTS_AND_STRINGS.replace("\n", newline)
+        documents = load("c.yaml", text.encode()).documents
+        assert [doc.data["metadata"]["name"] for doc in documents] == ["c", "d"]
+        directives, bad = parse_comments("c.yaml", text, documents)
+        assert bad == []
+        if newline == "\r":  # no line break where positions are counted (dralint.load.lines): all on line 1
+            expected = [(code, 1, text.index(f"# dralint: disable{'-next-line' if code == 'DRA706' else ''}={code}") + 1, 2 if code == "DRA706" else 1)
+                        for code, *_ in expected]
+        assert [(d.codes[0].text, d.line, d.column, d.target) for d in directives] == expected, repr(newline)

@@ -40,7 +40,6 @@ it (`disable-file=DRA900`), never by a bare `disable`.
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import os
 import re
@@ -59,7 +58,6 @@ DIRECTIVES = ("disable", "disable-next-line", "disable-file")
 # `#`, then `dralint:` and whatever follows on the line.
 _MARKER = re.compile(r"#[ \t]*dralint[ \t]*:[ \t]*(?P<body>[^\r\n]*)")
 _DIRECTIVE = re.compile(r"(?P<verb>[A-Za-z][A-Za-z-]*)(?:[ \t]*=[ \t]*(?P<codes>[A-Za-z0-9_.-]+(?:[ \t]*,[ \t]*[A-Za-z0-9_.-]+)*))?")
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 class SuppressionError(ValueError):
@@ -109,7 +107,10 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
     """Every `# dralint:` directive in the YAML comments of `text`."""
     if "dralint" not in text:
         return [], []
-    starts: list[int] | None = None
+    # Lines end at \n, as every position dralint reports counts them (dralint.load.lines): a lone \r
+    # breaks no line. Counted as the candidates come, from one to the next: a list of every line's
+    # start was most of reading the comments of a file that has one.
+    line, line_start, counted = 1, 0, 0
     candidates = []
     for m in _MARKER.finditer(text):
         i = m.start()
@@ -117,13 +118,15 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
             continue  # `a#b` is part of a plain scalar
         if RELEASE_DIRECTIVE.match(m.group("body")):
             continue  # the release comment, also misspelt: dralint.releases reports it
-        if starts is None:
-            starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
-        line = _line_of(starts, i)
-        candidates.append((m, line, i - starts[line - 1] + 1))
-    if not candidates or starts is None:
+        breaks = text.count("\n", counted, i)
+        if breaks:
+            line += breaks
+            line_start = text.rfind("\n", counted, i) + 1
+        counted = i
+        candidates.append((m, line, i - line_start + 1))
+    if not candidates:
         return [], []
-    lines = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    lines = text.split("\n")  # what reads a line strips it: the \r of a \r\n break is left on
     strings = _string_spans(documents)
     directives: list[Directive] = []
     bad: list[_Bad] = []
@@ -158,10 +161,6 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
     return directives, bad
 
 
-def _line_of(starts: list[int], offset: int) -> int:
-    return bisect.bisect_right(starts, offset)
-
-
 def _next_content_line(lines: list[str], line: int) -> int:
     for n in range(line + 1, len(lines) + 1):
         stripped = lines[n - 1].strip()
@@ -171,9 +170,15 @@ def _next_content_line(lines: list[str], line: int) -> int:
 
 
 def _string_spans(documents: list[Document]) -> list[Span]:
-    """Source ranges of every scalar (keys and values): a `#` inside one is not a comment."""
+    """Source ranges of every scalar (keys and values) of the documents that hold a `#` in a string:
+    a `#` inside one is not a comment. A `#` after a space or a line break ends a plain scalar, and in a
+    quoted or block scalar it is a `#` of the string: a document none of whose strings holds one has no
+    comment-like text inside a scalar, and its position table (the cost of a replay of the document,
+    two thirds of a run over files that each carry a suppression) is not built."""
     spans: list[Span] = []
     for doc in documents:
+        if not _holds_hash(doc.data):
+            continue
         for path, node in doc.positions.items():
             if node.key is not None:
                 spans.append(node.key)
@@ -181,6 +186,24 @@ def _string_spans(documents: list[Document]) -> list[Span]:
                 if node.value.end_line > node.value.line or node.value.end_column > node.value.column + 1:
                     spans.append(node.value)
     return spans
+
+
+def _holds_hash(data: Any) -> bool:
+    """Whether a string of `data`, key or value, at any depth, holds a `#`."""
+    pending = [data]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str):
+            if "#" in node:
+                return True
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(key, str) and "#" in key:
+                    return True
+                pending.append(value)
+        elif isinstance(node, list):
+            pending.extend(node)
+    return False
 
 
 def _at(data: Any, path: tuple) -> Any:
