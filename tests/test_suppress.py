@@ -6,6 +6,8 @@ tests/cases/suppress/inline.yaml and whole-file.yaml carry their expected proble
 
 from __future__ import annotations
 
+import json
+
 from conftest import CASES, lint_json, run_dralint
 from engine import brief, lint_fixture, lint_paths
 
@@ -118,3 +120,51 @@ def test_directives_are_read_from_comments_not_strings_whatever_the_line_breaks(
             expected = [(code, 1, text.index(f"# dralint: disable{'-next-line' if code == 'DRA706' else ''}={code}") + 1, 2 if code == "DRA706" else 1)
                         for code, *_ in expected]
         assert [(d.codes[0].text, d.line, d.column, d.target) for d in directives] == expected, repr(newline)
+
+
+# Hostile files: each of these took minutes (a directive compared with every string, every later line
+# or every problem of its file); a watchdog timeout far above the linear cost catches a regression.
+
+
+def test_thousands_of_next_line_comments_above_one_line(tmp_path):
+    comments = "# dralint: disable-next-line=DRA713\n" * 30000
+    (tmp_path / "next.yaml").write_text(comments + "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    run = lint_json(str(tmp_path / "next.yaml"), timeout=30)
+    problems = json.loads(run.stdout)["problems"]
+    assert [(p["rule"], p["line"], p["column"]) for p in problems[:2]] == [("DRA900", 1, 30), ("DRA900", 2, 30)]
+    assert problems[0]["message"] == "unused suppression: no DRA713 problem on line 30001"
+    assert problems[-1]["rule"] == "DRA005" and problems[-1]["message"].startswith("29900 more problems in this document")
+
+
+def test_thousands_of_comments_beside_strings_that_hold_a_hash(tmp_path):
+    body = "".join(f'  k{i}: "v # dralint: disable=DRA701"  # dralint: disable=DRA713\n' for i in range(20000))
+    (tmp_path / "strings.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n" + body)
+    run = lint_json(str(tmp_path / "strings.yaml"), timeout=30)
+    problems = json.loads(run.stdout)["problems"]
+    # The comment after each string is a directive (at its code, column 57); the text inside the string is not.
+    assert [(p["rule"], p["line"], p["column"]) for p in problems[:2]] == [("DRA900", 6, 57), ("DRA900", 7, 57)]
+    assert {p["message"] for p in problems[:-1]} == {"unused suppression: no DRA713 problem on this line"}
+    assert problems[-1]["message"].startswith("19900 more problems in this document")
+
+
+def test_directives_are_weighed_once_per_line_and_kind_of_problem(monkeypatch):
+    from dralint.model import Problem, Severity, Span
+    from dralint.selection import Selection
+    from dralint.suppress import Directive, Suppressor, _Code
+
+    calls = []
+    matches = Directive.matches
+    monkeypatch.setattr(Directive, "matches", lambda self, p: calls.append(1) or matches(self, p))
+    n = 3000
+    directives = [Directive("f.yaml", line, 20, 50, "disable", line, [_Code("DRA202", 30)]) for line in range(1, n + 1)]
+    directives += [Directive("f.yaml", n + i, 1, 30, "disable-file", None, [_Code("DRA713", 20)]) for i in range(1, n + 1)]
+    suppressor = Suppressor(Selection(), {"DRA202": "name-format", "DRA713": "device-class-unresolved", "DRA900": "unused-suppression"})
+    suppressor._directives["f.yaml"] = directives
+    on_each_line = [Problem("DRA202", "name-format", Severity.ERROR, "bad", "f.yaml", 0, (), Span(line, 9, line, 12)) for line in range(1, n + 1)]
+    everywhere = [Problem("DRA713", "device-class-unresolved", Severity.INFO, "no class", "f.yaml", 0, (), Span(line, 9, line, 12)) for line in range(1, n + 1)]
+    other = [Problem("DRA101", "unknown-field", Severity.ERROR, "x", "f.yaml", 0, (), Span(line, 1, line, 2)) for line in range(1, n + 1)]
+    assert suppressor.keep(on_each_line + everywhere + other) == other
+    # Each problem weighs its line's directive, and the whole-file ones are weighed once per rule.
+    assert len(calls) == 6 * n  # per rule: a line directive per line, the whole-file ones once (n x n before)
+    assert all(d.codes[0].used for d in directives)
+    assert suppressor.unused() == []

@@ -180,7 +180,7 @@ def build_options(overrides: Overrides) -> tuple[LintOptions, Settings]:
         raise ConfigError(f"unknown rule {unknown[0]!r} (see 'dralint rules')")
     if raw.get("ignore-paths") is not None:
         # Imported only when configured: its dataclasses and difflib are ~8 ms of a clean file's start-up.
-        from .suppress import SuppressionError, ignore_paths
+        from .ignore_paths import SuppressionError, ignore_paths
 
         try:
             options.ignore_paths = ignore_paths(raw["ignore-paths"], config.path, known)

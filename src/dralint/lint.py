@@ -32,7 +32,8 @@ from .sources import Source
 from .triage import passed_over_unread, triage
 
 if TYPE_CHECKING:
-    from .suppress import IgnorePaths, Suppressor
+    from .ignore_paths import IgnorePaths
+    from .suppress import Suppressor
 
 # Adds fixes to the problems of one file, given its documents (e.g. dralint.migration_fixes).
 Fixer = Callable[[list[Problem], list[Document]], None]

@@ -1,4 +1,4 @@
-"""Suppressions: inline `# dralint:` comments and the config's `ignore-paths`, both reported when unused.
+"""Suppressions: inline `# dralint:` comments, applied with the config's `ignore-paths`; both reported when unused.
 
 Inline comments (YAML comments only; a `#` inside a quoted or block string is
 text, not a comment):
@@ -16,19 +16,7 @@ legacy name`). A problem belongs to the line where it starts. A
 `disable=` comment on a line of its own applies to that line only, which
 holds nothing to suppress; use `disable-next-line`.
 
-Config (`.dralint.yaml`), file globs relative to the config file's folder:
-
-    ignore-paths:
-      - examples/legacy/**                 # every rule, in these files
-      - paths: [deploy/**/*.yaml]          # file globs (default: every file)
-        rules: [DRA011, unknown-field]     # codes, slugs or code prefixes (default: every rule)
-        fields: [status, "spec.devices.requests[*].name"]   # field-path globs (default: every field)
-
-File globs: `*` and `?` stay inside one folder, `**` crosses folders; a
-pattern without `/` matches a file name in any folder; a folder matches
-everything below it. Field globs are matched against the API server's path
-(`spec.devices.requests[0].name`): `*` is one field name, `[*]` one index or
-map key, `**` anything; a field matches everything below it.
+Config (`.dralint.yaml`): `ignore-paths`, read by dralint.ignore_paths.
 
 Unused suppressions are reported as DRA900 (unused-suppression) at the
 comment or at the config entry, with these exceptions: a code that the run
@@ -40,28 +28,26 @@ it (`disable-file=DRA900`), never by a bare `disable`.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Any, Iterable, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from .catalog import ENGINE_CHECKS
+from .ignore_paths import UNUSED, IgnorePaths
 from .load import load
 from .model import Document, Problem, Span
 from .releases import RELEASE_DIRECTIVE
 from .selection import Selection
 
-UNUSED = "DRA900"
 DIRECTIVES = ("disable", "disable-next-line", "disable-file")
 
 # `#`, then `dralint:` and whatever follows on the line.
-_MARKER = re.compile(r"#[ \t]*dralint[ \t]*:[ \t]*(?P<body>[^\r\n]*)")
+_MARKER = re.compile(r"#[ \t]*dralint[ \t]*:[ \t]*")  # what follows on the line is the directive
+_LINE_END = re.compile(r"[\r\n]")
 _DIRECTIVE = re.compile(r"(?P<verb>[A-Za-z][A-Za-z-]*)(?:[ \t]*=[ \t]*(?P<codes>[A-Za-z0-9_.-]+(?:[ \t]*,[ \t]*[A-Za-z0-9_.-]+)*))?")
-
-
-class SuppressionError(ValueError):
-    """A malformed `ignore-paths` setting (a usage error)."""
 
 
 @dataclass
@@ -111,30 +97,40 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
     # breaks no line. Counted as the candidates come, from one to the next: a list of every line's
     # start was most of reading the comments of a file that has one.
     line, line_start, counted = 1, 0, 0
+    strings: _Strings | None = None  # built for the first candidate
     candidates = []
-    for m in _MARKER.finditer(text):
-        i = m.start()
+    at = 0
+    while (m := _MARKER.search(text, at)) is not None:
+        i, body_start = m.span()
+        at = i + 1  # text, not a comment: look on from its `#`; a comment may follow on the same line
         if i > 0 and text[i - 1] not in " \t\r\n":
             continue  # `a#b` is part of a plain scalar
-        if RELEASE_DIRECTIVE.match(m.group("body")):
-            continue  # the release comment, also misspelt: dralint.releases reports it
+        if RELEASE_DIRECTIVE.match(_LINE_END.split(text[body_start:body_start + 40], 1)[0]):
+            end = _LINE_END.search(text, body_start)
+            at = end.start() if end else len(text)
+            continue  # the release comment, also misspelt: dralint.releases reports it (the rest of its line too)
         breaks = text.count("\n", counted, i)
         if breaks:
             line += breaks
             line_start = text.rfind("\n", counted, i) + 1
         counted = i
-        candidates.append((m, line, i - line_start + 1))
+        column = i - line_start + 1
+        if strings is None:
+            strings = _Strings(_string_spans(documents))
+        if strings.inside(line, column):
+            continue
+        # A comment: the rest of its line is its text, read once.
+        end = _LINE_END.search(text, body_start)
+        at = end.start() if end else len(text)
+        candidates.append((line, column, body_start - i, text[body_start:at]))
     if not candidates:
         return [], []
     lines = text.split("\n")  # what reads a line strips it: the \r of a \r\n break is left on
-    strings = _string_spans(documents)
+    next_line = _NextContentLine(lines)
     directives: list[Directive] = []
     bad: list[_Bad] = []
-    for m, line, column in candidates:
-        if any(_inside(span, line, column) for span in strings):
-            continue
-        end_column = column + len(m.group(0))
-        body = m.group("body")
+    for line, column, head, body in candidates:
+        end_column = column + head + len(body)
         d = _DIRECTIVE.match(body)
         verb = d.group("verb").lower() if d else ""
         rest = body[d.end():] if d else body
@@ -147,7 +143,7 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
         codes: list[_Code] | None = None
         if d.group("codes"):
             codes = []
-            offset = m.start("body") - m.start() + d.start("codes")
+            offset = head + d.start("codes")
             for cm in re.finditer(r"[A-Za-z0-9_.-]+", d.group("codes")):
                 codes.append(_Code(cm.group(), column + offset + cm.start()))
         if verb == "disable-file":
@@ -155,18 +151,65 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
         elif verb == "disable":
             target = line
         else:
-            target = _next_content_line(lines, line)
+            target = next_line.after(line)
         alone = not lines[line - 1][: column - 1].strip()
         directives.append(Directive(source, line, column, end_column, verb, target, codes, alone))
     return directives, bad
 
 
-def _next_content_line(lines: list[str], line: int) -> int:
-    for n in range(line + 1, len(lines) + 1):
-        stripped = lines[n - 1].strip()
-        if stripped and not stripped.startswith("#"):
-            return n
-    return line + 1
+class _NextContentLine:
+    """The line a `disable-next-line` comment covers: the next one that is not blank nor a comment.
+
+    Asked in line order, it remembers its last answer: the comments before one content line (or
+    at the end of the file) are read once, not once for each comment above them.
+    """
+
+    __slots__ = ("lines", "found", "none_after")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.found = 0  # the last content line found
+        self.none_after: int | None = None  # no line after this one has content
+
+    def after(self, line: int) -> int:
+        if line < self.found:
+            return self.found  # the lines between are blank or comments: `found` is the next
+        if self.none_after is not None and line >= self.none_after:
+            return line + 1
+        for n in range(line + 1, len(self.lines) + 1):
+            stripped = self.lines[n - 1].strip()
+            if stripped and not stripped.startswith("#"):
+                self.found = n
+                return n
+        self.none_after = line
+        return line + 1
+
+
+class _Strings:
+    """The source ranges of scalars, and whether a point lies inside one (by bisection: a file with
+    many strings that hold a `#` and many comments must not compare each comment with each string)."""
+
+    __slots__ = ("spans", "starts", "reach")
+
+    def __init__(self, spans: list[Span]) -> None:
+        self.spans = sorted(spans)
+        self.starts = [(s.line, s.column) for s in self.spans]
+        # reach[i]: the furthest end among spans[0..i]; a point at or past it is inside none of them.
+        self.reach: list[tuple[int, int]] = []
+        furthest = (0, 0)
+        for s in self.spans:
+            furthest = max(furthest, (s.end_line, s.end_column))
+            self.reach.append(furthest)
+
+    def inside(self, line: int, column: int) -> bool:
+        point = (line, column)
+        i = bisect.bisect_right(self.starts, point) - 1  # the last span that starts at or before it
+        while i >= 0 and self.reach[i] > point:
+            span = self.spans[i]
+            if point < (span.end_line, span.end_column):
+                return True
+            i -= 1
+        return False
 
 
 def _string_spans(documents: list[Document]) -> list[Span]:
@@ -215,146 +258,61 @@ def _at(data: Any, path: tuple) -> Any:
     return data
 
 
-def _inside(span: Span, line: int, column: int) -> bool:
-    return (span.line, span.column) <= (line, column) < (span.end_line, span.end_column)
-
-
-# ---------------------------------------------------------------------------
-# Config `ignore-paths`.
-
-
-@dataclass
-class IgnoreEntry:
-    index: int
-    files: list[re.Pattern[str]]
-    file_globs: list[str]
-    rules: list[str]  # codes, slugs or prefixes; empty: every rule
-    fields: list[re.Pattern[str]]
-    field_globs: list[str] = field(default_factory=list)
-
-    def matches_file(self, relative: str | None) -> bool:
-        if not self.files:
-            return True
-        return relative is not None and any(p.fullmatch(relative) for p in self.files)
-
-    def matches(self, problem: Problem, relative: str | None) -> bool:
-        if problem.rule == UNUSED:
-            return False
-        if self.rules and not any(problem.rule.startswith(r) or problem.name == r for r in self.rules):
-            return False
-        if self.fields and not any(p.fullmatch(problem.path_text) for p in self.fields):
-            return False
-        return self.matches_file(relative)
-
-
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """A file glob (`**` crosses folders) as a regex over `/`-separated relative paths."""
-    pattern = pattern.strip().replace("\\", "/")
-    while pattern.startswith("./"):
-        pattern = pattern[2:]
-    anchored = "/" in pattern.rstrip("/")
-    pattern = pattern.strip("/")
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    body = "".join(out) + "(?:/.*)?"
-    return re.compile(body if anchored else "(?:.*/)?" + body)
-
-
-def field_glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """A field-path glob (`spec.devices.requests[*].name`) as a regex over API server paths."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("[*]", i):
-            out.append(r"\[[^\]]*\]")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append(r"[^.\[\]]*")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"(?:[.\[].*)?")
-
-
-class IgnorePaths(NamedTuple):
-    """The config's `ignore-paths`, parsed: what `LintOptions.ignore_paths` holds."""
-
-    entries: list[IgnoreEntry]
-    config_path: str | None  # where the setting stands, to point at an unused entry
-    base: str  # the folder the file globs are relative to
-
-
-def ignore_paths(raw: Any, config_path: str | None, known: dict[str, str]) -> IgnorePaths:
-    """Parse and check `ignore-paths`; raises SuppressionError for a malformed setting."""
-    base = os.path.dirname(os.path.abspath(config_path)) if config_path else os.getcwd()
-    return IgnorePaths(parse_ignore_paths(raw, config_path, known), config_path, base)
-
-
-def parse_ignore_paths(raw: Any, config_path: str | None, known: dict[str, str]) -> list[IgnoreEntry]:
-    where = f"{config_path}: " if config_path else ""
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise SuppressionError(f"{where}'ignore-paths' must be a list of file globs or of mappings with paths, rules and fields")
-    entries: list[IgnoreEntry] = []
-    slugs = set(known.values())
-    for i, item in enumerate(raw):
-        label = f"{where}ignore-paths[{i}]"
-        if isinstance(item, str):
-            item = {"paths": [item]}
-        if not isinstance(item, dict):
-            raise SuppressionError(f"{label}: must be a file glob or a mapping with paths, rules and fields")
-        unknown = sorted(set(item) - {"paths", "rules", "fields"})
-        if unknown:
-            raise SuppressionError(f"{label}: unknown key {', '.join(map(repr, unknown))}; use paths, rules and fields")
-        lists = {}
-        for key in ("paths", "rules", "fields"):
-            value = item.get(key, [])
-            if isinstance(value, str):
-                value = [value]
-            if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-                raise SuppressionError(f"{label}: '{key}' must be a list of non-empty strings")
-            lists[key] = [v.strip() for v in value]
-        if not lists["paths"] and not lists["fields"] and not lists["rules"]:
-            raise SuppressionError(f"{label}: give at least one of paths, rules and fields")
-        if not lists["paths"] and not lists["fields"]:
-            raise SuppressionError(f"{label}: to switch a rule off everywhere use 'ignore', not 'ignore-paths'")
-        for selector in lists["rules"]:
-            if selector not in slugs and not any(code.startswith(selector) for code in known):
-                raise SuppressionError(f"{label}: unknown rule {selector!r} (see 'dralint rules')")
-        entries.append(
-            IgnoreEntry(
-                index=i,
-                files=[glob_to_regex(g) for g in lists["paths"]],
-                file_globs=lists["paths"],
-                rules=lists["rules"],
-                fields=[field_glob_to_regex(f) for f in lists["fields"]],
-                field_globs=lists["fields"],
-            )
-        )
-    return entries
-
-
 # ---------------------------------------------------------------------------
 # Applying them, file by file as the run goes.
+
+
+class _FileSuppressions:
+    """One file's directives, by the line they cover, and what each kind of problem found among them.
+
+    Whether a directive suppresses a problem, and which of its codes that uses, depends only on the
+    problem's line (for a directive that covers one), rule and slug: the answer for each such key is
+    worked out once, so a file with thousands of directives and thousands of problems costs their
+    sum, not their product.
+    """
+
+    __slots__ = ("by_line", "whole_file", "answers")
+
+    def __init__(self, directives: list[Directive]) -> None:
+        self.by_line: dict[int, list[Directive]] = {}
+        self.whole_file: list[Directive] = []
+        for d in directives:
+            if d.target is None:
+                self.whole_file.append(d)
+            else:
+                self.by_line.setdefault(d.target, []).append(d)
+        self.answers: dict[tuple, bool] = {}
+
+    def suppresses(self, p: Problem, own: bool) -> bool:
+        """Whether a directive suppresses `p`, marking the directives and codes that do. `own`: `p` is a
+        DRA900 about the suppressions themselves, which answers only to codes naming DRA900."""
+        line = p.span.line
+        hit = False
+        for key, directives in (((line, own, p.rule, p.name), self.by_line.get(line, ())), ((None, own, p.rule, p.name), self.whole_file)):
+            if not directives:
+                continue
+            answer = self.answers.get(key)
+            if answer is None:
+                answer = self.answers[key] = _mark(directives, p, own)
+            hit = hit or answer
+        return hit
+
+
+def _mark(directives: list[Directive], p: Problem, own: bool) -> bool:
+    """Whether any of `directives` (all covering `p`'s line) suppresses `p`; marks those that do as used."""
+    hit = False
+    for d in directives:
+        if own and d.codes is None:
+            continue
+        m = d.matches(p) if not own else [c for c in (d.codes or []) if c.text in (UNUSED, ENGINE_CHECKS[UNUSED].slug)]
+        if m:
+            hit = True
+            if isinstance(m, list):
+                for c in m:
+                    c.used = True
+            else:
+                d.used = True
+    return hit
 
 
 class Suppressor:
@@ -371,6 +329,7 @@ class Suppressor:
         self._relative: dict[str, str | None] = {}
         self._entries_used: set[int] = set()
         self._entries_in_scope: set[int] = set()
+        self._indexes: dict[str, _FileSuppressions] = {}  # per file with directives, built when first asked
 
     def add_source(self, source: str, text: str | None, documents: list[Document]) -> None:
         """Read the `# dralint:` comments of a file before its problems are filtered."""
@@ -399,29 +358,26 @@ class Suppressor:
         """The problems no comment or config entry suppresses (marking what was used)."""
         if not self._directives and not (self.ignore and self.ignore.entries):
             return problems
-        return [p for p in problems if not self._suppressed(p, self._directives.get(p.source, ()), self._relative_of(p.source))]
+        return [p for p in problems if not self._suppressed(p, self._relative_of(p.source))]
 
     def unused(self) -> list[Problem]:
         """DRA900 for each suppression that suppressed nothing, and for malformed comments."""
         unused = [*self._bad, *self._unused_inline(), *self._unused_entries()]
         # DRA900 problems answer only to comments that name DRA900 itself.
-        return [p for p in unused if not self._suppressed(p, self._directives.get(p.source, ()), self._relative_of(p.source), own=True)]
+        return [p for p in unused if not self._suppressed(p, self._relative_of(p.source), own=True)]
 
-    def _suppressed(self, p: Problem, directives: Iterable[Directive], relative: str | None, own: bool = False) -> bool:
+    def __getstate__(self) -> dict[str, Any]:
+        # A worker's suppressor goes to the parent (dralint.parallel) without its indexes: rebuilt there if asked.
+        return {**self.__dict__, "_indexes": {}}
+
+    def _suppressed(self, p: Problem, relative: str | None, own: bool = False) -> bool:
+        directives = self._directives.get(p.source)
         hit = False
-        for d in directives:
-            if own and d.codes is None:
-                continue
-            if own and d.target is not None and d.target != p.span.line:
-                continue
-            m = d.matches(p) if not own else [c for c in (d.codes or []) if c.text in (UNUSED, ENGINE_CHECKS[UNUSED].slug)]
-            if m:
-                hit = True
-                if isinstance(m, list):
-                    for c in m:
-                        c.used = True
-                else:
-                    d.used = True
+        if directives:
+            index = self._indexes.get(p.source)
+            if index is None:
+                index = self._indexes[p.source] = _FileSuppressions(directives)
+            hit = index.suppresses(p, own)
         if not own and self.ignore:
             for entry in self.ignore.entries:
                 if entry.matches(p, relative):
@@ -532,4 +488,4 @@ class Suppressor:
         )
 
 
-__all__ = ["Suppressor", "IgnorePaths", "ignore_paths", "parse_comments", "Directive", "SuppressionError", "glob_to_regex", "field_glob_to_regex"]
+__all__ = ["Suppressor", "parse_comments", "Directive"]
