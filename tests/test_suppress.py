@@ -168,3 +168,13 @@ def test_directives_are_weighed_once_per_line_and_kind_of_problem(monkeypatch):
     assert len(calls) == 6 * n  # per rule: a line directive per line, the whole-file ones once (n x n before)
     assert all(d.codes[0].used for d in directives)
     assert suppressor.unused() == []
+
+
+def test_a_long_string_full_of_comment_like_text_then_a_comment(tmp_path):
+    text = " # dralint: x" * 100000
+    (tmp_path / "long.yaml").write_text(f'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: "{text}"  # dralint: disable=DRA713\n')
+    run = lint_json(str(tmp_path / "long.yaml"), timeout=30)
+    problems = json.loads(run.stdout)["problems"]
+    column = len('  k: "') + len(text) + len('"  # dralint: disable=') + 1
+    assert [(p["rule"], p["line"], p["column"], p["message"]) for p in problems] == [
+        ("DRA900", 6, column, "unused suppression: no DRA713 problem on this line")]
