@@ -274,3 +274,16 @@ def test_json_problem_lines_are_what_json_dumps_writes():
     fixed.fixes = [Fix("move \"it\"", (Edit(Span(1, 1, 1, 2), "x\n\ty"), Edit(Span(2, 1, 2, 1), ""))), Fix("other", ())]
     for problem in (plain, bare, fixed):
         assert problem_line(problem) == json.dumps(problem_dict(problem), ensure_ascii=False)
+
+
+def test_sarif_of_a_file_whose_name_is_not_utf8(project):
+    import os
+
+    name = os.fsdecode(b"bad\xff\xfename.yaml")  # as the file system gives it: surrogate escapes
+    (project / "k8s" / name).write_text(BAD)
+    run = run_dralint("--no-config", "--format", "sarif", "k8s", cwd=project)
+    assert run.code == 1, run.stderr
+    log = json.loads(run.stdout)
+    assert list(_sarif_validator().iter_errors(log)) == []
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
+    assert uris == {"k8s/bad%FF%FEname.yaml", "k8s/claims.yaml"}

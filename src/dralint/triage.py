@@ -133,12 +133,19 @@ def is_kubernetes_object(data: Any) -> bool:
 def _template_action(data: bytes, broken: bool) -> int | None:
     """Offset of the first Go template action outside a comment line, if the file is a template."""
     pattern = _ACTION if broken else _GO_ACTION
-    for match in pattern.finditer(data):
+    at = 0
+    while (match := pattern.search(data, at)) is not None:
         line_start = data.rfind(b"\n", 0, match.start()) + 1
         if not data[line_start : match.start()].lstrip().startswith(b"#"):
             if data.find(b"}}", match.end()) != -1:
                 return match.start()
             return None
+        # A comment line: the rest of it is comment too (looking at each of its matches from the line's
+        # start was quadratic on a long one).
+        line_end = data.find(b"\n", match.end())
+        if line_end == -1:
+            return None
+        at = line_end + 1
     return None
 
 

@@ -62,8 +62,14 @@ def artifact_uri(source: str, cwd: str | None = None) -> tuple[str, bool]:
     except ValueError:  # another drive on Windows
         rel = None
     if rel is not None and not rel.startswith(os.pardir):
-        return quote(rel.replace(os.sep, "/")), True
-    return "file://" + quote(absolute.replace(os.sep, "/") if absolute.startswith("/") else "/" + absolute.replace(os.sep, "/")), False
+        return _quoted(rel.replace(os.sep, "/")), True
+    return "file://" + _quoted(absolute.replace(os.sep, "/") if absolute.startswith("/") else "/" + absolute.replace(os.sep, "/")), False
+
+
+def _quoted(path: str) -> str:
+    """A path as a URI path: percent-encoded UTF-8, and a name's bytes that are not UTF-8 (which Python
+    holds as surrogate escapes, and `quote` cannot encode) percent-encoded as they are."""
+    return quote(os.fsencode(path))
 
 
 def fingerprint(p: Problem, uri: str) -> str:
@@ -165,7 +171,7 @@ def _fix(fix: Fix, artifact: dict[str, Any]) -> dict[str, Any]:
 def sarif_log(result: LintResult, cwd: str, results: Any) -> tuple[dict[str, Any], dict[str, int]]:
     """The log with `results` where its list of results goes, and each rule code's index in it."""
     descriptors, rule_index = _rule_descriptors(result)
-    base = "file://" + quote(cwd.replace(os.sep, "/").rstrip("/") + "/")
+    base = "file://" + _quoted(cwd.replace(os.sep, "/").rstrip("/") + "/")
     if not base.startswith("file:///"):
         base = "file:///" + base[len("file://"):]
     run: dict[str, Any] = {
