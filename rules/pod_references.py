@@ -20,7 +20,7 @@ from typing import Any, Iterator, NamedTuple
 
 from dralint.api import DocumentView, Place, RunIndex, rule, shared
 from dralint.k8s.claims import is_nested
-from dralint.k8s.names import dns1123_label, dns1123_subdomain
+from dralint.k8s.names import DNS1123_SUBDOMAIN_MAX, dns1123_label, dns1123_subdomain
 from dralint.k8s.resource import GROUP
 
 # (API version, kind) -> path of the pod spec inside the object.
@@ -191,6 +191,9 @@ def container_claim_reference(doc, report):
     if base is None:
         return
     declared = sorted({c["name"] for _, c in doc.items(*base, "resourceClaims") if isinstance(c.get("name"), str) and c["name"]})
+    declared_set = set(declared)
+    known = _known_names(declared)
+    hints = _Hints(declared)
     flat = doc.at_least(FLAT_SHAPE)
     for cpath, _container in _containers(doc, base):
         used: set[str] = set()
@@ -209,15 +212,51 @@ def container_claim_reference(doc, report):
             if key in used:
                 report(path, f"claim {key!r} is listed twice for this container", error_type="Duplicate", locate=(*path, "name"))
             used.add(key)
-            if name not in declared:
-                known = f": {', '.join(declared)}" if declared else " which is empty"
-                hint = _close(name, declared)
+            if name not in declared_set:
                 report(
                     path,
-                    f"claim {name!r} is not declared by the pod: must be one of the names in pod.spec.resourceClaims{known}{hint}",
+                    f"claim {name!r} is not declared by the pod: must be one of the names in pod.spec.resourceClaims{known}{hints.of(name)}",
                     error_type="NotFound",
                     locate=(*path, "name"),
                 )
+
+
+# A pod declaring more claims than this is generated, not typed: its DRA704 messages list this many
+# names and suggest only a name one edit away, so that N undeclared references to N declared names
+# cost N, not N * N (difflib compares each reference with every name; each message held every name).
+LISTED_CLAIMS_MAX = 16
+
+
+def _known_names(declared: list[str]) -> str:
+    if not declared:
+        return " which is empty"
+    # Every undeclared reference's message holds this list: one 200 KB name (DRA701 reports it) and
+    # 3,000 references took 600 MB, so a name longer than any object name can be is cut short here.
+    listed = [n if len(n) <= DNS1123_SUBDOMAIN_MAX else f"{n[:DNS1123_SUBDOMAIN_MAX]}..." for n in declared[:LISTED_CLAIMS_MAX]]
+    more = f" and {len(declared) - LISTED_CLAIMS_MAX} more" if len(declared) > LISTED_CLAIMS_MAX else ""
+    return f": {', '.join(listed)}{more}"
+
+
+class _Hints:
+    """The did-you-mean of DRA704 for each undeclared name of one pod."""
+
+    def __init__(self, declared: list[str]):
+        self.declared = declared
+        self._near: _OneEditAway | None = None
+        self._hints: dict[str, str] = {}  # a container list can repeat a name; init and app containers often do
+
+    def of(self, name: str) -> str:
+        hint = self._hints.get(name)
+        if hint is None:
+            if len(self.declared) <= LISTED_CLAIMS_MAX:
+                hint = _close(name, self.declared)
+            else:
+                if self._near is None:
+                    self._near = _OneEditAway(self.declared)
+                match = self._near.closest(name)
+                hint = f"; did you mean {match!r}?" if match else ""
+            self._hints[name] = hint
+        return hint
 
 
 class _OneEditAway:
@@ -233,10 +272,13 @@ class _OneEditAway:
         # name of a neighbouring length is first looked up: a run with 100,000 names and references to
         # a few missing classes indexes the few names of their lengths, not ~15 variants of each name.
         # Keyed by the variant's hash, holding a name or a list of names (the strings and one-item
-        # lists were ~150 bytes a variant); a hash can collide: _candidates() checks.
+        # lists were ~150 bytes a variant); a hash can collide: closest() checks.
+        # A name longer than an object name can be (DRA702 and others report it) is neither indexed nor
+        # looked up: its L deletions of L characters each took L * L bytes (3.9 GB for one 64k name).
         self.by_length: dict[int, list[str]] = {}
         for name in names:
-            self.by_length.setdefault(len(name), []).append(name)
+            if len(name) <= DNS1123_SUBDOMAIN_MAX:
+                self.by_length.setdefault(len(name), []).append(name)
         self.by_variant: dict[int, Any] = {}
         self._answers: dict[str, str | None] = {}  # the same missing name is often referenced many times
 
@@ -260,6 +302,8 @@ class _OneEditAway:
     def closest(self, name: str) -> str | None:
         if name in self._answers:
             return self._answers[name]
+        if len(name) > DNS1123_SUBDOMAIN_MAX:
+            return None
         for length in (len(name) - 1, len(name), len(name) + 1):
             self._index(length)
         # Every name filed under the hash of one of `name`'s variants: a superset (a hash can collide, and two
