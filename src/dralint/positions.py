@@ -9,6 +9,9 @@ value, and only then trusts the mapping; otherwise it returns the value's span.
 
 from __future__ import annotations
 
+import re
+from array import array
+from bisect import bisect_right
 from functools import lru_cache
 from typing import Any
 
@@ -33,11 +36,97 @@ def _pos(text: str, index: int) -> tuple[int, int]:
     return _lines(text).position(index)
 
 
-# Each decoder returns (decoded string, list of (source start, source end) per output character).
-Mapping = list[tuple[int, int]]
+class _Map:
+    """A decoded string and, for each of its characters, the source range it came from: `(start, end)` by index.
+
+    Stored as runs because most of a scalar is copied verbatim: one `(start, end)` tuple per
+    character cost ~150 bytes a character, 2.2 GB for a 15 MB selector at 1.31 (no length limit).
+    A run covers source [start, end) one character each; anything else (an escape, a doubled quote,
+    a folded break) is one character with its own range.
+    """
+
+    __slots__ = ("text", "_at", "_start", "_end", "_char", "_n")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._at = array("q")  # output index of each segment's first character (sorted, for bisect)
+        self._start = array("q")
+        self._end = array("q")
+        self._char = array("q")  # code point of a one-character segment, -1 for a run
+        self._n = 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def run(self, s: int, e: int) -> None:
+        """Source characters [s, e) copied as they are."""
+        if s >= e:
+            return
+        if self._char and self._char[-1] == -1 and self._end[-1] == s:
+            self._end[-1] = e
+        else:
+            self._at.append(self._n)
+            self._start.append(s)
+            self._end.append(e)
+            self._char.append(-1)
+        self._n += e - s
+
+    def append(self, ch: str, s: int, e: int) -> None:
+        if e == s + 1 and self.text[s:e] == ch:
+            self.run(s, e)
+            return
+        self._at.append(self._n)
+        self._start.append(s)
+        self._end.append(e)
+        self._char.append(ord(ch))
+        self._n += 1
+
+    def last(self) -> tuple[str, int]:
+        """The last character and where its source starts."""
+        if self._char[-1] == -1:
+            k = self._end[-1] - 1
+            return self.text[k], k
+        return chr(self._char[-1]), self._start[-1]
+
+    def pop(self) -> None:
+        if self._char[-1] == -1 and self._end[-1] - self._start[-1] > 1:
+            self._end[-1] -= 1
+        else:
+            for column in (self._at, self._start, self._end, self._char):
+                column.pop()
+        self._n -= 1
+
+    def __getitem__(self, k: int) -> tuple[int, int]:
+        if k < 0:
+            k += self._n
+        if not 0 <= k < self._n:
+            raise IndexError("list index out of range")
+        j = bisect_right(self._at, k) - 1
+        if self._char[j] == -1:
+            s = self._start[j] + k - self._at[j]
+            return s, s + 1
+        return self._start[j], self._end[j]
+
+    def decoded(self) -> str:
+        text = self.text
+        return "".join(text[s:e] if c == -1 else chr(c) for s, e, c in zip(self._start, self._end, self._char, strict=True))
 
 
-def _fold_lines(text: str, i: int, end: int, out: list[str], src: Mapping) -> int:
+# Where a verbatim run stops: the characters each style treats specially.
+_PLAIN_STOP = re.compile(r"[\r\n]")
+_SINGLE_STOP = re.compile(r"['\r\n]")
+_DOUBLE_STOP = re.compile(r"[\\\r\n]")
+
+
+def _run_to(stop: re.Pattern[str], text: str, i: int, end: int, m: _Map) -> int:
+    """Copy text[i:] up to the next special character (or `end`); returns its index."""
+    found = stop.search(text, i, end)
+    j = found.start() if found else end
+    m.run(i, j)
+    return j
+
+
+def _fold_lines(text: str, i: int, end: int, m: _Map) -> int:
     """At a line break inside a flow scalar (plain or quoted) at index i: fold it. Returns the new index."""
     brk = i
     breaks = 0
@@ -46,56 +135,49 @@ def _fold_lines(text: str, i: int, end: int, out: list[str], src: Mapping) -> in
             breaks += 1
         i += 1
     if breaks <= 1:
-        out.append(" ")
-        src.append((brk, brk + 1))
+        m.append(" ", brk, brk + 1)
     else:
         for _ in range(breaks - 1):
-            out.append("\n")
-            src.append((brk, brk + 1))
+            m.append("\n", brk, brk + 1)
     return i
 
 
-def _decode_plain(text: str, a: int, b: int) -> tuple[str, Mapping]:
-    out: list[str] = []
-    src: Mapping = []
+def _decode_plain(text: str, a: int, b: int) -> _Map:
+    m = _Map(text)
     i = a
     while i < b:
         c = text[i]
         if c in _BREAKS:
             # trailing spaces before the break are not content
-            while out and out[-1] in " \t" and src[-1][0] >= a:
-                out.pop()
-                src.pop()
-            i = _fold_lines(text, i, b, out, src)
+            while m and m.last()[0] in " \t" and m.last()[1] >= a:
+                m.pop()
+            i = _fold_lines(text, i, b, m)
             continue
-        out.append(c)
-        src.append((i, i + 1))
-        i += 1
-    return "".join(out), src
+        i = _run_to(_PLAIN_STOP, text, i, b, m)
+    return m
 
 
-def _decode_single(text: str, a: int, b: int) -> tuple[str, Mapping]:
-    out: list[str] = []
-    src: Mapping = []
+def _decode_single(text: str, a: int, b: int) -> _Map:
+    m = _Map(text)
     i = a + 1
     end = b - 1
     while i < end:
         c = text[i]
-        if c == "'" and text[i + 1:i + 2] == "'":
-            out.append("'")
-            src.append((i, i + 2))
-            i += 2
+        if c == "'":
+            if text[i + 1:i + 2] == "'":
+                m.append("'", i, i + 2)
+                i += 2
+            else:
+                m.run(i, i + 1)
+                i += 1
             continue
         if c in _BREAKS:
-            while out and out[-1] in " \t":
-                out.pop()
-                src.pop()
-            i = _fold_lines(text, i, end, out, src)
+            while m and m.last()[0] in " \t":
+                m.pop()
+            i = _fold_lines(text, i, end, m)
             continue
-        out.append(c)
-        src.append((i, i + 1))
-        i += 1
-    return "".join(out), src
+        i = _run_to(_SINGLE_STOP, text, i, end, m)
+    return m
 
 
 _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
@@ -104,9 +186,8 @@ _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "
 _HEX = {"x": 2, "u": 4, "U": 8}
 
 
-def _decode_double(text: str, a: int, b: int) -> tuple[str, Mapping]:
-    out: list[str] = []
-    src: Mapping = []
+def _decode_double(text: str, a: int, b: int) -> _Map:
+    m = _Map(text)
     i = a + 1
     end = b - 1
     while i < end:
@@ -114,18 +195,17 @@ def _decode_double(text: str, a: int, b: int) -> tuple[str, Mapping]:
         if c == "\\":
             e = text[i + 1:i + 2]
             if e in _ESCAPES:
-                out.append(_ESCAPES[e])
-                src.append((i, i + 2))
+                m.append(_ESCAPES[e], i, i + 2)
                 i += 2
                 continue
             if e in _HEX:
                 n = _HEX[e]
                 h = text[i + 2:i + 2 + n]
                 try:
-                    out.append(chr(int(h, 16)))
+                    ch = chr(int(h, 16))
                 except ValueError:
                     raise _NoMap from None
-                src.append((i, i + 2 + n))
+                m.append(ch, i, i + 2 + n)
                 i += 2 + n
                 continue
             if e in _BREAKS:  # escaped line break: joins lines without a space
@@ -136,15 +216,12 @@ def _decode_double(text: str, a: int, b: int) -> tuple[str, Mapping]:
                 continue
             raise _NoMap
         if c in _BREAKS:
-            while out and out[-1] in " \t" and text[src[-1][0]] != "\\":
-                out.pop()
-                src.pop()
-            i = _fold_lines(text, i, end, out, src)
+            while m and m.last()[0] in " \t" and text[m.last()[1]] != "\\":
+                m.pop()
+            i = _fold_lines(text, i, end, m)
             continue
-        out.append(c)
-        src.append((i, i + 1))
-        i += 1
-    return "".join(out), src
+        i = _run_to(_DOUBLE_STOP, text, i, end, m)
+    return m
 
 
 def _block_lines(text: str, a: int, b: int) -> tuple[list[tuple[int, int]], int | None, str]:
@@ -170,7 +247,7 @@ def _block_lines(text: str, a: int, b: int) -> tuple[list[tuple[int, int]], int 
     return lines, indent, chomp
 
 
-def _decode_block(text: str, a: int, b: int, folded: bool, parent_indent: int) -> tuple[str, Mapping]:
+def _decode_block(text: str, a: int, b: int, folded: bool, parent_indent: int) -> _Map:
     lines, explicit, _chomp = _block_lines(text, a, b)
     if explicit is not None:
         indent = parent_indent + explicit
@@ -182,9 +259,8 @@ def _decode_block(text: str, a: int, b: int, folded: bool, parent_indent: int) -
                 indent = len(text[s:e]) - len(stripped)
                 break
         if indent is None:
-            return "", []
-    out: list[str] = []
-    src: Mapping = []
+            return _Map(text)
+    m = _Map(text)
     prev_kind = None  # "normal", "more" (more indented or starting with a tab) or "empty"
     pending_breaks: list[int] = []  # indices of line ends not yet emitted
     for s, e in lines:
@@ -194,34 +270,28 @@ def _decode_block(text: str, a: int, b: int, folded: bool, parent_indent: int) -
         content_start = min(s + indent, e)
         is_empty = text[content_start:e] == "" or (line.strip(" ") == "" and len(line) <= indent)
         kind = "empty" if is_empty else ("more" if text[content_start:content_start + 1] in " \t" else "normal")
-        if kind != "empty" and out or (kind != "empty" and pending_breaks):
+        if kind != "empty" and m or (kind != "empty" and pending_breaks):
             # emit the breaks between the previous content line and this one
             if folded and prev_kind == "normal" and kind == "normal":
                 if len(pending_breaks) == 1:
-                    out.append(" ")
-                    src.append((pending_breaks[0], pending_breaks[0] + 1))
+                    m.append(" ", pending_breaks[0], pending_breaks[0] + 1)
                 else:
                     for p in pending_breaks[1:]:
-                        out.append("\n")
-                        src.append((p, p + 1))
+                        m.append("\n", p, p + 1)
             else:
                 for p in pending_breaks:
-                    out.append("\n")
-                    src.append((p, p + 1))
+                    m.append("\n", p, p + 1)
             pending_breaks = []
-        elif kind != "empty" and not out and pending_breaks:
+        elif kind != "empty" and not m and pending_breaks:
             pass
         if kind != "empty":
-            for k in range(content_start, e):
-                out.append(text[k])
-                src.append((k, k + 1))
+            m.run(content_start, e)
             prev_kind = kind
         pending_breaks.append(e)
     # trailing breaks: clip/keep/strip do not matter for ranges inside the content
     for p in pending_breaks:
-        out.append("\n")
-        src.append((p, p + 1))
-    return "".join(out), src
+        m.append("\n", p, p + 1)
+    return m
 
 
 class _NoMap(Exception):
@@ -254,18 +324,19 @@ def string_span(doc: Document, path: Path, start: int, end: int) -> Span:
         style = first if first in ("'", '"', "|", ">") else None
     try:
         if style is None:
-            decoded, src = _decode_plain(text, a, b)
+            src = _decode_plain(text, a, b)
         elif style == "'":
-            decoded, src = _decode_single(text, a, b)
+            src = _decode_single(text, a, b)
         elif style == '"':
-            decoded, src = _decode_double(text, a, b)
+            src = _decode_double(text, a, b)
         elif style in ("|", ">"):
             parent_indent = _parent_indent(doc, path, text)
-            decoded, src = _decode_block(text, a, b + 1 if b < len(text) else b, style == ">", parent_indent)
+            src = _decode_block(text, a, b + 1 if b < len(text) else b, style == ">", parent_indent)
         else:
             return fallback
     except (_NoMap, IndexError, ValueError):
         return fallback
+    decoded = src.decoded()
     if style in ("|", ">"):
         ok = decoded.rstrip("\n") == value.rstrip("\n") and len(src) >= len(value.rstrip("\n"))
     else:
