@@ -178,3 +178,14 @@ def test_a_long_string_full_of_comment_like_text_then_a_comment(tmp_path):
     column = len('  k: "') + len(text) + len('"  # dralint: disable=') + 1
     assert [(p["rule"], p["line"], p["column"], p["message"]) for p in problems] == [
         ("DRA900", 6, column, "unused suppression: no DRA713 problem on this line")]
+
+
+def test_one_comment_listing_a_great_many_codes(tmp_path):
+    # 50,000 copies of one code, then 50,000 unknown ones: each DRA900 was weighed against every code of
+    # the comment (hours), and each unknown code against every rule by difflib (minutes).
+    for codes, message in ((["DRA301"] * 50000, "unused suppression: no DRA301 problem in this file"),
+                           ([f"x{i}" for i in range(50000)], "unknown rule 'x0' in a dralint suppression (see 'dralint rules')")):
+        (tmp_path / "codes.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n# dralint: disable-file=" + ",".join(codes) + "\n")
+        problems = json.loads(lint_json(str(tmp_path / "codes.yaml"), timeout=30).stdout)["problems"]
+        assert [(p["rule"], p["line"], p["column"], p["message"]) for p in problems[:1]] == [("DRA900", 5, 25, message)]
+        assert problems[-1]["message"].startswith("49900 more problems in this document")

@@ -43,6 +43,7 @@ from .releases import RELEASE_DIRECTIVE
 from .selection import Selection
 
 DIRECTIVES = ("disable", "disable-next-line", "disable-file")
+MAX_SUGGESTIONS = 1000  # different unknown codes in one run that get a did-you-mean
 
 # `#`, then `dralint:` and whatever follows on the line.
 _MARKER = re.compile(r"#[ \t]*dralint[ \t]*:[ \t]*")  # what follows on the line is the directive
@@ -50,7 +51,7 @@ _LINE_END = re.compile(r"[\r\n]")
 _DIRECTIVE = re.compile(r"(?P<verb>[A-Za-z][A-Za-z-]*)(?:[ \t]*=[ \t]*(?P<codes>[A-Za-z0-9_.-]+(?:[ \t]*,[ \t]*[A-Za-z0-9_.-]+)*))?")
 
 
-@dataclass
+@dataclass(slots=True)  # one per code written: a comment may list a great many
 class _Code:
     text: str  # as written: a code or a slug
     column: int  # 1-based column of the code in the comment (for unused reports)
@@ -330,6 +331,7 @@ class Suppressor:
         self._entries_used: set[int] = set()
         self._entries_in_scope: set[int] = set()
         self._indexes: dict[str, _FileSuppressions] = {}  # per file with directives, built when first asked
+        self._advice: dict[str, str] = {}  # unknown code -> its did-you-mean
 
     def add_source(self, source: str, text: str | None, documents: list[Document]) -> None:
         """Read the `# dralint:` comments of a file before its problems are filtered."""
@@ -410,18 +412,32 @@ class Suppressor:
                 return []
             return [self._problem(source, d.line, d.column, d.end_column, f"unused suppression: '{d.verb}' suppressed no problem {scope}{hint}")]
         out: list[Problem] = []
+        # One comment may list a million codes: each text is judged once, and each message made once.
+        messages: dict[str, str | None] = {}
         for c in d.codes:
             if c.used or c.text in (UNUSED, ENGINE_CHECKS[UNUSED].slug):
                 continue
-            resolved = self._resolve(c.text)
-            if resolved is None:
-                close = difflib.get_close_matches(c.text, [*self.known, *self.known.values()], n=1)
-                advice = f"; did you mean {close[0]!r}?" if close else " (see 'dralint rules')"
-                out.append(self._problem(source, d.line, c.column, c.column + len(c.text), f"unknown rule {c.text!r} in a dralint suppression{advice}"))
-            elif self.selection.selected(*resolved):
-                # A rule the run did not check suppressed nothing for a reason: not reported.
-                out.append(self._problem(source, d.line, c.column, c.column + len(c.text), f"unused suppression: no {c.text} problem {scope}{hint}"))
+            message = messages.get(c.text, "")
+            if message == "":
+                message = messages[c.text] = self._unused_code_message(c.text, scope, hint)
+            if message is not None:
+                out.append(self._problem(source, d.line, c.column, c.column + len(c.text), message))
         return out
+
+    def _unused_code_message(self, text: str, scope: str, hint: str) -> str | None:
+        """The DRA900 message for a code that suppressed nothing, or None when it is not reported."""
+        resolved = self._resolve(text)
+        if resolved is None:
+            advice = self._advice.get(text)
+            if advice is None:
+                # difflib over every code and slug is ~30 us: a bounded number of different unknown codes get
+                # a suggestion (a comment listing a million of them would otherwise take minutes).
+                close = difflib.get_close_matches(text, [*self.known, *self.known.values()], n=1) if len(self._advice) < MAX_SUGGESTIONS else []
+                advice = self._advice[text] = f"; did you mean {close[0]!r}?" if close else " (see 'dralint rules')"
+            return f"unknown rule {text!r} in a dralint suppression{advice}"
+        if self.selection.selected(*resolved):
+            return f"unused suppression: no {text} problem {scope}{hint}"
+        return None  # a rule the run did not check suppressed nothing for a reason: not reported
 
     def _unused_entries(self) -> list[Problem]:
         out: list[Problem] = []
