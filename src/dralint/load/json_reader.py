@@ -1,8 +1,10 @@
 """JSON text -> documents, with positions (a small parser of its own: JSON allows tabs, YAML does not).
 
 A file may hold several JSON values one after another (a JSON stream); each
-is a document. Positions are computed while parsing, from one line table per
-file. Numbers follow Kubernetes' JSON decoding: an integer that fits 64 bits
+is a document. A document's positions are computed when first asked for, by
+parsing its text again (as the YAML side replays its events): built while
+reading, the tables of every document of a file were held until the file was
+done, 180-550 bytes per byte of JSON (2.3 GB for a 12.7 MB stream). Numbers follow Kubernetes' JSON decoding: an integer that fits 64 bits
 is an int, anything else a float; a number beyond float64 is rejected by the
 API server, so it is a problem here (the run goes on, the value stays text).
 """
@@ -15,6 +17,7 @@ import re
 from typing import Any
 
 from ..model import Node, Path, Span
+from .lines import LineTable
 from .result import MAX_DEPTH, MAX_NODES, Sink
 
 __all__ = ["read_json", "whole_value"]
@@ -41,18 +44,25 @@ class _Limit(_Invalid):
 
 
 class _Parser:
-    """Parses one JSON value (a document) at a time, recording positions and styles."""
+    """Parses one JSON value (a document) at a time: reporting its problems (the first pass), or, parsing it
+    again, recording its positions and styles (`record`)."""
 
-    def __init__(self, sink: Sink, doc_index: int) -> None:
-        self.sink = sink
-        self.text = sink.text
+    def __init__(self, sink: Sink | None, text: str, lines: LineTable, doc_index: int, record: bool = False) -> None:
+        self.sink = sink  # None when recording: a replay outlives the load, and must not hold its result
+        self.text = text
+        self.lines = lines
         self.doc_index = doc_index
+        self.record = record
         self.pos: dict[Path, Node] = {}
         self.styles: dict[Path, str | None] = {}
         self.nodes = 0
 
+    def add(self, code: str, message: str, span: Span) -> None:
+        if self.sink is not None:  # when recording, the first pass has reported it
+            self.sink.add(code, message, self.doc_index, span)
+
     def span(self, a: int, b: int) -> Span:
-        position = self.sink.lines.position
+        position = self.lines.position
         return Span(*position(a), *position(b))
 
     def ws(self, i: int) -> int:
@@ -67,21 +77,25 @@ class _Parser:
             if depth >= MAX_DEPTH:
                 raise _Limit(f"nesting deeper than {MAX_DEPTH} levels; the document was not checked", i)
             out, end = (self.object if c == "{" else self.array)(i, path, depth)
-            self.pos[path] = Node(key_span, self.span(i, end))
+            if self.record:
+                self.pos[path] = Node(key_span, self.span(i, end))
             return out, end
         if c == '"':
             s, end = self.string(i)
-            self.pos[path] = Node(key_span, self.span(i, end))
-            self.styles[path] = '"'
+            if self.record:
+                self.pos[path] = Node(key_span, self.span(i, end))
+                self.styles[path] = '"'
             return s, end
         m = _NUMBER.match(self.text, i)
         if m is not None and m.end() > i:
             v = self.number(m)
-            self.pos[path] = Node(key_span, self.span(i, m.end()))
+            if self.record:
+                self.pos[path] = Node(key_span, self.span(i, m.end()))
             return v, m.end()
         for word, v in _WORDS:
             if self.text.startswith(word, i):
-                self.pos[path] = Node(key_span, self.span(i, i + len(word)))
+                if self.record:
+                    self.pos[path] = Node(key_span, self.span(i, i + len(word)))
                 return v, i + len(word)
         if not c:
             raise _Invalid("unexpected end of file, expected a value", i)
@@ -93,8 +107,8 @@ class _Parser:
             return int(tok)
         v = float(tok)
         if math.isinf(v):
-            self.sink.add("DRA001", f"the number {tok[:20]}... ({len(tok)} characters) is beyond the range of a "
-                          "64-bit float; the API server rejects it", self.doc_index, self.span(m.start(), m.end()))
+            self.add("DRA001", f"the number {tok[:20]}... ({len(tok)} characters) is beyond the range of a "
+                     "64-bit float; the API server rejects it", self.span(m.start(), m.end()))
             return tok
         if v.is_integer() and -1e21 < v < 1e21:
             return int(v)  # as Go's JSON round trip does (see scalars.py)
@@ -106,22 +120,22 @@ class _Parser:
         i = self.ws(i + 1)
         if text[i:i + 1] == "}":
             return out, i + 1
-        first_lines: dict[str, int] = {}
+        first_at: dict[str, int] = {}  # key -> where it was first written
         while True:
             if text[i:i + 1] != '"':
                 raise _Invalid("expected a string key in double quotes", i)
             ks = i
             k, i = self.string(i)
-            kspan = self.span(ks, i)
+            ke = i
             i = self.ws(i)
             if text[i:i + 1] != ":":
                 raise _Invalid("expected ':' after an object key", i)
-            v, i = self.value(self.ws(i + 1), path + (k,), kspan, depth + 1)
+            v, i = self.value(self.ws(i + 1), path + (k,), self.span(ks, ke) if self.record else None, depth + 1)
             if k in out:
-                self.sink.add("DRA002", f"duplicate key {k!r} (first defined at line {first_lines[k]})",
-                              self.doc_index, kspan)
+                first_line = self.lines.position(first_at[k])[0]
+                self.add("DRA002", f"duplicate key {k!r} (first defined at line {first_line})", self.span(ks, ke))
             else:
-                first_lines[k] = kspan.line
+                first_at[k] = ks
             out[k] = v
             i = self.ws(i)
             c = text[i:i + 1]
@@ -196,11 +210,12 @@ def read_json(sink: Sink) -> bool:
     text = sink.text
     forced = sink.source.lower().endswith(".json")
     problems_before = len(sink.result.problems)
-    docs: list[tuple[int, Any, _Parser]] = []
+    docs: list[tuple[int, Any, int, int]] = []  # index, value, where it starts and ends
     i = _WS.match(text, 0).end()
     failure: tuple[str, str, int] | None = None
     while i < len(text):
-        parser = _Parser(sink, len(docs))
+        parser = _Parser(sink, text, sink.lines, len(docs))
+        start = i
         try:
             value, i = parser.value(i, (), None, 0)
         except _Limit as e:
@@ -211,19 +226,38 @@ def read_json(sink: Sink) -> bool:
                 return False
             failure = ("DRA001", f"invalid JSON: {e}; the rest of the file was not checked", e.index)
             break
-        docs.append((len(docs), value, parser))
+        docs.append((len(docs), value, start, i))
         i = parser.ws(i)
-    for doc_index, value, parser in docs:
+    for doc_index, value, start, end in docs:
         if isinstance(value, dict):
-            tables = (parser.pos, parser.styles)
-            sink.document(value, lambda t=tables: t, doc_index)
+            sink.document(value, _Tables(text, sink.lines, doc_index, start), doc_index)
         else:
-            node = parser.pos.get(())
-            sink.not_an_object(value, doc_index, node.value if node else Span.point())
+            sink.not_an_object(value, doc_index, Span(*sink.lines.position(start), *sink.lines.position(end)))
     if failure is not None:
         code, message, index = failure
         sink.add(code, message, len(docs), Span.point(*sink.lines.position(index)))
     return True
+
+
+class _Tables:
+    """A document's positions and styles, from parsing it again when first asked for (then kept: its
+    position table and its styles each ask)."""
+
+    __slots__ = ("text", "lines", "doc_index", "start", "_tables")
+
+    def __init__(self, text: str, lines: LineTable, doc_index: int, start: int) -> None:
+        self.text = text
+        self.lines = lines
+        self.doc_index = doc_index
+        self.start = start
+        self._tables: tuple[dict, dict] | None = None
+
+    def __call__(self) -> tuple[dict, dict]:
+        if self._tables is None:
+            parser = _Parser(None, self.text, self.lines, self.doc_index, record=True)
+            parser.value(self.start, (), None, 0)  # parsed once already: it cannot fail
+            self._tables = (parser.pos, parser.styles)
+        return self._tables
 
 
 class _Unsure(Exception):
