@@ -4,9 +4,11 @@ A file may hold several JSON values one after another (a JSON stream); each
 is a document. A document's positions are computed when first asked for, by
 parsing its text again (as the YAML side replays its events): built while
 reading, the tables of every document of a file were held until the file was
-done, 180-550 bytes per byte of JSON (2.3 GB for a 12.7 MB stream). Numbers follow Kubernetes' JSON decoding: an integer that fits 64 bits
-is an int, anything else a float; a number beyond float64 is rejected by the
-API server, so it is a problem here (the run goes on, the value stays text).
+done, 180-550 bytes per byte of JSON (2.3 GB for a 12.7 MB stream).
+
+Numbers follow Kubernetes' JSON decoding: an integer that fits 64 bits is an
+int, anything else a float; a number beyond float64 is rejected by the API
+server, so it is a problem here (the run goes on, the value stays text).
 """
 
 from __future__ import annotations
