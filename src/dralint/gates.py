@@ -19,7 +19,7 @@ from typing import Any
 
 from .schemas import schemas_dir
 
-__all__ = ["gate_default", "gate_stage", "field_gates", "gate_fields", "internal_field_gates", "governing_gates", "release_gates"]
+__all__ = ["gate_default", "gate_stage", "field_gates", "gate_fields", "internal_field_gates", "governing_gates", "release_gates", "all_gates"]
 
 
 @lru_cache(maxsize=1)
@@ -98,3 +98,8 @@ def governing_gates(release: str, api_version: str | None) -> frozenset[str]:
 def release_gates(release: str) -> list[str]:
     """The DRA gates that exist in `release`, by name."""
     return sorted(gate for gate, by_release in _data()["defaults"].items() if release in by_release)
+
+
+def all_gates() -> frozenset[str]:
+    """Every DRA gate of any release dralint knows."""
+    return frozenset(_data()["defaults"])

@@ -21,6 +21,7 @@ from . import schemas
 from .api import DocumentView, Place, Rule
 from .catalog import ENGINE_CHECKS
 from .drop import Dropped, GateState, drop_disabled_fields
+from .gate_settings import file_gates
 from .engine import collect_records, collectors, run_document_rules, run_index_rules, run_run_rules
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
@@ -186,6 +187,8 @@ class _Run:
             self._add(source.name, None, [_unreadable(source)])
             return
         release, problems = file_release(source.name, source.data, self.options.release)
+        gates, gate_problems = file_gates(source.name, source.data, release)
+        problems.extend(gate_problems)
         loaded = passed_over_unread(source.name, source.data)
         late: list[Problem] = []
         if loaded is None:
@@ -199,7 +202,7 @@ class _Run:
         result.empty += loaded.empty
         problems.extend(loaded.problems)
         text = loaded.documents[0].text if loaded.documents else None
-        problems = self._check(loaded.documents, release, problems)
+        problems = self._check(loaded.documents, release, problems, gates)
         if self.suppressor is None and self.options.inline_suppressions and b"dralint" in source.data:
             self.suppressor = self._suppressor()
         if self.suppressor is not None:
