@@ -21,10 +21,10 @@ import os
 from typing import Any, NamedTuple
 
 from . import schemas
+from .gate_settings import check_gates, gate_mapping, parse_gate_list
 from .lint import LintOptions, known_codes
 from .load import load
 from .model import Document, Severity
-from .gate_settings import check_gates, gate_mapping, parse_gate_list
 from .releases import parse_release, supported_release
 from .selection import Selection
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from .schemas import schemas_dir
 
-__all__ = ["gate_default", "gate_stage", "field_gates", "gate_fields", "internal_field_gates", "governing_gates", "release_gates", "all_gates"]
+__all__ = ["gate_default", "gate_stage", "field_gates", "gate_fields", "internal_field_gates", "governing_gates", "release_gates", "all_gates", "api_versions", "gate_type_fields"]
 
 
 @lru_cache(maxsize=1)
@@ -103,3 +103,14 @@ def release_gates(release: str) -> list[str]:
 def all_gates() -> frozenset[str]:
     """Every DRA gate of any release dralint knows."""
     return frozenset(_data()["defaults"])
+
+
+def api_versions(release: str) -> list[str]:
+    """The API versions with gated fields in `release`, as the generated data lists them."""
+    return sorted(_data()["fields"].get(release, {}))
+
+
+def gate_type_fields(release: str, api_version: str, gate: str) -> list[str]:
+    """`Type.field` of every field of `api_version` that `gate` governs in `release`, sorted."""
+    types = _data()["fields"].get(release, {}).get(api_version, {})
+    return sorted(f"{go_type}.{name}" for go_type, fields in types.items() for name, needed in fields.items() if gate in needed)

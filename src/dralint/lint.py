@@ -21,8 +21,8 @@ from . import schemas
 from .api import DocumentView, Place, Rule
 from .catalog import ENGINE_CHECKS
 from .drop import Dropped, GateState, drop_disabled_fields
-from .gate_settings import file_gates
 from .engine import collect_records, collectors, run_document_rules, run_index_rules, run_run_rules
+from .gate_settings import file_gates
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
 from .registry import all_rules

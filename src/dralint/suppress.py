@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .catalog import ENGINE_CHECKS
+from .gate_settings import GATE_DIRECTIVE
 from .ignore_paths import UNUSED, IgnorePaths
 from .load import load
 from .model import Document, Problem, Span
-from .gate_settings import GATE_DIRECTIVE
 from .releases import RELEASE_DIRECTIVE
 from .selection import Selection
 
