@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT, brief, lint_json, run_dralint
 
 from dralint.drop import GateState, drop_disabled_fields
 from dralint.load import load
+
+from conftest import ROOT, brief, lint_json, run_dralint
 
 CASES = ROOT / "tests" / "cases" / "gates"
 LIST_ATTRIBUTE = str(CASES / "list-attribute-default.yaml")
@@ -190,3 +191,34 @@ def test_gates_subcommand_lists_stage_default_and_fields():
     refused = run_dralint("gates", "-k", "1.99")
     assert refused.code == 2
     assert refused.stderr.startswith("dralint: error: --kubernetes-version: Kubernetes 1.99 is not released yet")
+
+
+def _slice_object() -> dict:
+    from dralint.load import load as load_yaml
+
+    return load_yaml("s.yaml", (CASES / "list-attribute-default.yaml").read_bytes()).documents[0].data
+
+
+@pytest.mark.parametrize("config, allowed", [("", False), ("feature-gates: {DRAListTypeAttributes: true}\n", True)])
+def test_the_webhook_judges_with_the_configs_gates(tmp_path, config, allowed):
+    """`dralint serve` builds its options as the CLI does (build_options): the same `feature-gates:`."""
+    from dralint.config import Overrides, build_options
+    from dralint.webhook.review import Policy, decide, parse_review
+
+    (tmp_path / ".dralint.yaml").write_text('kubernetes-version: "1.37"\n' + config)
+    options, _ = build_options(Overrides(config=str(tmp_path / ".dralint.yaml")))
+    obj = _slice_object()
+    review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
+        "uid": "7f0c1a52-0000-4000-8000-000000000019", "operation": "CREATE", "object": obj,
+        "kind": {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceSlice"},
+        "resource": {"group": "resource.k8s.io", "version": "v1", "resource": "resourceslices"},
+        "userInfo": {"username": "alice"}, "dryRun": False}}
+    decision = decide(parse_review(json.dumps(review).encode()), Policy(options))
+    assert decision.allowed is allowed
+    assert [(p.rule, p.path_text) for p in decision.denying] == ([] if allowed else [("DRA566", "spec.devices[0].attributes[gpu.example.com/peers]")])
+
+
+def test_serve_refuses_a_locked_gate_before_it_listens():
+    run = run_dralint("serve", "--no-config", "--tls-cert", "x", "--tls-key", "y", "-k", "1.37", "--feature-gates=DRAAdminAccess=false")
+    assert run.code == 2
+    assert "feature gate DRAAdminAccess is locked to true in Kubernetes 1.37 and cannot be set to false" in run.stderr
