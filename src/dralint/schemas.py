@@ -18,8 +18,6 @@ from typing import Any, NamedTuple
 
 __all__ = [
     "GROUP",
-    "DEFAULT_RELEASE",
-    "PREVIEWS",
     "preview_notice",
     "KindInfo",
     "VersionLifecycle",
@@ -36,7 +34,6 @@ __all__ = [
 ]
 
 from .k8s.resource import GROUP
-
 
 _STABILITY_RANK = {"alpha": 1, "beta": 2, "ga": 3}
 
