@@ -46,6 +46,17 @@ def test_default_gates_at_1_37_reject_the_ints_only_attribute_and_accept_the_dro
     )
 
 
+def test_a_ga_gate_that_is_not_locked_may_be_turned_off():
+    """DRADeviceTaints is ga but not locked in 1.37: a cluster may turn it off, and tolerations are then dropped."""
+    claim = (ROOT / "tests" / "cases" / "rules" / "tolerations-invalid.yaml").read_text()
+    run = lint_json("-k", "1.37", "--feature-gates=DRADeviceTaints=false", "-", input=claim)
+    assert [(p["rule"], p["path"], p["line"], p["column"]) for p in run.problems if p["rule"] in ("DRA801", "DRA315")] == [
+        ("DRA801", "spec.devices.requests[0].exactly.tolerations", 11, 9)
+    ]
+    [dropped] = [p for p in run.problems if p["rule"] == "DRA801"]
+    assert dropped["message"].endswith("the DRADeviceTaints feature gate is off (as configured)")
+
+
 def test_feature_gates_on_the_command_line_flip_both():
     gates = "--feature-gates=DRAListTypeAttributes=true,DRANodeAllocatableResources=true"
     listed = lint_json("-k", "1.37", gates, LIST_ATTRIBUTE)
@@ -86,6 +97,10 @@ def test_the_command_line_wins_over_the_config_and_a_files_comment_over_both(tmp
      "--feature-gates: feature gate DRAAdminAccess is locked to true in Kubernetes 1.37 and cannot be set to false"),
     (["-k", "1.37", "--feature-gates=DRAListTypeAtributes=true"],
      "--feature-gates: unknown feature gate 'DRAListTypeAtributes'; did you mean 'DRAListTypeAttributes'? (see 'dralint gates')"),
+    (["-k", "1.38", "--feature-gates=DRADeviceTaints=false"],  # ga in 1.37 (may be turned off), locked in 1.38
+     "--feature-gates: feature gate DRADeviceTaints is locked to true in Kubernetes 1.38 and cannot be set to false"),
+    (["-k", "1.38", "--feature-gates=DynamicResourceAllocation=true"],
+     "--feature-gates: feature gate DynamicResourceAllocation was removed in Kubernetes 1.38 and cannot be set"),
     (["-k", "1.37", "--feature-gates=DRAListTypeAttributes=yes"],
      "--feature-gates: 'DRAListTypeAttributes=yes' is not GATE=true or GATE=false"),
 ])
@@ -188,6 +203,8 @@ def test_gates_subcommand_lists_stage_default_and_fields():
     row = next(r for r in data["gates"] if r["gate"] == "DRADeviceTaints")
     assert (row["stage"], row["default"]) == ("beta", True)
     assert row["fields"]["resource.k8s.io/v1"] == ["Device.taints", "DeviceRequestAllocationResult.tolerations", "DeviceSubRequest.tolerations", "ExactDeviceRequest.tolerations"]
+    removed = next(line for line in run_dralint("gates", "-k", "1.38").stdout.splitlines() if line.startswith("DynamicResourceAllocation "))
+    assert removed.split() == ["DynamicResourceAllocation", "removed", "cannot", "be", "set"]
     refused = run_dralint("gates", "-k", "1.99")
     assert refused.code == 2
     assert refused.stderr.startswith("dralint: error: --kubernetes-version: Kubernetes 1.99 is not released yet")
