@@ -239,3 +239,17 @@ def test_serve_refuses_a_locked_gate_before_it_listens():
     run = run_dralint("serve", "--no-config", "--tls-cert", "x", "--tls-key", "y", "-k", "1.37", "--feature-gates=DRAAdminAccess=false")
     assert run.code == 2
     assert "feature gate DRAAdminAccess is locked to true in Kubernetes 1.37 and cannot be set to false" in run.stderr
+
+
+def test_a_misplaced_or_malformed_gates_comment_is_dra009(tmp_path):
+    body = (CASES / "list-attribute-default.yaml").read_text()
+    late = tmp_path / "late.yaml"
+    late.write_text(body + "# dralint: feature-gates=DRAListTypeAttributes=true\n")
+    run = lint_json("-k", "1.37", str(late))
+    assert [(p["rule"], p["line"], p["column"]) for p in run.problems] == [*[(r, line, column) for r, _, line, column in LIST_REJECTED], ("DRA009", body.count("\n") + 1, 1)]
+    assert run.problems[-1]["message"] == "a dralint feature-gates comment applies only before the first document; move it to the top of the file"
+    malformed = tmp_path / "malformed.yaml"
+    malformed.write_text("# dralint: feature gates DRAListTypeAttributes\n" + body)
+    run = lint_json("-k", "1.37", str(malformed))
+    assert [(p["rule"], p["line"], p["column"]) for p in run.problems if p["rule"] == "DRA009"] == [("DRA009", 1, 1)]
+    assert "write it as '# dralint: feature-gates=GATE=true,GATE=false'" in run.problems[0]["message"]

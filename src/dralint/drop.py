@@ -68,10 +68,6 @@ class GateState:
         value = self.overrides.get(gate)
         return value if isinstance(value, bool) else gates.gate_default(self.release, gate)
 
-    def configured(self, gate: str) -> bool:
-        """Whether the user set `gate` (its state is not the release's default)."""
-        return isinstance(self.overrides.get(gate), bool)
-
 
 def drop_disabled_fields(doc: Document, state: GateState) -> tuple[Document, tuple[Dropped, ...]]:
     """The document as the API server validates it on create, and the fields it dropped (none: `doc` itself)."""
