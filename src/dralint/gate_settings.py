@@ -5,8 +5,8 @@
     # dralint: feature-gates=DRAListTypeAttributes=true  # a file's own, before its first document
 
 A gate dralint does not know is a usage error with a did-you-mean (the API server
-refuses to start on one too); so is a locked gate set against its locked value
-and a gate that its release has removed. Gates not named keep the release's
+refuses to start on one too); so is a gate that does not exist in the release, a
+locked gate set against its locked value and a gate that its release has removed. Gates not named keep the release's
 default (dralint.gates). A file's comment wins over the command line and the
 configuration for the gates it names.
 """
@@ -59,6 +59,8 @@ def check_gates(settings: dict[str, bool], release: str) -> None:
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ValueError(f"unknown feature gate {name!r}{hint} (see 'dralint gates')")
         stage = gates.gate_stage(release, name)
+        if stage is None:
+            raise ValueError(f"feature gate {name} does not exist in Kubernetes {release} ({gates.gate_releases(name)})")
         if stage == "removed":
             raise ValueError(f"feature gate {name} was removed in Kubernetes {release} and cannot be set")
         if stage == "ga-locked" and value != gates.gate_default(release, name):

@@ -19,7 +19,7 @@ from typing import Any
 
 from .schemas import schemas_dir
 
-__all__ = ["gate_default", "gate_stage", "field_gates", "gate_fields", "internal_field_gates", "governing_gates", "release_gates", "all_gates", "api_versions", "gate_type_fields"]
+__all__ = ["gate_default", "gate_stage", "field_gates", "gate_fields", "internal_field_gates", "governing_gates", "release_gates", "all_gates", "api_versions", "gate_type_fields", "gate_releases"]
 
 
 @lru_cache(maxsize=1)
@@ -114,3 +114,11 @@ def gate_type_fields(release: str, api_version: str, gate: str) -> list[str]:
     """`Type.field` of every field of `api_version` that `gate` governs in `release`, sorted."""
     types = _data()["fields"].get(release, {}).get(api_version, {})
     return sorted(f"{go_type}.{name}" for go_type, fields in types.items() for name, needed in fields.items() if gate in needed)
+
+
+def gate_releases(gate: str) -> str:
+    """"in 1.36-1.37" (the releases that have `gate`), for messages."""
+    releases = sorted(_data()["defaults"].get(gate, {}), key=lambda r: tuple(int(p) for p in r.split(".")))
+    if not releases:
+        return "in no release"
+    return f"in {releases[0]}" if len(releases) == 1 else f"in {releases[0]}-{releases[-1]}"
