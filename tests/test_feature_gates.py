@@ -101,6 +101,8 @@ def test_the_command_line_wins_over_the_config_and_a_files_comment_over_both(tmp
      "--feature-gates: feature gate DRADeviceTaints is locked to true in Kubernetes 1.38 and cannot be set to false"),
     (["-k", "1.38", "--feature-gates=DynamicResourceAllocation=true"],
      "--feature-gates: feature gate DynamicResourceAllocation was removed in Kubernetes 1.38 and cannot be set"),
+    (["-k", "1.35", "--feature-gates=DRAListTypeAttributes=true"],
+     "--feature-gates: feature gate DRAListTypeAttributes does not exist in Kubernetes 1.35 (in 1.36-1.38)"),
     (["-k", "1.37", "--feature-gates=DRAListTypeAttributes=yes"],
      "--feature-gates: 'DRAListTypeAttributes=yes' is not GATE=true or GATE=false"),
 ])
