@@ -179,7 +179,7 @@ class _Run:
         loaded = passed_over_unread(source.name, source.data)
         late: list[Problem] = []
         if loaded is None:
-            raw = load(source.name, source.data)
+            raw = load(source.name, source.data, size=source.size)
             loaded = triage(source.name, source.data, raw)
             late = raw.late_problems
         if loaded.passed_over:
