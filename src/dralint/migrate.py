@@ -107,23 +107,15 @@ def _is_map(value: Any) -> bool:
     return isinstance(value, dict)
 
 
-# Tags that make a scalar something else than a string (a value that does not convert is a DRA001 to the linter).
+# What ruamel keeps as a TaggedScalar is a string to the API server (`!!str`, a local tag) unless tagged so.
 _CONVERTING_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null"))
-
-
-def _tagged_text(value: Any) -> str | None:
-    """The text of an explicitly tagged string scalar (`!!str resource.k8s.io/v1beta1`, or a local tag, which
-    leaves the text a string as for the API server): ruamel's round trip keeps it as a TaggedScalar."""
-    if not isinstance(value, TaggedScalar) or not isinstance(value.value, str):
-        return None
-    return None if str(getattr(value.tag, "value", value.tag)) in _CONVERTING_TAGS else value.value
 
 
 def _type_field(obj: Any, key: str) -> Any:
     """`apiVersion` or `kind` of `obj` as the API server reads it."""
     value = obj.get(key)
-    text = _tagged_text(value)
-    return value if text is None else text
+    text = isinstance(value, TaggedScalar) and isinstance(value.value, str) and str(getattr(value.tag, "value", value.tag)) not in _CONVERTING_TAGS
+    return value.value if text else value
 
 
 def _describe(obj: Any) -> str:
@@ -253,9 +245,8 @@ def convert(obj: Any, target: str) -> None:
                     _insert(dev, pos + offset, key, value)
                     if basic_ca is not None and dev_ca is not None and key in basic_ca.items:
                         dev_ca.items[key] = basic_ca.items[key]
-    tagged = obj.get("apiVersion")
-    if _tagged_text(tagged) is not None:
-        tagged.value = target  # `apiVersion: !!str ...` keeps its tag
+    if isinstance(obj.get("apiVersion"), TaggedScalar):
+        obj["apiVersion"].value = target  # `apiVersion: !!str ...` keeps its tag
     else:
         obj["apiVersion"] = target
 
@@ -517,7 +508,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def migrate_command(argv: list[str]) -> int:
-
     parser = _parser()
     try:
         args = parser.parse_args(argv)
