@@ -17,6 +17,7 @@ from typing import Any, Iterator, NamedTuple
 
 from .. import gates
 from .claims import gate_enabled
+from .names import DEVICE_MAX_ID, c_identifier, fully_qualified_name
 
 Path = tuple
 
@@ -126,3 +127,17 @@ def devices_max(doc: Any) -> tuple[int, str]:
         why = "taints, consumes counters or has list attributes" if doc.release_tuple >= (1, 36) else "taints or consumes counters"
         return DEVICES_MAX_ADVANCED, f" because a device uses {why}"
     return DEVICES_MAX, ""
+
+
+def qualified_name_problems(doc: Any, key: str) -> list[tuple[str, str]]:
+    """validateQualifiedName (attribute and capacity keys): (error type, message) pairs.
+
+    A C identifier, or a domain (the driver-name rule) and '/' and a C identifier of at most 32.
+    """
+    if "/" not in key:
+        out = []
+        if len(key) > DEVICE_MAX_ID:
+            out.append(("TooLong", f"the identifier must be no more than {DEVICE_MAX_ID} characters"))
+        out += [("Invalid", m) for m in c_identifier(key)] if key else [("Required", "the name must not be empty")]
+        return out
+    return [(etype, msg) for _, etype, msg in fully_qualified_name(key, doc.release_tuple) if "must include a domain" not in msg]
