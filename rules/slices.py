@@ -211,7 +211,7 @@ def attributes(doc, report):
                 total += 1
                 continue
             set_fields = [f for f in SCALAR_ATTRIBUTE_FIELDS if attr.get(f) is not None]
-            lists = [f for f in LIST_ATTRIBUTE_FIELDS if isinstance(kept(doc, "DeviceAttribute", attr, f), list)]
+            lists = [f for f in LIST_ATTRIBUTE_FIELDS if isinstance(kept(doc, "DeviceAttribute", attr, f), list)] if doc.release_tuple >= (1, 36) else []
             set_fields += lists
             entries = sum(len(attr[f]) for f in lists)
             total += entries or 1
