@@ -76,14 +76,13 @@ def pool(doc, report):
     if isinstance(name, str):
         if not name:
             report(base + ("name",), "the pool name is required (Required)", error_type="Required", at_key=True)
-        elif len(name) > POOL_NAME_MAX:
-            report(base + ("name",), f"the pool name must be no more than {POOL_NAME_MAX} characters (TooLong)", error_type="TooLong")
         else:
+            # validatePoolName: TooLong, and every part between '/' checked besides (each error reported).
+            if len(name) > POOL_NAME_MAX:
+                report(base + ("name",), f"the pool name must be no more than {POOL_NAME_MAX} characters (TooLong)", error_type="TooLong")
             for part in name.split("/"):
-                errs = dns1123_subdomain(part) if part else ["each part between '/' must be non-empty"]
-                if errs:
-                    report(base + ("name",), f"pool name '{name}' is invalid: {errs[0]} (Invalid)", error_type="Invalid")
-                    break
+                for msg in dns1123_subdomain(part) if part else ["each part between '/' must be non-empty"]:
+                    report(base + ("name",), f"pool name '{name}' is invalid: {msg} (Invalid)", error_type="Invalid")
     count = data.get("resourceSliceCount")
     if isinstance(count, int) and not isinstance(count, bool) and count <= 0:
         report(base + ("resourceSliceCount",), f"resourceSliceCount must be greater than zero, not {count} (Invalid)", error_type="Invalid")
