@@ -1,0 +1,192 @@
+"""Feature gates at the release's defaults, and as the user says the cluster runs them (issue 19).
+
+The drop stage (dralint.drop) through the real CLI; the three ways to set gates
+(command line, .dralint.yaml, a file's comment); the usage errors kube-apiserver
+would give; `dralint gates`. The fixtures of tests/cases/gates/ hold the
+per-file-comment side with `# expect:` lines.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import ROOT, brief, lint_json, run_dralint
+
+from dralint.drop import GateState, drop_disabled_fields
+from dralint.load import load
+
+CASES = ROOT / "tests" / "cases" / "gates"
+LIST_ATTRIBUTE = str(CASES / "list-attribute-default.yaml")
+NODE_ALLOCATABLE = str(CASES / "node-allocatable-default.yaml")
+
+LIST_REJECTED = [
+    ("DRA566", "spec.devices[0].attributes[gpu.example.com/peers]", 17, 7),
+    ("DRA801", "spec.devices[0].attributes[gpu.example.com/peers].ints", 17, 31),
+]
+NODE_ALLOCATABLE_CHECKED = [
+    ("DRA574", "spec.devices[0].nodeAllocatableResources[cpu].mapping", 19, 9),
+    ("DRA574", "spec.devices[0].nodeAllocatableResources[example.com/gpu-memory]", 20, 7),
+]
+
+
+def test_default_gates_at_1_37_reject_the_ints_only_attribute_and_accept_the_dropped_node_allocatable_resources():
+    listed = lint_json("-k", "1.37", LIST_ATTRIBUTE)
+    assert listed.code == 1
+    assert brief(listed.problems) == LIST_REJECTED
+    assert [p["severity"] for p in listed.problems] == ["error", "warning"]
+    assert "exactly one value must be specified (Required)" in listed.problems[0]["message"]
+    allocatable = lint_json("-k", "1.37", NODE_ALLOCATABLE)
+    assert allocatable.code == 0
+    assert brief(allocatable.problems) == [("DRA801", "spec.devices[0].nodeAllocatableResources", 17, 5)]
+    assert allocatable.problems[0]["message"] == (
+        "nodeAllocatableResources is dropped by the API server before validation, so it is neither kept nor checked: "
+        "the DRANodeAllocatableResources feature gate is off by default in Kubernetes 1.37"
+    )
+
+
+def test_feature_gates_on_the_command_line_flip_both():
+    gates = "--feature-gates=DRAListTypeAttributes=true,DRANodeAllocatableResources=true"
+    listed = lint_json("-k", "1.37", gates, LIST_ATTRIBUTE)
+    assert (listed.code, listed.problems) == (0, [])
+    allocatable = lint_json("-k", "1.37", gates, NODE_ALLOCATABLE)
+    assert allocatable.code == 1
+    assert brief(allocatable.problems) == NODE_ALLOCATABLE_CHECKED
+    # Repeatable, the later one winning, as kube-apiserver reads its flag.
+    off_again = lint_json("-k", "1.37", "--feature-gates", "DRAListTypeAttributes=true", "--feature-gates", "DRAListTypeAttributes=false", LIST_ATTRIBUTE)
+    assert brief(off_again.problems) == LIST_REJECTED
+
+
+@pytest.mark.parametrize("config", [
+    "feature-gates:\n  DRAListTypeAttributes: true\n  DRANodeAllocatableResources: true\n",
+    "rule-options:\n  feature-gates: {DRAListTypeAttributes: true, DRANodeAllocatableResources: true}\n",
+])
+def test_feature_gates_in_the_config_flip_both(tmp_path, config):
+    (tmp_path / ".dralint.yaml").write_text('kubernetes-version: "1.37"\n' + config)
+    listed = run_dralint("-f", "json", LIST_ATTRIBUTE, cwd=tmp_path)
+    assert (listed.code, listed.problems) == (0, [])
+    allocatable = run_dralint("-f", "json", NODE_ALLOCATABLE, cwd=tmp_path)
+    assert allocatable.code == 1
+    assert brief(allocatable.problems) == NODE_ALLOCATABLE_CHECKED
+
+
+def test_the_command_line_wins_over_the_config_and_a_files_comment_over_both(tmp_path):
+    (tmp_path / ".dralint.yaml").write_text('kubernetes-version: "1.37"\nfeature-gates: {DRAListTypeAttributes: true}\n')
+    off = run_dralint("-f", "json", "--feature-gates=DRAListTypeAttributes=false", LIST_ATTRIBUTE, cwd=tmp_path)
+    assert brief(off.problems) == LIST_REJECTED
+    commented = tmp_path / "on.yaml"
+    commented.write_text("# dralint: feature-gates=DRAListTypeAttributes=true\n" + (CASES / "list-attribute-default.yaml").read_text())
+    on = run_dralint("-f", "json", "--feature-gates=DRAListTypeAttributes=false", str(commented), cwd=tmp_path)
+    assert (on.code, on.problems) == (0, [])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-k", "1.37", "--feature-gates=DRAAdminAccess=false"],
+     "--feature-gates: feature gate DRAAdminAccess is locked to true in Kubernetes 1.37 and cannot be set to false"),
+    (["-k", "1.37", "--feature-gates=DRAListTypeAtributes=true"],
+     "--feature-gates: unknown feature gate 'DRAListTypeAtributes'; did you mean 'DRAListTypeAttributes'? (see 'dralint gates')"),
+    (["-k", "1.37", "--feature-gates=DRAListTypeAttributes=yes"],
+     "--feature-gates: 'DRAListTypeAttributes=yes' is not GATE=true or GATE=false"),
+])
+def test_gates_kube_apiserver_would_refuse_are_usage_errors(args, message):
+    run = run_dralint("--no-config", *args, LIST_ATTRIBUTE)
+    assert run.code == 2
+    assert run.stdout == ""
+    assert run.stderr.splitlines()[0] == f"dralint: error: {message}"
+
+
+def test_a_locked_gate_in_the_config_is_a_usage_error_at_its_line(tmp_path):
+    (tmp_path / ".dralint.yaml").write_text('kubernetes-version: "1.37"\nfeature-gates:\n  DRAPrioritizedList: false\n')
+    run = run_dralint(LIST_ATTRIBUTE, cwd=tmp_path)
+    assert run.code == 2
+    config = tmp_path / ".dralint.yaml"
+    assert run.stderr.splitlines()[0] == (
+        f"dralint: error: {config}:3:3: feature gate DRAPrioritizedList is locked to true in Kubernetes 1.37 and cannot be set to false"
+    )
+
+
+def test_a_locked_gate_in_a_files_comment_is_reported_there(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("# dralint: feature-gates=DRAAdminAccess=false\n" + (CASES / "list-attribute-default.yaml").read_text())
+    run = lint_json("-k", "1.37", str(bad))
+    assert run.code == 1
+    assert [(p["rule"], p["line"], p["column"]) for p in run.problems if p["rule"] == "DRA009"] == [("DRA009", 1, 26)]
+    assert "feature gate DRAAdminAccess is locked to true in Kubernetes 1.37" in run.problems[0]["message"]
+
+
+BINDING_SLICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.example.com
+  pool: {name: p, generation: 1, resourceSliceCount: 1}
+  nodeName: n
+  devices:
+  - name: d
+    bindingConditions: [a, b, c, d, e]
+    bindingFailureConditions: [f]
+"""
+
+
+@pytest.mark.parametrize("release, gates, dropped", [
+    ("1.35", [], "DRADeviceBindingConditions"),  # off by default in 1.35
+    ("1.35", ["--feature-gates=DRADeviceBindingConditions=true"], None),  # DRAResourceClaimDeviceStatus is on
+    ("1.36", [], None),
+    ("1.36", ["--feature-gates=DRAResourceClaimDeviceStatus=false"], "DRAResourceClaimDeviceStatus"),  # both are needed
+])
+def test_binding_conditions_need_both_gates(release, gates, dropped):
+    run = lint_json("-k", release, *gates, "-", input=BINDING_SLICE)
+    drops = [(p["path"], p["line"], p["column"]) for p in run.problems if p["rule"] == "DRA801"]
+    too_many = [p for p in run.problems if p["rule"] == "DRA570"]
+    if dropped is None:
+        assert drops == []
+        assert [(p["path"], p["line"], p["column"], p["message"][-9:]) for p in too_many] == [("spec.devices[0].bindingConditions", 10, 5, "(TooMany)")]
+    else:
+        assert drops == [("spec.devices[0].bindingConditions", 10, 5), ("spec.devices[0].bindingFailureConditions", 11, 5)]
+        assert all(f"the {dropped} feature gate is off" in p["message"] for p in run.problems if p["rule"] == "DRA801")
+        assert too_many == []
+
+
+def test_a_v1beta1_device_loses_its_node_selector_though_its_type_has_no_marker():
+    """resourceslice strategy: dropDisabledDRAPartitionableDevicesFields drops the internal
+    Device.NodeSelector, into which v1beta1's `basic.nodeSelector` converts."""
+    slice_ = BINDING_SLICE.replace("resource.k8s.io/v1\n", "resource.k8s.io/v1beta1\n").replace(
+        "  - name: d\n    bindingConditions: [a, b, c, d, e]\n    bindingFailureConditions: [f]\n",
+        "  - name: d\n    basic:\n      nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n]}]}]}\n",
+    )
+    run = lint_json("-k", "1.35", "-", input=slice_)
+    assert [(p["rule"], p["path"], p["line"], p["column"]) for p in run.problems if p["rule"] == "DRA801"] == [
+        ("DRA801", "spec.devices[0].basic.nodeSelector", 11, 7)
+    ]
+
+
+def test_the_drop_leaves_the_loaded_document_as_it_was():
+    doc = load("s.yaml", (CASES / "list-attribute-default.yaml").read_bytes()).documents[0]
+    pruned, dropped = drop_disabled_fields(doc, GateState("1.37"))
+    assert [(d.field, d.gates) for d in dropped] == [("ints", ("DRAListTypeAttributes",))]
+    assert doc.data["spec"]["devices"][0]["attributes"]["gpu.example.com/peers"] == {"ints": [1, 2]}
+    assert pruned.data["spec"]["devices"][0]["attributes"]["gpu.example.com/peers"] == {}
+    assert pruned.positions is doc.positions
+    same, none = drop_disabled_fields(doc, GateState("1.37", {"DRAListTypeAttributes": True}))
+    assert (same, none) == (doc, ())
+
+
+def test_gates_subcommand_lists_stage_default_and_fields():
+    run = run_dralint("gates", "-k", "1.37")
+    assert run.code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("DRAListTypeAttributes "))
+    assert lines[start].split() == ["DRAListTypeAttributes", "alpha", "off", "by", "default"]
+    assert "    resource.k8s.io/v1: DeviceAttribute.bools, DeviceAttribute.ints, DeviceAttribute.strings, DeviceAttribute.versions" in lines[start + 1:start + 4]
+    taints = run_dralint("gates", "-k", "1.35")
+    line = next(line for line in taints.stdout.splitlines() if line.startswith("DRADeviceTaints "))
+    assert line.split() == ["DRADeviceTaints", "alpha", "off", "by", "default"]
+    data = json.loads(run_dralint("gates", "-k", "1.36", "--format", "json").stdout)
+    assert data["release"] == "1.36"
+    row = next(r for r in data["gates"] if r["gate"] == "DRADeviceTaints")
+    assert (row["stage"], row["default"]) == ("beta", True)
+    assert row["fields"]["resource.k8s.io/v1"] == ["Device.taints", "DeviceRequestAllocationResult.tolerations", "DeviceSubRequest.tolerations", "ExactDeviceRequest.tolerations"]
+    refused = run_dralint("gates", "-k", "1.99")
+    assert refused.code == 2
+    assert refused.stderr.startswith("dralint: error: --kubernetes-version: Kubernetes 1.99 is not released yet")
