@@ -22,6 +22,7 @@ from dralint.k8s.slices import (
     devices,
     kept,
     qualified_name_problems,
+    validated_devices,
 )
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def binding_conditions(doc, report):
     Invalid: `bindingConditions: [ready]` without `bindingFailureConditions`.
     """
     go_type = device_go_type(doc)
-    for shape in devices(doc):
+    for shape in validated_devices(doc):
         lists = {}
         for field in ("bindingConditions", "bindingFailureConditions"):
             seq = kept(doc, go_type, shape.fields, field)
@@ -157,7 +158,7 @@ def node_allocatable_resources(doc, report):
     """
     field = _node_allocatable_field(doc)
     go_type = device_go_type(doc)
-    for shape in devices(doc):
+    for shape in validated_devices(doc):
         entries = kept(doc, go_type, shape.fields, field)
         if not isinstance(entries, dict):
             continue
@@ -247,7 +248,7 @@ def capacity_request_policy(doc, report):
     """
     go_type = device_go_type(doc)
     fractional = doc.release_tuple >= (1, 37) and gate_on_by_default(doc, "DRAFractionalCapacityRange")
-    for shape in devices(doc):
+    for shape in validated_devices(doc):
         caps = shape.fields.get("capacity")
         if not isinstance(caps, dict):
             continue

@@ -27,10 +27,11 @@ from dralint.k8s.slices import (
     POOL_NAME_MAX,
     SCALAR_ATTRIBUTE_FIELDS,
     device_go_type,
-    devices,
     devices_max,
+    devices_short_circuit,
     kept,
     qualified_name_problems,
+    validated_devices,
 )
 
 SLICE = ["ResourceSlice"]
@@ -157,6 +158,7 @@ def too_many_devices(doc, report):
     """At most 128 devices per slice; from 1.35 at most 64 when a device has taints or consumes counters, and from 1.36 also when it has list attributes.
 
     Only devices the server keeps count (a gated field that is dropped does not lower the limit).
+    From 1.35 a slice over its limit is only TooMany: validateSet checks none of its devices.
     """
     seq = doc.get("spec", "devices", type=list)
     if seq is None:
@@ -172,6 +174,8 @@ def device_names(doc, report):
 
     Invalid: two devices named `gpu-0`, or a device named `GPU_0`.
     """
+    if devices_short_circuit(doc):
+        return
     seen: set[str] = set()
     for i, dev in enumerate(doc.get("spec", "devices", type=list, default=[])):
         if not isinstance(dev, dict) or not isinstance(dev.get("name"), str):
@@ -197,7 +201,7 @@ def attributes(doc, report):
 
     Invalid: `attributes: {model: {string: a100, int: 3}}`, `{driverVersion: {version: v1.2}}`, `{peers: {ints: []}}`.
     """
-    for shape in devices(doc):
+    for shape in validated_devices(doc):
         attrs = shape.fields.get("attributes")
         if not isinstance(attrs, dict):
             continue
@@ -246,7 +250,7 @@ def capacity(doc, report):
 
     Invalid: a device with 20 attributes and 13 capacities.
     """
-    for shape in devices(doc):
+    for shape in validated_devices(doc):
         attrs = shape.fields.get("attributes")
         caps = shape.fields.get("capacity")
         n = (len(attrs) if isinstance(attrs, dict) else 0) + (len(caps) if isinstance(caps, dict) else 0)
@@ -324,7 +328,7 @@ def counter_consumption(doc, report):
     Invalid: `consumesCounters: [{counterSet: a, counters: {}}]`.
     """
     go_type = device_go_type(doc)
-    for shape in devices(doc):
+    for shape in validated_devices(doc):
         seq = kept(doc, go_type, shape.fields, "consumesCounters")
         if not isinstance(seq, list):
             continue
@@ -366,7 +370,7 @@ def device_node_selection(doc, report):
     spec = doc.get("spec", type=dict) or {}
     per_device = kept(doc, "ResourceSliceSpec", spec, "perDeviceNodeSelection") is True
     go_type = device_go_type(doc)
-    for shape in devices(doc):
+    for shape in validated_devices(doc):
         values = {f: kept(doc, go_type, shape.fields, f) for f in _DEVICE_NODE_FIELDS}
         if not per_device:
             present = [f for f, v in values.items() if v is not None]

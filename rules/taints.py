@@ -10,7 +10,7 @@ from dralint.api import rule
 from dralint.k8s.claims import too_many_type
 from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, label_value, qualified_name
 from dralint.k8s.resource import STRUCTURED
-from dralint.k8s.slices import POOL_NAME_MAX, TAINTS_MAX, device_go_type, devices, kept, taint_effects
+from dralint.k8s.slices import POOL_NAME_MAX, TAINTS_MAX, device_go_type, kept, taint_effects, validated_devices
 
 
 def _taint_problems(taint: dict, release: tuple[int, int]) -> Iterator[tuple[tuple, str, str]]:
@@ -49,7 +49,7 @@ def slice_taints(doc, report):
     Invalid: `taints: [{key: example.com/unhealthy, effect: PreferNoSchedule}]`.
     """
     go_type = device_go_type(doc)
-    for shape in devices(doc):
+    for shape in validated_devices(doc):
         seq = kept(doc, go_type, shape.fields, "taints")
         if not isinstance(seq, list):
             continue

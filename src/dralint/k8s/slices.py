@@ -141,3 +141,22 @@ def qualified_name_problems(doc: Any, key: str) -> list[tuple[str, str]]:
         out += [("Invalid", m) for m in c_identifier(key)] if key else [("Required", "the name must not be empty")]
         return out
     return [(etype, msg) for _, etype, msg in fully_qualified_name(key, doc.release_tuple) if "must include a domain" not in msg]
+
+
+def validated_devices(doc: Any) -> Iterator[DeviceShape] | tuple[()]:
+    """The devices the server validates: none when the slice has more than its limit from 1.35.
+
+    validateSet stops at a list over its size (dra-api-rules.md §13 places this in 1.35):
+    spec.devices is then only TooMany, and no device is looked at.
+    """
+    return () if devices_short_circuit(doc) else devices(doc)
+
+
+def devices_short_circuit(doc: Any) -> bool:
+    """Whether the slice has more devices than its limit, at a release that then checks none of them."""
+    return doc.release_tuple >= (1, 35) and doc.memo("slice-over-device-limit", _over_device_limit, doc)
+
+
+def _over_device_limit(doc: Any) -> bool:
+    seq = doc.get("spec", "devices", type=list)
+    return seq is not None and len(seq) > devices_max(doc)[0]
