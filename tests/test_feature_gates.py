@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT, brief, lint_json, run_dralint
 
 from dralint.drop import GateState, drop_disabled_fields
 from dralint.load import load
+
+from conftest import ROOT, brief, lint_json, run_dralint
 
 CASES = ROOT / "tests" / "cases" / "gates"
 LIST_ATTRIBUTE = str(CASES / "list-attribute-default.yaml")
