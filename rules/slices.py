@@ -397,7 +397,8 @@ def device_node_selection(doc, report):
                 report(api, f"node name '{values['nodeName']}' is invalid: {errs[0]} (Invalid)", error_type="Invalid", locate=src)
         if isinstance(values["nodeSelector"], dict):
             api, src = shape.at("nodeSelector")
-            _check_selector(report, values["nodeSelector"], api, src, one_term=False)
+            # One term per device from 1.38 (kubernetes#141213), as the slice-level selector always had.
+            _check_selector(report, values["nodeSelector"], api, src, one_term=doc.release_tuple >= (1, 38))
 
 
 SKIP_NODE_OPERATIONS = ("NodePrepareResources", "NodeUnprepareResources", "*")

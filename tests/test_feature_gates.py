@@ -49,6 +49,17 @@ def test_default_gates_at_1_37_reject_the_ints_only_attribute_and_accept_the_dro
     )
 
 
+def test_a_ga_gate_that_is_not_locked_may_be_turned_off():
+    """DRADeviceTaints is ga but not locked in 1.37: a cluster may turn it off, and tolerations are then dropped."""
+    claim = (ROOT / "tests" / "cases" / "rules" / "tolerations-invalid.yaml").read_text()
+    run = lint_json("-k", "1.37", "--feature-gates=DRADeviceTaints=false", "-", input=claim)
+    assert [(p["rule"], p["path"], p["line"], p["column"]) for p in run.problems if p["rule"] in ("DRA801", "DRA315")] == [
+        ("DRA801", "spec.devices.requests[0].exactly.tolerations", 11, 9)
+    ]
+    [dropped] = [p for p in run.problems if p["rule"] == "DRA801"]
+    assert dropped["message"].endswith("the DRADeviceTaints feature gate is off (as configured)")
+
+
 def test_feature_gates_on_the_command_line_flip_both():
     gates = "--feature-gates=DRAListTypeAttributes=true,DRANodeAllocatableResources=true"
     listed = lint_json("-k", "1.37", gates, LIST_ATTRIBUTE)
@@ -89,6 +100,10 @@ def test_the_command_line_wins_over_the_config_and_a_files_comment_over_both(tmp
      "--feature-gates: feature gate DRAAdminAccess is locked to true in Kubernetes 1.37 and cannot be set to false"),
     (["-k", "1.37", "--feature-gates=DRAListTypeAtributes=true"],
      "--feature-gates: unknown feature gate 'DRAListTypeAtributes'; did you mean 'DRAListTypeAttributes'? (see 'dralint gates')"),
+    (["-k", "1.38", "--feature-gates=DRADeviceTaints=false"],  # ga in 1.37 (may be turned off), locked in 1.38
+     "--feature-gates: feature gate DRADeviceTaints is locked to true in Kubernetes 1.38 and cannot be set to false"),
+    (["-k", "1.38", "--feature-gates=DynamicResourceAllocation=true"],
+     "--feature-gates: feature gate DynamicResourceAllocation was removed in Kubernetes 1.38 and cannot be set"),
     (["-k", "1.37", "--feature-gates=DRAListTypeAttributes=yes"],
      "--feature-gates: 'DRAListTypeAttributes=yes' is not GATE=true or GATE=false"),
 ])
@@ -191,6 +206,53 @@ def test_gates_subcommand_lists_stage_default_and_fields():
     row = next(r for r in data["gates"] if r["gate"] == "DRADeviceTaints")
     assert (row["stage"], row["default"]) == ("beta", True)
     assert row["fields"]["resource.k8s.io/v1"] == ["Device.taints", "DeviceRequestAllocationResult.tolerations", "DeviceSubRequest.tolerations", "ExactDeviceRequest.tolerations"]
+    removed = next(line for line in run_dralint("gates", "-k", "1.38").stdout.splitlines() if line.startswith("DynamicResourceAllocation "))
+    assert removed.split() == ["DynamicResourceAllocation", "removed", "cannot", "be", "set"]
     refused = run_dralint("gates", "-k", "1.99")
     assert refused.code == 2
     assert refused.stderr.startswith("dralint: error: --kubernetes-version: Kubernetes 1.99 is not released yet")
+
+
+def _slice_object() -> dict:
+    from dralint.load import load as load_yaml
+
+    return load_yaml("s.yaml", (CASES / "list-attribute-default.yaml").read_bytes()).documents[0].data
+
+
+@pytest.mark.parametrize("config, allowed", [("", False), ("feature-gates: {DRAListTypeAttributes: true}\n", True)])
+def test_the_webhook_judges_with_the_configs_gates(tmp_path, config, allowed):
+    """`dralint serve` builds its options as the CLI does (build_options): the same `feature-gates:`."""
+    from dralint.config import Overrides, build_options
+    from dralint.webhook.review import Policy, decide, parse_review
+
+    (tmp_path / ".dralint.yaml").write_text('kubernetes-version: "1.37"\n' + config)
+    options, _ = build_options(Overrides(config=str(tmp_path / ".dralint.yaml")))
+    obj = _slice_object()
+    review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
+        "uid": "7f0c1a52-0000-4000-8000-000000000019", "operation": "CREATE", "object": obj,
+        "kind": {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceSlice"},
+        "resource": {"group": "resource.k8s.io", "version": "v1", "resource": "resourceslices"},
+        "userInfo": {"username": "alice"}, "dryRun": False}}
+    decision = decide(parse_review(json.dumps(review).encode()), Policy(options))
+    assert decision.allowed is allowed
+    assert [(p.rule, p.path_text) for p in decision.denying] == ([] if allowed else [("DRA566", "spec.devices[0].attributes[gpu.example.com/peers]")])
+
+
+def test_serve_refuses_a_locked_gate_before_it_listens():
+    run = run_dralint("serve", "--no-config", "--tls-cert", "x", "--tls-key", "y", "-k", "1.37", "--feature-gates=DRAAdminAccess=false")
+    assert run.code == 2
+    assert "feature gate DRAAdminAccess is locked to true in Kubernetes 1.37 and cannot be set to false" in run.stderr
+
+
+def test_a_misplaced_or_malformed_gates_comment_is_dra009(tmp_path):
+    body = (CASES / "list-attribute-default.yaml").read_text()
+    late = tmp_path / "late.yaml"
+    late.write_text(body + "# dralint: feature-gates=DRAListTypeAttributes=true\n")
+    run = lint_json("-k", "1.37", str(late))
+    assert [(p["rule"], p["line"], p["column"]) for p in run.problems] == [*[(r, line, column) for r, _, line, column in LIST_REJECTED], ("DRA009", body.count("\n") + 1, 1)]
+    assert run.problems[-1]["message"] == "a dralint feature-gates comment applies only before the first document; move it to the top of the file"
+    malformed = tmp_path / "malformed.yaml"
+    malformed.write_text("# dralint: feature gates DRAListTypeAttributes\n" + body)
+    run = lint_json("-k", "1.37", str(malformed))
+    assert [(p["rule"], p["line"], p["column"]) for p in run.problems if p["rule"] == "DRA009"] == [("DRA009", 1, 1)]
+    assert "write it as '# dralint: feature-gates=GATE=true,GATE=false'" in run.problems[0]["message"]

@@ -47,21 +47,26 @@ class Dropped(NamedTuple):
 
 class GateState:
     """The feature gates of the cluster a document is judged for: the release's defaults,
-    overridden by what the user said (`--feature-gates`, the config, a file's comment)."""
+    overridden by what the user said (`--feature-gates`, the config, a file's comment).
 
-    __slots__ = ("release", "overrides")
+    A gate locked (or removed) at this release keeps its value whatever was said: the
+    settings are checked against the run's release (dralint.gate_settings), and a file
+    that names another release must not have its locked gates turned.
+    """
+
+    __slots__ = ("release", "overrides", "_any_off")
 
     def __init__(self, release: str, overrides: Mapping[str, bool] | None = None):
         self.release = release
-        self.overrides: dict[str, bool] = dict(overrides or {})
+        self.overrides: dict[str, bool] = {
+            gate: value for gate, value in (overrides or {}).items()
+            if gates.gate_stage(release, gate) not in ("ga-locked", "removed") or value == gates.gate_default(release, gate)
+        }
+        self._any_off: dict[str | None, bool] = {}  # API version -> whether a gate of its fields is off
 
     def on(self, gate: str) -> bool:
         value = self.overrides.get(gate)
         return value if isinstance(value, bool) else gates.gate_default(self.release, gate)
-
-    def configured(self, gate: str) -> bool:
-        """Whether the user set `gate` (its state is not the release's default)."""
-        return isinstance(self.overrides.get(gate), bool)
 
 
 def drop_disabled_fields(doc: Document, state: GateState) -> tuple[Document, tuple[Dropped, ...]]:
@@ -82,7 +87,10 @@ def drop_disabled_fields(doc: Document, state: GateState) -> tuple[Document, tup
 
 def _anything_off(state: GateState, api_version: str | None) -> bool:
     """Whether any gate that governs a field of this API version is off: most documents stop here."""
-    return any(not state.on(g) for g in gates.governing_gates(state.release, api_version))
+    found = state._any_off.get(api_version)
+    if found is None:
+        found = state._any_off[api_version] = any(not state.on(g) for g in gates.governing_gates(state.release, api_version))
+    return found
 
 
 class _Finder:

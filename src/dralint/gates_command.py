@@ -46,8 +46,8 @@ def gates_command(argv: list[str]) -> int:
     print(f"DRA feature gates of Kubernetes {release} (what dralint assumes unless told otherwise with --feature-gates):")
     width = max((len(r["gate"]) for r in rows), default=0)
     for r in rows:
-        default = "on" if r["default"] else "off"
-        print(f"\n{r['gate']:<{width}}  {r['stage']:<9}  {default} by default")
+        state = "cannot be set" if r["stage"] == "removed" else ("on" if r["default"] else "off") + " by default"
+        print(f"\n{r['gate']:<{width}}  {r['stage']:<9}  {state}")
         if not r["fields"]:
             print("    (no field: it changes behaviour, or serves a kind)")
         for api_version, fields in r["fields"].items():

@@ -1,6 +1,6 @@
 """The one `lint` function every front door (CLI, pre-commit, webhook, Python API) feeds.
 
-    source -> load -> Document -> resolve type -> schema check -> rules
+    source -> load -> Document -> resolve type -> schema check -> drop gated fields -> rules
            -> suppressions and ignore-paths -> upgrade check -> selection and severity -> problems
 
 It owns every stage, so the front doors differ only in how they report. Files
