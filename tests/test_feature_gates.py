@@ -25,8 +25,11 @@ LIST_REJECTED = [
     ("DRA566", "spec.devices[0].attributes[gpu.example.com/peers]", 17, 7),
     ("DRA801", "spec.devices[0].attributes[gpu.example.com/peers].ints", 17, 31),
 ]
-NODE_ALLOCATABLE_CHECKED = [
+NODE_ALLOCATABLE_CHECKED = [  # validateNodeAllocatableMapping and the union tag, then the resource name
+    ("DRA574", "spec.devices[0].nodeAllocatableResources[cpu].mapping.capacityMultiplier", 19, 9),
     ("DRA574", "spec.devices[0].nodeAllocatableResources[cpu].mapping", 19, 9),
+    ("DRA574", "spec.devices[0].nodeAllocatableResources[cpu].mapping.capacityKey", 19, 32),
+    ("DRA574", "spec.devices[0].nodeAllocatableResources[cpu].mapping.deviceMultiplier", 19, 59),
     ("DRA574", "spec.devices[0].nodeAllocatableResources[example.com/gpu-memory]", 20, 7),
 ]
 
@@ -36,7 +39,7 @@ def test_default_gates_at_1_37_reject_the_ints_only_attribute_and_accept_the_dro
     assert listed.code == 1
     assert brief(listed.problems) == LIST_REJECTED
     assert [p["severity"] for p in listed.problems] == ["error", "warning"]
-    assert "exactly one value must be specified (Required)" in listed.problems[0]["message"]
+    assert "exactly one value must be specified (Invalid)" in listed.problems[0]["message"]
     allocatable = lint_json("-k", "1.37", NODE_ALLOCATABLE)
     assert allocatable.code == 0
     assert brief(allocatable.problems) == [("DRA801", "spec.devices[0].nodeAllocatableResources", 17, 5)]
