@@ -26,7 +26,7 @@ from dralint.k8s.names import (
 )
 from dralint.k8s.resource import EVERY_VERSION
 
-CLUSTER_SCOPED = frozenset({"DeviceClass", "ResourceClass", "ResourceSlice", "DeviceTaintRule"})
+CLUSTER_SCOPED = frozenset({"DeviceClass", "ResourceClass", "ResourceSlice", "DeviceTaintRule", "ResourcePoolStatusRequest"})
 
 # Go field names of ObjectMeta (JSON name -> name in the error path: first letter lower-cased).
 _TEMPLATE_FORBIDDEN = {

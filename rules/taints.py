@@ -8,20 +8,20 @@ from typing import Any, Callable, Iterator
 
 from dralint.api import rule
 from dralint.k8s.claims import too_many_type
-from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, label_value, qualified_name
+from dralint.k8s.names import dns1123_label, driver_name_error_types, label_value, pool_name_error_types, qualified_name
 from dralint.k8s.resource import STRUCTURED
-from dralint.k8s.slices import POOL_NAME_MAX, TAINTS_MAX, device_go_type, devices, kept, taint_effects
+from dralint.k8s.slices import TAINTS_MAX, device_go_type, devices, kept, taint_effects
 
 
 def _taint_problems(taint: dict, release: tuple[int, int]) -> Iterator[tuple[tuple, str, str]]:
     """(field suffix, error type, message) for one DeviceTaint."""
     key = taint.get("key")
     if isinstance(key, str):
-        errs = qualified_name(key) if key else []
-        if not key:
-            yield ("key",), "Required", "a taint key is required"
-        elif errs:
-            yield ("key",), "Invalid", f"taint key '{key}' is invalid: {errs[0]}"
+        # ValidateLabelName: an empty key is Invalid like any other bad one (not Required).
+        errs = qualified_name(key)
+        if errs:
+            shown = f"taint key '{key}'" if key else "an empty taint key"
+            yield ("key",), "Invalid", f"{shown} is invalid: {errs[0]}"
     value = taint.get("value")
     if isinstance(value, str) and label_value(value):
         yield ("value",), "Invalid", f"taint value '{value}' is invalid: {label_value(value)[-1]}"
@@ -62,16 +62,33 @@ def slice_taints(doc, report):
 
 @rule("DRA581", "taint-rule-taint", severity="error", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.33", None))
 def rule_taint(doc, report):
-    """`spec.taint` of a DeviceTaintRule: key a label key (required), value a label value, effect required and NoSchedule or NoExecute (or None from 1.35).
+    """`spec.taint` of a DeviceTaintRule: key a label key, value a label value, effect required and NoSchedule or NoExecute (or None from 1.35).
 
-    Invalid: `taint: {key: "bad key", effect: Evict}`.
+    Ports validateDeviceTaint as validateDeviceTaintRuleSpec calls it. `taint` is
+    a struct, not a pointer: a rule without it is decoded with an empty taint,
+    so the server answers Invalid at `spec.taint.key` (ValidateLabelName of "")
+    and Required at `spec.taint.effect`; both are reported at the `spec` key.
+
+    Invalid: `taint: {key: "bad key", effect: Evict}`, or no `taint` at all.
     """
+    spec = doc.get("spec", type=dict)
+    if spec is not None and spec.get("taint") is None:
+        report(("spec", "taint", "key"), "the rule has no taint: the server reads an empty taint key, which is not a label key (Invalid)",
+               error_type="Invalid", locate=("spec",), at_key=True)
+        report(("spec", "taint", "effect"), "the rule has no taint: a taint effect is required, one of " + ", ".join(taint_effects(doc.release_tuple)) + " (Required)",
+               error_type="Required", locate=("spec",), at_key=True)
+        return
     _report_taint(report, doc.get("spec", "taint", type=dict), doc.release_tuple, ("spec", "taint"), ("spec", "taint"))
 
 
 @rule("DRA582", "taint-rule-selector", severity="error", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.33", None))
 def rule_selector(doc, report):
     """`spec.deviceSelector` of a DeviceTaintRule: `driver` a driver name, `pool` a pool name, `device` a DNS label, as in a ResourceSlice.
+
+    Ports validateDeviceTaintSelector: a driver is checked by ValidateCSIDriverName
+    (empty: Required; over 63 characters: TooLong; not a DNS subdomain: Invalid),
+    a pool by validatePoolName (empty: Required; over 253 characters: TooLong, and
+    each `/`-separated part a DNS subdomain: Invalid).
 
     Invalid: `deviceSelector: {driver: GPU_Driver}`.
     """
@@ -85,10 +102,9 @@ def rule_selector(doc, report):
             report(base + ("driver",), f"driver '{driver}' is invalid: {msg} ({etype})", error_type=etype)
     pool = selector.get("pool")
     if isinstance(pool, str):
-        if len(pool) > POOL_NAME_MAX:
-            report(base + ("pool",), f"the pool name must be no more than {POOL_NAME_MAX} characters (TooLong)", error_type="TooLong")
-        elif any(not part or dns1123_subdomain(part) for part in pool.split("/")):
-            report(base + ("pool",), f"pool name '{pool}' is invalid: each part between '/' must be a DNS subdomain (Invalid)", error_type="Invalid")
+        for etype, msg in pool_name_error_types(pool):
+            shown = f"pool name '{pool}' is invalid: {msg}" if pool else msg
+            report(base + ("pool",), f"{shown} ({etype})", error_type=etype)
     device = selector.get("device")
     if isinstance(device, str) and dns1123_label(device):
         report(base + ("device",), f"device name '{device}' is invalid: {dns1123_label(device)[0]} (Invalid)", error_type="Invalid")

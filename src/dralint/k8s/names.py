@@ -197,6 +197,28 @@ def driver_name_error_types(value: str) -> list[tuple[str, str]]:
     return out
 
 
+POOL_NAME_MAX = 253
+
+
+def pool_name_error_types(value: str) -> list[tuple[str, str]]:
+    """validatePoolName: (error type, detail), each type once, in the server's order.
+
+    Empty is Required and nothing else; over 253 characters is TooLong, and each
+    `/`-separated part must still be a DNS subdomain (Invalid), both reported.
+    """
+    if value == "":
+        return [("Required", "a pool name is required")]
+    out: list[tuple[str, str]] = []
+    if len(value) > POOL_NAME_MAX:
+        out.append(("TooLong", f"must be no more than {POOL_NAME_MAX} characters"))
+    for part in value.split("/"):
+        errs = dns1123_subdomain(part)
+        if errs:
+            out.append(("Invalid", f"part '{part}' is not a DNS subdomain: {errs[-1]}"))
+            break
+    return out
+
+
 def fully_qualified_name(value: str, release: tuple[int, int]) -> list[tuple[tuple[str, ...], str, str]]:
     """validateFullyQualifiedName (constraint matchAttribute/distinctAttribute, attribute keys).
 

@@ -1,0 +1,208 @@
+"""Which dralint rule ports each error call site of the API server's handwritten validation.
+
+Keys are (Go function, error type, field-path expression) as tests/go_validation.py
+reads them from `pkg/apis/resource/validation/validation.go` (direct `field.*`
+calls, and the errors of the list and name helpers it expands at their callers).
+A value says what covers the site:
+
+- `rules("DRA301")`: the rules that report what the site makes the server report;
+  tests/test_validation_coverage.py checks they exist, run at the release, and that
+  a fixture under tests/cases/ expects one of them with that error type at a path
+  the Go expression can produce (so a row cannot point at a rule that checks
+  something else);
+- `SCHEMA`: the OpenAPI schema check (DRA1xx) reports it;
+- `na("why")`: the site cannot be reached by creating an object from a manifest
+  (update-only, status-only, unreachable), said honestly;
+- `gap("why")`: a check dralint does not port yet — listed by the coverage test as
+  a known gap, never counted as covered.
+
+A call site that is new in a release fails the coverage test until it has a row here.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Row(NamedTuple):
+    rules: tuple[str, ...] = ()
+    schema: bool = False
+    na: str = ""
+    gap: str = ""
+
+
+def rules(*codes: str) -> Row:
+    return Row(rules=codes)
+
+
+def na(why: str) -> Row:
+    return Row(na=why)
+
+
+def gap(why: str) -> Row:
+    return Row(gap=why)
+
+
+SCHEMA = Row(schema=True)
+
+UPDATE = na("update-only: dralint judges creates (ValidateObjectMetaUpdate / ValidateImmutableField)")
+STATUS_UPDATE = na("status-only: written through /status by controllers, not by a manifest")
+GENERIC = na("generic list helper: each call is a row of its caller (validateSlice/validateSet/validateMap expanded there)")
+
+M = 'field.NewPath("metadata")'
+_META_CREATE = {
+    "Required": rules("DRA201"),
+    "Invalid": rules("DRA202", "DRA203", "DRA204", "DRA205", "DRA206", "DRA208"),
+    "TooLong": rules("DRA207"),
+}
+
+
+def _metadata(function: str, types: dict[str, Row] = _META_CREATE, path: str = M) -> dict[tuple[str, str, str], Row]:
+    return {(function, etype, path): row for etype, row in types.items()}
+
+
+def _update_meta(function: str) -> dict[tuple[str, str, str], Row]:
+    return {(function, "Invalid", M): UPDATE}
+
+
+_POOL = ("DRA562", "DRA582", "DRA583", "DRA602")  # validatePoolName: slices, taint selectors, pool status requests, allocation results
+_CEL = ("DRA401", "DRA402", "DRA403", "DRA404")
+
+COVERAGE: dict[tuple[str, str, str], Row] = {
+    # --- shared name helpers ---
+    ("validatePoolName", "Required", "fldPath"): rules(*_POOL),
+    ("validatePoolName", "TooLong", "fldPath"): rules(*_POOL),
+    ("validatePoolName", "Invalid", "fldPath"): rules(*_POOL),
+    ("validateUID", "Invalid", "fldPath"): rules("DRA602", "DRA603"),
+    ("validateLabelValue", "Invalid", "fldPath"): rules("DRA317", "DRA573", "DRA581"),
+    # --- generic list helpers ---
+    ("validateSlice", "TooMany", "fldPath"): GENERIC,
+    ("validateSet", "TooMany", "fldPath"): GENERIC,
+    ("validateSet", "Duplicate", "childPath"): GENERIC,
+    ("validateMap", "TooMany", "fldPath"): GENERIC,
+    # --- ResourceClaim ---
+    **_metadata("ValidateResourceClaim"),
+    **_metadata("ValidateResourceClaimUpdate", {t: UPDATE for t in _META_CREATE}),
+    **_update_meta("ValidateResourceClaimUpdate"),
+    ("ValidateResourceClaimUpdate", "Invalid", 'field.NewPath("spec")'): UPDATE,
+    **_update_meta("ValidateResourceClaimStatusUpdate"),
+    ("validateDeviceClaim", "TooMany", 'fldPath.Child("requests")'): rules("DRA303"),
+    ("validateDeviceClaim", "Duplicate", 'fldPath.Child("requests")'): rules("DRA302"),
+    ("validateDeviceClaim", "TooMany", 'fldPath.Child("constraints")'): rules("DRA501"),
+    ("validateDeviceClaim", "TooMany", 'fldPath.Child("config")'): rules("DRA521"),
+    ("validateDeviceClaim", "Forbidden", "fldPath"): gap(
+        "the total cost of a claim's derived-attribute CEL expressions (DeviceClaimDerivedAttributeCELMaxCost): dralint does not compile derived-attribute expressions"),
+    ("validateDeviceRequest", "Invalid", 'fldPath.Child("name")'): rules("DRA301"),
+    ("validateDeviceRequest", "Required", "fldPath"): rules("DRA304"),
+    ("validateDeviceRequest", "Invalid", "fldPath"): rules("DRA305"),
+    ("validateDeviceRequest", "TooMany", 'fldPath.Child("firstAvailable")'): rules("DRA308"),
+    ("validateDeviceRequest", "Duplicate", 'fldPath.Child("firstAvailable")'): rules("DRA310"),
+    ("validateDeviceSubRequest", "Invalid", 'fldPath.Child("name")'): rules("DRA309"),
+    ("validateDeviceAllocationMode", "Invalid", "countFldPath"): rules("DRA314"),
+    ("validateDeviceAllocationMode", "NotSupported", "allocModeFldPath"): rules("DRA313"),
+    ("validateDeviceClass", "Required", "fldPath"): rules("DRA306"),
+    ("validateDeviceClass", "Invalid", "fldPath"): rules("DRA307"),
+    ("validateSelectorSlice", "TooMany", "fldPath"): rules("DRA311"),
+    ("validateSelector", "Required", 'fldPath.Child("cel")'): rules("DRA312"),
+    # 1.35-1.37: the selector's own CEL check; 1.38 shares validateCELExpression with derived attributes.
+    ("validateCELSelector", "TooLong", 'fldPath.Child("expression")'): rules("DRA405"),
+    ("validateCELSelector", "Forbidden", 'fldPath.Child("expression")'): rules("DRA406"),
+    ("validateCELExpression", "TooLong", "fldPath"): rules("DRA405"),
+    # Two sites with one key: the selector's cost (DRA406) and a derived attribute's (not ported, see the gap above).
+    ("validateCELExpression", "Forbidden", "fldPath"): rules("DRA406"),
+    ("convertCELErrorToValidationError", "Invalid", "fldPath"): rules(*_CEL),
+    ("convertCELErrorToValidationError", "Required", "fldPath"): na(
+        "unreachable: the DRA CEL compiler (dynamic-resource-allocation/cel/compile.go) returns only Invalid and internal errors"),
+    ("validateDeviceDerivedAttributes", "Duplicate", "fldPath"): rules("DRA321"),
+    ("validateDeviceDerivedAttribute", "Invalid", 'fldPath.Child("name")'): rules("DRA322"),
+    ("validateDeviceConstraint", "TooMany", 'fldPath.Child("requests")'): rules("DRA502"),
+    ("validateDeviceConstraint", "Duplicate", 'fldPath.Child("requests")'): rules("DRA503"),
+    ("validateDeviceConstraint", "Required", "fldPath"): rules("DRA506"),
+    ("validateDeviceConstraint", "Required", 'fldPath.Child("matchAttribute")'): rules("DRA506"),
+    ("validateDeviceClaimConfiguration", "TooMany", 'fldPath.Child("requests")'): rules("DRA522"),
+    ("validateDeviceClaimConfiguration", "Duplicate", 'fldPath.Child("requests")'): rules("DRA523"),
+    ("validateRequestNameRef", "Invalid", "fldPath"): rules("DRA504", "DRA505", "DRA524", "DRA525", "DRA602"),
+    ("validateDeviceConfiguration", "Required", 'fldPath.Child("opaque")'): rules("DRA526"),
+    ("validateOpaqueConfiguration", "Required", 'fldPath.Child("driver")'): rules("DRA527"),
+    ("validateOpaqueConfiguration", "TooLong", 'fldPath.Child("driver")'): rules("DRA527"),
+    ("validateOpaqueConfiguration", "Invalid", 'fldPath.Child("driver")'): rules("DRA527"),
+    ("validateRawExtension", "Required", "fldPath"): SCHEMA,  # parameters missing or null: the schema's required field
+    ("validateRawExtension", "TooLong", "fldPath"): rules("DRA528"),
+    ("validateRawExtension", "Invalid", "fldPath"): rules("DRA528"),
+    # --- ResourceClaim status (the /status endpoint; dralint warns, see rules/status.py) ---
+    ("validateResourceClaimStatusUpdate", "TooMany", 'fldPath.Child("reservedFor")'): rules("DRA601"),
+    ("validateResourceClaimStatusUpdate", "Duplicate", 'fldPath.Child("reservedFor")'): rules("DRA601"),
+    ("validateResourceClaimStatusUpdate", "Duplicate", 'fldPath.Child("devices")'): rules("DRA603"),
+    # Two sites: reservedFor without an allocation (DRA601) and new entries while deleting (update-only).
+    ("validateResourceClaimStatusUpdate", "Forbidden", 'fldPath.Child("reservedFor")'): rules("DRA601"),
+    ("validateResourceClaimStatusUpdate", "Invalid", 'fldPath.Child("allocation")'): UPDATE,
+    ("validateResourceClaimUserReference", "Required", 'fldPath.Child("resource")'): rules("DRA601"),
+    ("validateResourceClaimUserReference", "Required", 'fldPath.Child("name")'): rules("DRA601"),
+    ("validateResourceClaimUserReference", "Required", 'fldPath.Child("uid")'): rules("DRA601"),
+    ("validateAllocationResult", "Required", 'fldPath.Child("nodeSelector")'): rules("DRA602"),
+    ("validateAllocationResult", "Invalid", 'fldPath.Child("nodeSelector")'): rules("DRA602"),
+    ("validateDeviceAllocationResult", "TooMany", 'fldPath.Child("results")'): rules("DRA602"),
+    ("validateDeviceAllocationResult", "TooMany", 'fldPath.Child("config")'): rules("DRA602"),
+    ("validateDeviceRequestAllocationResult", "Required", 'fldPath.Child("driver")'): rules("DRA602"),
+    ("validateDeviceRequestAllocationResult", "TooLong", 'fldPath.Child("driver")'): rules("DRA602"),
+    ("validateDeviceRequestAllocationResult", "Invalid", 'fldPath.Child("driver")'): rules("DRA602"),
+    ("validateDeviceRequestAllocationResult", "Invalid", 'fldPath.Child("device")'): rules("DRA602"),
+    ("validateDeviceAllocationConfiguration", "TooMany", 'fldPath.Child("requests")'): rules("DRA602"),
+    ("validateDeviceAllocationConfiguration", "Duplicate", 'fldPath.Child("requests")'): rules("DRA602"),
+    ("validateAllocationConfigSource", "Required", "fldPath"): rules("DRA602"),
+    ("validateAllocationConfigSource", "NotSupported", "fldPath"): rules("DRA602"),
+    ("validateDeviceStatus", "Required", 'fldPath.Child("driver")'): rules("DRA603"),
+    ("validateDeviceStatus", "TooLong", 'fldPath.Child("driver")'): rules("DRA603"),
+    ("validateDeviceStatus", "Invalid", 'fldPath.Child("driver")'): rules("DRA603"),
+    ("validateDeviceStatus", "Invalid", 'fldPath.Child("device")'): rules("DRA603"),
+    ("validateDeviceStatus", "Invalid", "fldPath"): rules("DRA603"),
+    ("validateDeviceStatus", "TooMany", 'fldPath.Child("conditions")'): rules("DRA603"),
+    ("validateDeviceStatus", "Required", 'fldPath.Child("conditions")'): rules("DRA603"),
+    ("validateDeviceStatus", "Invalid", 'fldPath.Child("conditions")'): rules("DRA603"),
+    ("validateDeviceStatus", "TooLong", 'fldPath.Child("conditions")'): rules("DRA603"),
+    ("validateNetworkDeviceData", "TooLong", 'fldPath.Child("interfaceName")'): rules("DRA603"),
+    ("validateNetworkDeviceData", "TooLong", 'fldPath.Child("hardwareAddress")'): rules("DRA603"),
+    ("validateNetworkDeviceData", "TooMany", 'fldPath.Child("ips")'): rules("DRA603"),
+    ("validateNetworkDeviceData", "Duplicate", 'fldPath.Child("ips")'): rules("DRA603"),
+    # --- DeviceClass ---
+    ("ValidateDeviceClass", "Invalid", "fldPath"): rules("DRA202"),  # validate.LongName on metadata.name
+    **_metadata("ValidateDeviceClass"),
+    ("ValidateDeviceClassUpdate", "Invalid", "fldPath"): UPDATE,
+    **_metadata("ValidateDeviceClassUpdate", {t: UPDATE for t in _META_CREATE}),
+    **_update_meta("ValidateDeviceClassUpdate"),
+    ("validateDeviceClassSpec", "TooMany", 'fldPath.Child("selectors")'): rules("DRA311"),
+    ("validateDeviceClassSpec", "TooMany", 'fldPath.Child("config")'): rules("DRA521"),
+    ("validateDeviceClassSpec", "Invalid", 'fldPath.Child("extendedResourceName")'): rules("DRA552"),
+    # --- ResourceClaimTemplate ---
+    **_metadata("ValidateResourceClaimTemplate"),
+    ("validateResourceClaimTemplateSpec", "Forbidden", 'fldPath.Child("metadata")'): rules("DRA209"),
+    ("validateResourceClaimTemplateSpec", "Invalid", 'fldPath.Child("metadata")'): rules("DRA205", "DRA206"),
+    ("validateResourceClaimTemplateSpec", "TooLong", 'fldPath.Child("metadata")'): rules("DRA207"),
+    **_update_meta("ValidateResourceClaimTemplateUpdate"),
+    ("ValidateResourceClaimTemplateUpdate", "Invalid", 'field.NewPath("spec")'): UPDATE,
+    # --- DeviceTaintRule ---
+    **_metadata("ValidateDeviceTaintRule"),
+    **_update_meta("ValidateDeviceTaintRuleUpdate"),
+    ("validateDeviceTaintSelector", "Required", 'fldPath.Child("driver")'): rules("DRA582"),
+    ("validateDeviceTaintSelector", "TooLong", 'fldPath.Child("driver")'): rules("DRA582"),
+    ("validateDeviceTaintSelector", "Invalid", 'fldPath.Child("driver")'): rules("DRA582"),
+    ("validateDeviceTaintSelector", "Invalid", 'fldPath.Child("device")'): rules("DRA582"),
+    ("validateDeviceTaint", "Invalid", 'fldPath.Child("key")'): rules("DRA573", "DRA581"),
+    ("validateDeviceTaint", "Required", 'fldPath.Child("effect")'): rules("DRA573", "DRA581"),
+    ("validateDeviceTaint", "NotSupported", 'fldPath.Child("effect")'): rules("DRA573", "DRA581"),
+    **_update_meta("ValidateDeviceTaintRuleStatusUpdate"),
+    ("ValidateDeviceTaintRuleStatusUpdate", "Required", 'fldPath.Child("conditions")'): STATUS_UPDATE,
+    ("ValidateDeviceTaintRuleStatusUpdate", "Invalid", 'fldPath.Child("conditions")'): STATUS_UPDATE,
+    ("ValidateDeviceTaintRuleStatusUpdate", "TooLong", 'fldPath.Child("conditions")'): STATUS_UPDATE,
+    ("ValidateDeviceTaintRuleStatusUpdate", "TooMany", 'fldPath.Child("conditions")'): STATUS_UPDATE,
+    # --- device tolerations (claims; also allocation results) ---
+    ("validateDeviceToleration", "Invalid", 'fldPath.Child("key")'): rules("DRA315"),
+    ("validateDeviceToleration", "Invalid", 'fldPath.Child("value")'): rules("DRA317"),
+    ("validateDeviceToleration", "Required", 'fldPath.Child("operator")'): na(
+        "unreachable from a manifest: an empty operator is defaulted to Equal before validation (+default)"),
+    ("validateDeviceToleration", "NotSupported", 'fldPath.Child("operator")'): rules("DRA316"),
+    ("validateDeviceToleration", "NotSupported", 'fldPath.Child("effect")'): rules("DRA318"),
+    # --- ResourceSlice (rules/slices.py, rules/taints.py) ---
+    **_metadata("ValidateResourceSlice"),
+    **_update_meta("ValidateResourceSliceUpdate"),
+}
