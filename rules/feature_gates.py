@@ -112,7 +112,8 @@ def _taint_rule_gate(doc: Any) -> str | None:
     return next((gate for since, gate in _TAINT_RULE_GATE if doc.release_tuple >= since), None)
 
 
-@rule("DRA801", "field-dropped-by-feature-gate", severity="warning", kinds=[*CLAIM_KINDS, "DeviceClass", "ResourceSlice", "DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.32", None))
+@rule("DRA801", "field-dropped-by-feature-gate", severity="warning", kinds=[*CLAIM_KINDS, "DeviceClass", "ResourceSlice", "DeviceTaintRule", "ResourcePoolStatusRequest"],
+      api_versions=STRUCTURED, releases=("1.32", None))
 def field_dropped(doc, report):
     """A field whose feature gate is off by default at this release is silently dropped on create.
 
@@ -131,7 +132,9 @@ def field_dropped(doc, report):
     1.35), counters (DRAPartitionableDevices, off up to 1.35) and
     `nodeAllocatableResources` (DRANodeAllocatableResources, off 1.36-1.37). A
     DeviceTaintRule is not served at all unless DRADeviceTaints (1.33-1.34) or
-    DRADeviceTaintRules (1.35-1.36) is on.
+    DRADeviceTaintRules (1.35-1.36) is on, a ResourcePoolStatusRequest (1.36+)
+    unless DRAResourcePoolStatus is on; its `defaultPartitionTypeAttribute` is
+    dropped while DRAPartitionableDevicesType is off (1.37).
 
     Example (1.33): `firstAvailable: [...]` is dropped unless the cluster
     enables DRAPrioritizedList.
@@ -140,6 +143,12 @@ def field_dropped(doc, report):
         gate = _taint_rule_gate(doc)
         if gate and not gate_on_by_default(doc, gate):
             report(("kind",), f"DeviceTaintRule is only served when the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)
+        return
+    if doc.kind == "ResourcePoolStatusRequest":
+        if not gate_on_by_default(doc, "DRAResourcePoolStatus"):
+            report(("kind",), f"ResourcePoolStatusRequest is only served when the cluster enables the DRAResourcePoolStatus feature gate (off by default in Kubernetes {doc.release})", at_key=True)
+        for path, field, gate in _dropped_fields(doc, doc.get("spec"), "ResourcePoolStatusRequestSpec", ("spec",)):
+            report(path, f"spec.{field} is silently dropped unless the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)
         return
     if doc.kind == "ResourceSlice":
         for path, field, gate in _slice_dropped(doc):

@@ -9,8 +9,8 @@ controller through `/status` and is not judged here.
 from __future__ import annotations
 
 from dralint.api import rule
-from dralint.k8s.claims import kind_gate_enabled
-from dralint.k8s.names import driver_name_error_types, pool_name_error_types
+from dralint.k8s.claims import gate_enabled, kind_gate_enabled
+from dralint.k8s.names import driver_name_error_types, fully_qualified_name, pool_name_error_types
 
 LIMIT_MIN = 1
 LIMIT_MAX = 1000  # ResourcePoolStatusRequestLimitMax
@@ -23,11 +23,14 @@ def pool_status_request_spec(doc, report):
 
     Ports validateResourcePoolStatusRequestSpec: an empty `driver` is Required
     (and nothing else); otherwise it must be a driver name (at most 63
-    characters: TooLong; a DNS subdomain when lower-cased: Invalid). A non-empty
-    `poolName` must be a pool name (at most 253 characters: TooLong; each
-    `/`-separated part a DNS subdomain: Invalid). `limit`, when set, below 1 or
-    above 1000 is Invalid. Not checked when DRAResourcePoolStatus is configured
-    off: the kind is then not served at all.
+    characters: TooLong; a DNS subdomain when lower-cased: Invalid). `poolName`
+    (a pointer) when set must not be empty (Invalid) and must be a pool name (at
+    most 253 characters: TooLong; each `/`-separated part a DNS subdomain: Invalid). `limit`, when set, below 1 or
+    above 1000 is Invalid. From 1.37, with DRAPartitionableDevicesType on,
+    `defaultPartitionTypeAttribute` must be a fully qualified attribute name
+    (`<domain>/<name>`, declarative `+k8s:format`); with the gate off it is
+    dropped (DRA801). Not checked when DRAResourcePoolStatus is configured off:
+    the kind is then not served at all.
 
     Invalid: `spec: {driver: gpu.example.com, limit: 0}`.
     Valid: `spec: {driver: gpu.example.com, poolName: node-1, limit: 1000}`.
@@ -45,7 +48,9 @@ def pool_status_request_spec(doc, report):
         for etype, msg in driver_name_error_types(driver):
             report(base + ("driver",), f"driver '{driver}' is not a valid driver name: {msg} ({etype})", error_type=etype)
     pool = spec.get("poolName")
-    if isinstance(pool, str) and pool:
+    if pool == "":
+        report(base + ("poolName",), "poolName must not be empty when specified: leave it out to cover every pool of the driver (Invalid)", error_type="Invalid")
+    elif isinstance(pool, str):
         for etype, msg in pool_name_error_types(pool):
             report(base + ("poolName",), f"poolName '{pool}' is invalid: {msg} ({etype})", error_type=etype)
     limit = spec.get("limit")
@@ -54,3 +59,10 @@ def pool_status_request_spec(doc, report):
             report(base + ("limit",), f"limit {limit} must be at least {LIMIT_MIN} (Invalid)", error_type="Invalid")
         if limit > LIMIT_MAX:
             report(base + ("limit",), f"limit {limit} must not exceed {LIMIT_MAX} (Invalid)", error_type="Invalid")
+    partition = spec.get("defaultPartitionTypeAttribute")
+    if isinstance(partition, str) and doc.release_tuple >= (1, 37) and gate_enabled(doc, "DRAPartitionableDevicesType"):
+        problems = fully_qualified_name(partition, doc.release_tuple)
+        if problems:
+            report(base + ("defaultPartitionTypeAttribute",),
+                   f"defaultPartitionTypeAttribute '{partition}' is not a fully qualified attribute name '<domain>/<name>': {problems[0][2]} (Invalid)",
+                   error_type="Invalid")

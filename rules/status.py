@@ -125,7 +125,8 @@ def allocation(doc, report):
     spec, a valid driver, pool and device name (and from 1.34 at most 4
     binding and 4 binding-failure conditions, from 1.35 at most 16
     tolerations, from 1.37 a set of known skipNodeOperations); at most 64 config entries
-    with `source` FromClass/FromClaim and valid opaque config; a valid node
+    with `source` FromClass/FromClaim, at most 32 unique request references
+    (validateDeviceAllocationConfiguration) and valid opaque config; a valid node
     selector. Classic: `driverName` required, at most 32 resource handles of
     at most 16 KiB each, `availableOnNodes` a valid node selector;
     `deallocationRequested` needs an allocation and no reservations.
@@ -177,10 +178,7 @@ def allocation(doc, report):
             report(p + ("source",), "source must be FromClass or FromClaim (Required)", error_type="Required")
         elif isinstance(source, str) and source not in ("FromClass", "FromClaim"):
             report(p + ("source",), f"source '{source}' is not supported: use FromClass or FromClaim (NotSupported)", error_type="NotSupported")
-        for m, ref in enumerate(cfg.get("requests") or []):
-            if isinstance(ref, str):
-                for _kind, msg in check_request_ref(doc, ref, names):
-                    report(p + ("requests", m), f"{msg} (Invalid)", error_type="Invalid")
+        _config_requests(doc, report, cfg.get("requests"), p + ("requests",), names)
         opaque = cfg.get("opaque")
         if opaque is None:
             report(p + ("opaque",), "config entry needs opaque (Required)", error_type="Required")
@@ -193,6 +191,27 @@ def allocation(doc, report):
     if isinstance(selector, dict):
         for api, src, etype, msg in node_selector_problems(selector, base + ("nodeSelector",), base + ("nodeSelector",)):
             report(api, f"{msg} ({etype})", error_type=etype, locate=src)
+
+
+def _config_requests(doc: Any, report: Any, seq: Any, path: tuple, names: Any) -> None:
+    """validateDeviceAllocationConfiguration's `requests`: a set of at most 32 request references.
+
+    From 1.35 an over-long list gets only its size error (validateSet short-circuits).
+    """
+    if not isinstance(seq, list):
+        return
+    if len(seq) > 32:
+        etype = too_many_type(doc)
+        report(path, f"{len(seq)} requests; at most 32 are allowed ({etype})", error_type=etype, at_key=True)
+        if doc.release_tuple >= (1, 35):
+            return
+    for m, ref in enumerate(seq):
+        if not isinstance(ref, str):
+            continue
+        for _kind, msg in check_request_ref(doc, ref, names):
+            report(path + (m,), f"{msg} (Invalid)", error_type="Invalid")
+        if ref in seq[:m]:
+            report(path + (m,), f"request '{ref}' is listed twice (Duplicate)", error_type="Duplicate")
 
 
 def _classic_allocation(doc: Any, report: Any, status: dict, alloc: Any) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from dralint.api import rule
-from dralint.k8s.claims import too_many_type
+from dralint.k8s.claims import kind_gate_enabled, too_many_type
 from dralint.k8s.names import dns1123_label, driver_name_error_types, label_value, pool_name_error_types, qualified_name
 from dralint.k8s.resource import STRUCTURED
 from dralint.k8s.slices import TAINTS_MAX, device_go_type, devices, kept, taint_effects
@@ -32,6 +32,11 @@ def _taint_problems(taint: dict, release: tuple[int, int]) -> Iterator[tuple[tup
             yield ("effect",), "Required", "a taint effect is required"
         elif effect not in allowed:
             yield ("effect",), "NotSupported", f"taint effect '{effect}' is not supported: use {', '.join(allowed)}"
+
+
+def _rules_served(doc: Any) -> bool:
+    """DeviceTaintRule is served only with its gate (DRADeviceTaints up to 1.34, DRADeviceTaintRules from 1.35)."""
+    return kind_gate_enabled(doc, "DRADeviceTaintRules" if doc.release_tuple >= (1, 35) else "DRADeviceTaints")
 
 
 def _report_taint(report: Callable, taint: Any, release: tuple[int, int], api: tuple, src: tuple) -> None:
@@ -69,8 +74,12 @@ def rule_taint(doc, report):
     so the server answers Invalid at `spec.taint.key` (ValidateLabelName of "")
     and Required at `spec.taint.effect`; both are reported at the `spec` key.
 
+    Not checked when the gate that serves DeviceTaintRule is configured off.
+
     Invalid: `taint: {key: "bad key", effect: Evict}`, or no `taint` at all.
     """
+    if not _rules_served(doc):
+        return
     spec = doc.get("spec", type=dict)
     if spec is not None and spec.get("taint") is None:
         report(("spec", "taint", "key"), "the rule has no taint: the server reads an empty taint key, which is not a label key (Invalid)",
@@ -90,10 +99,12 @@ def rule_selector(doc, report):
     a pool by validatePoolName (empty: Required; over 253 characters: TooLong, and
     each `/`-separated part a DNS subdomain: Invalid).
 
+    Not checked when the gate that serves DeviceTaintRule is configured off.
+
     Invalid: `deviceSelector: {driver: GPU_Driver}`.
     """
     selector = doc.get("spec", "deviceSelector", type=dict)
-    if selector is None:
+    if selector is None or not _rules_served(doc):
         return
     base = ("spec", "deviceSelector")
     driver = selector.get("driver")

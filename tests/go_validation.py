@@ -57,6 +57,7 @@ PRODUCERS: dict[str, Producer] = {
     "corevalidation.ValidateObjectMetaUpdate": Producer(2, ("Invalid",)),
     "apimachineryvalidation.ValidateImmutableField": Producer(2, ("Invalid",)),
     "metav1validation.ValidateConditions": Producer(1, ("Required", "Invalid", "TooLong")),
+    "validation.IsValidInterfaceAddress": Producer(0, ("Invalid",)),
 }
 
 # Functions of validation.go whose own field.* calls are made on behalf of every caller:

@@ -122,6 +122,15 @@ COVERAGE: dict[tuple[str, str, str], Covered] = {
     ("ResourceSliceSpec", "partitionTypeAttribute", "ifDisabled(DRAPartitionableDevicesType)=forbidden"): covered("DRA801", since="1.37"),
     ("ResourceSliceSpec", "skipNodeOperations", "listType=set"): covered("DRA575", since="1.37"),
     ("SkipNodeOperation", "", "enum"): covered("DRA575", "DRA602", since="1.37"),
+    # --- ResourcePoolStatusRequest (v1alpha3, 1.36+) ---
+    ("ResourcePoolStatusRequestSpec", "driver", "required"): covered("DRA583"),
+    ("ResourcePoolStatusRequestSpec", "driver", "format=k8s-long-name-caseless"): covered("DRA583"),
+    ("ResourcePoolStatusRequestSpec", "poolName", "format=k8s-resource-pool-name"): covered("DRA583"),
+    ("ResourcePoolStatusRequestSpec", "limit", "minimum=1"): covered("DRA583"),
+    ("ResourcePoolStatusRequestSpec", "limit", "maximum=1000"): covered("DRA583"),
+    ("ResourcePoolStatusRequestSpec", "defaultPartitionTypeAttribute",
+     "ifEnabled(DRAPartitionableDevicesType)=format=k8s-resource-fully-qualified-name"): covered("DRA583", since="1.37"),
+    ("ResourcePoolStatusRequestSpec", "defaultPartitionTypeAttribute", "ifDisabled(DRAPartitionableDevicesType)=forbidden"): covered("DRA801", since="1.37"),
     # --- device taints: ResourceSlice devices and DeviceTaintRule ---
     ("DeviceTaint", "effect", "required"): covered("DRA573", "DRA581"),
     ("DeviceTaintEffect", "", "enum"): covered("DRA573", "DRA581", "DRA318"),

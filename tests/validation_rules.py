@@ -67,6 +67,7 @@ def _update_meta(function: str) -> dict[tuple[str, str, str], Row]:
 
 _POOL = ("DRA562", "DRA582", "DRA583", "DRA602")  # validatePoolName: slices, taint selectors, pool status requests, allocation results
 _CEL = ("DRA401", "DRA402", "DRA403", "DRA404")
+_CONDITIONS = gap("status-only: metav1 ValidateConditions on a driver's device conditions; DRA603 checks only their count")
 
 COVERAGE: dict[tuple[str, str, str], Row] = {
     # --- shared name helpers ---
@@ -157,13 +158,15 @@ COVERAGE: dict[tuple[str, str, str], Row] = {
     ("validateDeviceStatus", "Invalid", 'fldPath.Child("device")'): rules("DRA603"),
     ("validateDeviceStatus", "Invalid", "fldPath"): rules("DRA603"),
     ("validateDeviceStatus", "TooMany", 'fldPath.Child("conditions")'): rules("DRA603"),
-    ("validateDeviceStatus", "Required", 'fldPath.Child("conditions")'): rules("DRA603"),
-    ("validateDeviceStatus", "Invalid", 'fldPath.Child("conditions")'): rules("DRA603"),
-    ("validateDeviceStatus", "TooLong", 'fldPath.Child("conditions")'): rules("DRA603"),
+    ("validateDeviceStatus", "Required", 'fldPath.Child("conditions")'): _CONDITIONS,
+    ("validateDeviceStatus", "Invalid", 'fldPath.Child("conditions")'): _CONDITIONS,
+    ("validateDeviceStatus", "TooLong", 'fldPath.Child("conditions")'): _CONDITIONS,
     ("validateNetworkDeviceData", "TooLong", 'fldPath.Child("interfaceName")'): rules("DRA603"),
     ("validateNetworkDeviceData", "TooLong", 'fldPath.Child("hardwareAddress")'): rules("DRA603"),
     ("validateNetworkDeviceData", "TooMany", 'fldPath.Child("ips")'): rules("DRA603"),
     ("validateNetworkDeviceData", "Duplicate", 'fldPath.Child("ips")'): rules("DRA603"),
+    ("validateNetworkDeviceData", "Invalid", "fldPath"): gap(
+        "status-only: IsValidInterfaceAddress of each networkData.ips entry (an IP with a prefix length); DRA603 checks only their count and uniqueness"),
     # --- DeviceClass ---
     ("ValidateDeviceClass", "Invalid", "fldPath"): rules("DRA202"),  # validate.LongName on metadata.name
     **_metadata("ValidateDeviceClass"),

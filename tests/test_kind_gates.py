@@ -1,0 +1,58 @@
+"""Kinds a feature gate serves, with the gate on and off: ResourcePoolStatusRequest (DRAResourcePoolStatus,
+DRA583) and DeviceTaintRule (DRADeviceTaintRules, DRA581/DRA582).
+
+The fixtures (tests/cases/rules/pool-status-request.yaml, tests/cases/slices/devicetaintrule-limits.yaml)
+carry the expectations with the gate as a default run assumes it (on: whoever writes the kind runs a
+cluster that serves it); here the same files are linted with the gate configured on and off.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dralint.lint import LintOptions, lint
+from dralint.sources import Source
+
+from conftest import CASES
+from expectations import read_fixture
+
+POOL_STATUS = CASES / "rules" / "pool-status-request.yaml"
+TAINT_RULES = CASES / "slices" / "devicetaintrule-limits.yaml"
+
+
+def _codes(path, release: str, gates: dict[str, bool], prefix: str) -> list[tuple[str, str, int, int]]:
+    result = lint([Source(str(path), path.read_bytes())], LintOptions(release=release, rule_options={"feature-gates": gates}))
+    return [(p.rule, ".".join(map(str, p.path)), p.span.line, p.span.column) for p in result.problems if p.rule.startswith(prefix)]
+
+
+def _expected(path, release: str, prefix: str) -> list[tuple[str, str, int, int]]:
+    [block] = [b for b in read_fixture(path).blocks if b.release == release]
+    return sorted((e.key.code, e.key.path, e.key.line, e.key.column) for e in block.expectations if e.key.code.startswith(prefix))
+
+
+@pytest.mark.parametrize("release", ["1.36", "1.37"])
+def test_pool_status_request_gate_on_and_off(release):
+    on = _codes(POOL_STATUS, release, {"DRAResourcePoolStatus": True}, "DRA583")
+    assert sorted(on) == _expected(POOL_STATUS, release, "DRA583") != []
+    assert ("DRA583", "spec.limit", 17, 10) in on and ("DRA583", "spec.limit", 35, 10) in on  # 0 and 1001
+    assert ("DRA583", "spec.limit", 9, 10) not in on and ("DRA583", "spec.limit", 26, 10) not in on  # 1 and 1000
+    assert _codes(POOL_STATUS, release, {"DRAResourcePoolStatus": False}, "DRA583") == []
+    # Off, the kind is not served: DRA801 says so on each of the nine documents.
+    off = _codes(POOL_STATUS, release, {"DRAResourcePoolStatus": False}, "DRA801")
+    assert sum(1 for p in off if p[1] == "kind") == 9
+
+
+def test_partition_type_attribute_gate_on_and_off():
+    on = _codes(POOL_STATUS, "1.37", {"DRAPartitionableDevicesType": True}, "DRA583")
+    assert ("DRA583", "spec.defaultPartitionTypeAttribute", 68, 34) in on
+    off = _codes(POOL_STATUS, "1.37", {"DRAPartitionableDevicesType": False}, "DRA583")
+    assert [p for p in off if p[1] == "spec.defaultPartitionTypeAttribute"] == []
+
+
+def test_device_taint_rule_gate_on_and_off():
+    on = _codes(TAINT_RULES, "1.37", {"DRADeviceTaintRules": True}, "DRA58")
+    assert ("DRA581", "spec.taint.key", 7, 1) in on and ("DRA582", "spec.deviceSelector.pool", 27, 11) in on
+    assert _codes(TAINT_RULES, "1.37", {"DRADeviceTaintRules": False}, "DRA58") == []
+    # Up to 1.34 the kind is served by DRADeviceTaints.
+    assert _codes(TAINT_RULES, "1.34", {"DRADeviceTaints": False}, "DRA58") == []
+    assert ("DRA581", "spec.taint.key", 42, 1) in _codes(TAINT_RULES, "1.34", {"DRADeviceTaints": True}, "DRA58")
