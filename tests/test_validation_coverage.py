@@ -14,13 +14,13 @@ import re
 from functools import lru_cache
 
 import pytest
+from go_validation import call_sites, path_suffix, release_sites, validation_files
+from validation_rules import COVERAGE
 
 from dralint.registry import all_rules
 
 from conftest import CASES
 from expectations import read_fixture
-from go_validation import call_sites, path_suffix, release_sites, validation_files
-from validation_rules import COVERAGE
 
 RELEASES = ("1.35", "1.37", "1.38")
 
