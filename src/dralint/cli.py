@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Sequence
 
-from . import __version__, parallel
+from . import __version__, parallel, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, overrides_from
 from .config import ConfigError, build_options
 from .lint import lint
@@ -116,6 +116,9 @@ def run_lint(argv: list[str]) -> int:
     except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
 
+    notice = schemas.preview_notice(options.release)
+    if notice is not None:
+        print(f"dralint: note: {notice}", file=sys.stderr)
     fmt = settings.format
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not sys.stdout.isatty() else "text"

@@ -72,7 +72,6 @@ V1BETA1 = f"{GROUP}/v1beta1"
 TARGETS = (f"{GROUP}/v1",)
 SOURCES = tuple(MIGRATION_SOURCES)
 KINDS = MIGRATION_KINDS
-VERIFY_RELEASE = "1.37"  # the newest release (schemas.DEFAULT_RELEASE): where migrated objects must land
 
 
 @dataclass
@@ -460,7 +459,7 @@ def migrate_text(name: str, text: str, target: str = TARGETS[0]) -> FileResult:
     body = text[len(bom):]
     is_json = name.lower().endswith(".json") or body.lstrip().startswith(("{", "["))
     pin = None if is_json else declared_release(body.encode("utf-8", "surrogatepass"))
-    release = serving_release(pin[0], target) if pin and pin[0] in schemas.RELEASES else VERIFY_RELEASE
+    release = serving_release(pin[0], target) if pin and pin[0] in schemas.RELEASES else schemas.DEFAULT_RELEASE
     job = _Job(name, target, release, result)
     new = _migrate_json(job, body) if is_json else None
     if new is None:
