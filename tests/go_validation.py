@@ -18,8 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from conftest import SHARED
-
+SHARED = Path(__file__).resolve().parents[2] / "shared"  # ../shared of the checkout (also read by tools/release_drop.py)
 VALIDATION = SHARED / "k8s-validation"
 VALIDATION_GO = Path("pkg/apis/resource/validation/validation.go")
 
