@@ -63,6 +63,11 @@ COVERAGE: dict[tuple[str, str, str], Covered] = {
     ("OpaqueDeviceConfiguration", "driver", "required"): covered("DRA527"),
     ("OpaqueDeviceConfiguration", "driver", "format=k8s-long-name-caseless"): covered("DRA527"),
     ("OpaqueDeviceConfiguration", "driver", "maxLength=63"): covered("DRA527"),
+    # derived attributes (1.37+, DRADerivedAttributes; rules/derived_attributes.py)
+    **{(t, "derivedAttributes", "maxItems=32"): covered("DRA321", since="1.37") for t in ("DeviceRequest", "ExactDeviceRequest", "DeviceSubRequest")},
+    ("DeviceDerivedAttribute", "name", "required"): covered("DRA322", since="1.37"),
+    ("DeviceDerivedAttribute", "name", "format=k8s-resource-fully-qualified-name"): covered("DRA322", since="1.37"),
+    ("DeviceDerivedAttribute", "expression", "required"): covered("DRA323", since="1.37"),
     # --- DeviceClass (§6) ---
     ("DeviceClass", "metadata", "subfield(name)=format=k8s-long-name"): covered("DRA202"),
     ("DeviceClassSpec", "selectors", "maxItems=32"): covered("DRA311"),

@@ -1,9 +1,11 @@
-"""Kinds a feature gate serves, with the gate on and off: ResourcePoolStatusRequest (DRAResourcePoolStatus,
-DRA583) and DeviceTaintRule (DRADeviceTaintRules, DRA581/DRA582).
+"""Checks behind a feature gate, with the gate configured on and off: the kinds a gate serves
+(ResourcePoolStatusRequest: DRAResourcePoolStatus, DRA583; DeviceTaintRule: DRADeviceTaintRules,
+DRA581/DRA582) and derived attributes (DRADerivedAttributes, DRA321-DRA323).
 
-The fixtures (tests/cases/rules/pool-status-request.yaml, tests/cases/slices/devicetaintrule-limits.yaml)
-carry the expectations with the gate as a default run assumes it (on: whoever writes the kind runs a
-cluster that serves it); here the same files are linted with the gate configured on and off.
+The fixtures (tests/cases/rules/pool-status-request.yaml, tests/cases/slices/devicetaintrule-limits.yaml,
+tests/cases/rules/derived-attributes.yaml) carry the expectations of a default run, which assumes a
+gate on when the manifest uses what it governs; here the same files are linted with the gate
+configured on (the same problems) and off (none of them).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from dralint.lint import LintOptions, lint
+from dralint.model import format_path
 from dralint.sources import Source
 
 from conftest import CASES
@@ -18,11 +21,12 @@ from expectations import read_fixture
 
 POOL_STATUS = CASES / "rules" / "pool-status-request.yaml"
 TAINT_RULES = CASES / "slices" / "devicetaintrule-limits.yaml"
+DERIVED = CASES / "rules" / "derived-attributes.yaml"
 
 
 def _codes(path, release: str, gates: dict[str, bool], prefix: str) -> list[tuple[str, str, int, int]]:
     result = lint([Source(str(path), path.read_bytes())], LintOptions(release=release, rule_options={"feature-gates": gates}))
-    return [(p.rule, ".".join(map(str, p.path)), p.span.line, p.span.column) for p in result.problems if p.rule.startswith(prefix)]
+    return [(p.rule, format_path(p.path), p.span.line, p.span.column) for p in result.problems if p.rule.startswith(prefix)]
 
 
 def _expected(path, release: str, prefix: str) -> list[tuple[str, str, int, int]]:
@@ -56,3 +60,12 @@ def test_device_taint_rule_gate_on_and_off():
     # Up to 1.34 the kind is served by DRADeviceTaints.
     assert _codes(TAINT_RULES, "1.34", {"DRADeviceTaints": False}, "DRA58") == []
     assert ("DRA581", "spec.taint.key", 42, 1) in _codes(TAINT_RULES, "1.34", {"DRADeviceTaints": True}, "DRA58")
+
+
+@pytest.mark.parametrize("release", ["1.37", "1.38"])
+def test_derived_attributes_gate_on_and_off(release):
+    on = _codes(DERIVED, release, {"DRADerivedAttributes": True}, "DRA32")
+    assert sorted(on) == _expected(DERIVED, release, "DRA32") != []
+    assert _codes(DERIVED, release, {"DRADerivedAttributes": False}, "DRA32") == []
+    dropped = _codes(DERIVED, release, {"DRADerivedAttributes": False}, "DRA801")
+    assert ("DRA801", "spec.devices.requests[0].exactly.derivedAttributes", 12, 9) in dropped
