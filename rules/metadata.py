@@ -290,7 +290,7 @@ def template_metadata_forbidden(doc, report):
 
 @rule("DRA210", "cluster-scoped-namespace", severity="warning", api_versions=EVERY_VERSION)
 def cluster_scoped_namespace(doc, report):
-    """A cluster-scoped object (DeviceClass, ResourceClass, ResourceSlice, DeviceTaintRule) has no namespace.
+    """A cluster-scoped object (DeviceClass, ResourceClass, ResourceSlice, DeviceTaintRule, ResourcePoolStatusRequest) has no namespace.
 
     The API server silently clears `metadata.namespace` on create, so the
     field is misleading; remove it.
