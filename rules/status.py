@@ -22,7 +22,7 @@ from dralint.k8s.claims import (
     node_selector_problems,
     too_many_type,
 )
-from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size
+from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size, interface_address_problem
 from dralint.k8s.resource import CLASSIC, STRUCTURED
 
 ALL = [*CLASSIC, *STRUCTURED]
@@ -279,7 +279,8 @@ def device_status(doc, report):
     Unique driver/pool/device(/shareID), each naming an allocated device;
     at most 8 conditions; `data` a JSON object of at most 10 KiB;
     `networkData.interfaceName` at most 256 and `hardwareAddress` at most 128
-    characters, at most 16 unique IPs. Dropped while
+    characters, at most 16 unique IPs, each an address with a prefix length in
+    canonical form (`10.9.8.7/24`). Dropped while
     DRAResourceClaimDeviceStatus is off (1.32).
     """
     status = _status(doc)
@@ -325,13 +326,29 @@ def device_status(doc, report):
                 report(p + ("networkData", "interfaceName"), "interfaceName may be at most 256 characters (TooLong)", error_type="TooLong")
             if isinstance(net.get("hardwareAddress"), str) and len(net["hardwareAddress"]) > 128:
                 report(p + ("networkData", "hardwareAddress"), "hardwareAddress may be at most 128 characters (TooLong)", error_type="TooLong")
-            ips = net.get("ips")
-            if isinstance(ips, list):
-                if len(ips) > 16:
-                    report(p + ("networkData", "ips"), f"{len(ips)} IPs; at most 16 are allowed (TooMany)", error_type="TooMany", at_key=True)
-                for n, ip in enumerate(ips):
-                    if ip in ips[:n]:
-                        report(p + ("networkData", "ips", n), f"IP '{ip}' is listed twice (Duplicate)", error_type="Duplicate")
+            _network_ips(doc, report, net.get("ips"), p + ("networkData", "ips"))
+
+
+def _network_ips(doc: Any, report: Any, ips: Any, path: tuple) -> None:
+    """validateNetworkDeviceData's `ips`: a set of at most 16 interface addresses.
+
+    Over 16 is only TooMany from 1.35 (validateSet short-circuits); each entry must be
+    an IP with a prefix length in canonical form (IsValidInterfaceAddress).
+    """
+    if not isinstance(ips, list):
+        return
+    if len(ips) > 16:
+        report(path, f"{len(ips)} IPs; at most 16 are allowed (TooMany)", error_type="TooMany", at_key=True)
+        if doc.release_tuple >= (1, 35):
+            return
+    for n, ip in enumerate(ips):
+        if not isinstance(ip, str):
+            continue
+        problem = interface_address_problem(ip)
+        if problem:
+            report(path + (n,), f"IP '{ip}' {problem} (Invalid)", error_type="Invalid")
+        if ip in ips[:n]:
+            report(path + (n,), f"IP '{ip}' is listed twice (Duplicate)", error_type="Duplicate")
 
 
 def _device_key(entry: dict) -> tuple:

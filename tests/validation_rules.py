@@ -167,8 +167,7 @@ COVERAGE: dict[tuple[str, str, str], Row] = {
     ("validateNetworkDeviceData", "TooLong", 'fldPath.Child("hardwareAddress")'): rules("DRA603"),
     ("validateNetworkDeviceData", "TooMany", 'fldPath.Child("ips")'): rules("DRA603"),
     ("validateNetworkDeviceData", "Duplicate", 'fldPath.Child("ips")'): rules("DRA603"),
-    ("validateNetworkDeviceData", "Invalid", "fldPath"): gap(
-        "status-only: IsValidInterfaceAddress of each networkData.ips entry (an IP with a prefix length); DRA603 checks only their count and uniqueness"),
+    ("validateNetworkDeviceData", "Invalid", "fldPath"): rules("DRA603"),  # IsValidInterfaceAddress of each entry
     # --- DeviceClass ---
     ("ValidateDeviceClass", "Invalid", "fldPath"): rules("DRA202"),  # validate.LongName on metadata.name
     **_metadata("ValidateDeviceClass"),
