@@ -157,44 +157,55 @@ def derived_attribute_name(doc, report):
 
 @rule("DRA323", "derived-attribute-expression", **_COMMON)
 def derived_attribute_expression(doc, report):
-    """A derived attribute's `expression`: required, at most 10240 bytes, and a CEL expression that compiles.
+    """A derived attribute's `expression`: required, at most 10240 bytes, a CEL expression that compiles, within the cost limits.
 
     Ports validateDeviceDerivedAttribute's call of validateCELExpression (the
     declarative tag: empty is Required): longer than 10240 bytes is TooLong and
     not compiled; otherwise syntax errors, unknown names and type errors are
-    Invalid, as for selectors (the expression may return any scalar or list of
-    scalars, not only a bool). Checked only with DRADerivedAttributes on.
+    Invalid, as for selectors, but the expression may return any scalar or list
+    of scalars. An estimated worst-case cost over 1,000,000 is Forbidden at the
+    expression, and so is the claim whose derived attributes together exceed
+    that budget (DeviceClaimDerivedAttributeCELMaxCost, at `spec.devices`).
+    Checked only with DRADerivedAttributes on.
 
     Invalid: `expression: device.attributes[`. Valid: `expression: device.attributes["gpu.example.com"].numa`.
     """
+    total, failed = 0, []
     for _ref, api, src, entry in _entries(doc):
         expression = entry.get("expression")
         where, located = api + ("expression",), src + ("expression",)
         if expression == "":
             report(where, "a derived attribute needs an expression (Required)", error_type="Required", locate=located)
-        elif isinstance(expression, str):
-            if len(expression.encode("utf-8")) > CEL_EXPRESSION_MAX:
-                report(where, f"the expression may be at most {CEL_EXPRESSION_MAX} bytes (TooLong)", error_type="TooLong", locate=located, at_key=True)
+            continue
+        if not isinstance(expression, str):
+            continue
+        if len(expression.encode("utf-8")) > CEL_EXPRESSION_MAX:
+            report(where, f"the expression may be at most {CEL_EXPRESSION_MAX} bytes (TooLong)", error_type="TooLong", locate=located, at_key=True)
+            continue
+        verdict = _compile(expression, doc)
+        total += verdict.cost
+        for issue in verdict.issues:
+            etype = _ERROR_TYPE.get(issue.kind)
+            if etype is None:
+                failed.append(issue.message)
                 continue
-            issues = _compile(expression, doc)
-            for issue in issues:
-                if issue.kind in _DERIVED_KINDS:
-                    span = (issue.offset, issue.offset + max(issue.length, 0)) if issue.offset is not None else None
-                    report(where, f"{issue.message} (Invalid)", error_type="Invalid", locate=located, string_range=span)
-            failed = [issue.message for issue in issues if issue.kind == "internal"]
-            if failed:
-                from dralint.cel import CelUnchecked  # an expression that could not be judged must not pass (DRA901)
+            span = (issue.offset, issue.offset + max(issue.length, 0)) if issue.offset is not None else None
+            report(where, f"{issue.message} ({etype})", error_type=etype, locate=located, string_range=span)
+    if total > CLAIM_DERIVED_COST_MAX:
+        report(devices_path(doc), f"the derived attributes' CEL expressions together have an estimated cost of {total}, over the claim's "
+                                  f"budget of {CLAIM_DERIVED_COST_MAX} (Forbidden)", error_type="Forbidden", at_key=True)
+    if failed:
+        from dralint.cel import CelUnchecked  # an expression that could not be judged must not pass (DRA901)
 
-                raise CelUnchecked("; ".join(dict.fromkeys(failed)))
-
-
-# What a derived attribute's compilation reports: a selector's result must be a bool and its cost
-# is a selector's; neither applies here.
-_DERIVED_KINDS = frozenset({"syntax", "undeclared", "type"})
+        raise CelUnchecked("; ".join(dict.fromkeys(failed)))
 
 
-def _compile(expression: str, doc: Any) -> list:
-    from dralint.cel import compile_selector  # documents without derived attributes never load CEL
+_ERROR_TYPE = {"syntax": "Invalid", "undeclared": "Invalid", "type": "Invalid", "cost": "Forbidden"}
+CLAIM_DERIVED_COST_MAX = 1_000_000  # DeviceClaimDerivedAttributeCELMaxCost
+
+
+def _compile(expression: str, doc: Any) -> Any:
+    from dralint.cel import compile_derived_attribute  # documents without derived attributes never load CEL
 
     gates = [g for g in ("DRAConsumableCapacity", "DRAListTypeAttributes") if gate_enabled(doc, g)]
-    return compile_selector(expression, doc.release, feature_gates=gates)
+    return compile_derived_attribute(expression, doc.release, feature_gates=gates)

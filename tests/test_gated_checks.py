@@ -68,4 +68,4 @@ def test_derived_attributes_gate_on_and_off(release):
     assert sorted(on) == _expected(DERIVED, release, "DRA32") != []
     assert _codes(DERIVED, release, {"DRADerivedAttributes": False}, "DRA32") == []
     dropped = _codes(DERIVED, release, {"DRADerivedAttributes": False}, "DRA801")
-    assert ("DRA801", "spec.devices.requests[0].exactly.derivedAttributes", 12, 9) in dropped
+    assert ("DRA801", "spec.devices.requests[0].exactly.derivedAttributes", 13, 9) in dropped

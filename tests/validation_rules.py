@@ -92,8 +92,7 @@ COVERAGE: dict[tuple[str, str, str], Row] = {
     ("validateDeviceClaim", "Duplicate", 'fldPath.Child("requests")'): rules("DRA302"),
     ("validateDeviceClaim", "TooMany", 'fldPath.Child("constraints")'): rules("DRA501"),
     ("validateDeviceClaim", "TooMany", 'fldPath.Child("config")'): rules("DRA521"),
-    ("validateDeviceClaim", "Forbidden", "fldPath"): gap(
-        "the total cost of a claim's derived-attribute CEL expressions (DeviceClaimDerivedAttributeCELMaxCost): dralint does not compile derived-attribute expressions"),
+    ("validateDeviceClaim", "Forbidden", "fldPath"): rules("DRA323"),  # the claim-wide budget of derived-attribute CEL cost
     ("validateDeviceRequest", "Invalid", 'fldPath.Child("name")'): rules("DRA301"),
     ("validateDeviceRequest", "Required", "fldPath"): rules("DRA304"),
     ("validateDeviceRequest", "Invalid", "fldPath"): rules("DRA305"),
@@ -110,9 +109,8 @@ COVERAGE: dict[tuple[str, str, str], Row] = {
     ("validateCELSelector", "TooLong", 'fldPath.Child("expression")'): rules("DRA405"),
     ("validateCELSelector", "Forbidden", 'fldPath.Child("expression")'): rules("DRA406"),
     ("validateCELExpression", "TooLong", "fldPath"): rules("DRA405", "DRA323"),
-    # Two sites with one key: the selector's cost (DRA406) and a derived attribute's, which dralint does not
-    # estimate (DRA323 compiles derived expressions but judges no cost; see the claim-wide gap above).
-    ("validateCELExpression", "Forbidden", "fldPath"): rules("DRA406"),
+    # Two sites with one key: a selector's cost (DRA406) and a derived attribute's (DRA323).
+    ("validateCELExpression", "Forbidden", "fldPath"): rules("DRA406", "DRA323"),
     ("convertCELErrorToValidationError", "Invalid", "fldPath"): rules(*_CEL, "DRA323"),
     ("convertCELErrorToValidationError", "Required", "fldPath"): na(
         "unreachable: the DRA CEL compiler (dynamic-resource-allocation/cel/compile.go) returns only Invalid and internal errors"),
