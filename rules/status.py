@@ -22,7 +22,7 @@ from dralint.k8s.claims import (
     node_selector_problems,
     too_many_type,
 )
-from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size, interface_address_problem
+from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size, interface_address_problem, qualified_name
 from dralint.k8s.resource import CLASSIC, STRUCTURED
 
 ALL = [*CLASSIC, *STRUCTURED]
@@ -277,7 +277,8 @@ def device_status(doc, report):
     """`status.devices` (device health and network data) as the `/status` endpoint validates it.
 
     Unique driver/pool/device(/shareID), each naming an allocated device;
-    at most 8 conditions; `data` a JSON object of at most 10 KiB;
+    at most 8 conditions, each as metav1 ValidateConditions checks it (type,
+    status, reason, lastTransitionTime, message); `data` a JSON object of at most 10 KiB;
     `networkData.interfaceName` at most 256 and `hardwareAddress` at most 128
     characters, at most 16 unique IPs, each an address with a prefix length in
     canonical form (`10.9.8.7/24`). Dropped while
@@ -312,8 +313,10 @@ def device_status(doc, report):
             report(p, f"device {key[0]}/{key[1]}/{key[2]} is listed twice (Duplicate)", error_type="Duplicate")
         seen.add(key)
         conditions = dev.get("conditions")
-        if isinstance(conditions, list) and len(conditions) > 8:
-            report(p + ("conditions",), f"{len(conditions)} conditions; at most 8 are allowed (TooMany)", error_type="TooMany", at_key=True)
+        if isinstance(conditions, list):
+            if len(conditions) > 8:
+                report(p + ("conditions",), f"{len(conditions)} conditions; at most 8 are allowed (TooMany)", error_type="TooMany", at_key=True)
+            _conditions(report, conditions, p + ("conditions",))
         data = dev.get("data")
         if data is not None:
             if go_json_size(data) > 10 * 1024:
@@ -327,6 +330,47 @@ def device_status(doc, report):
             if isinstance(net.get("hardwareAddress"), str) and len(net["hardwareAddress"]) > 128:
                 report(p + ("networkData", "hardwareAddress"), "hardwareAddress may be at most 128 characters (TooLong)", error_type="TooLong")
             _network_ips(doc, report, net.get("ips"), p + ("networkData", "ips"))
+
+
+_CONDITION_REASON = r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"
+_CONDITION_STATUSES = ("False", "True", "Unknown")
+
+
+def _conditions(report: Any, conditions: list, path: tuple) -> None:
+    """metav1 ValidateConditions: a label-key `type` (each once), status True/False/Unknown,
+    `lastTransitionTime` and a CamelCase `reason` (at most 1024 characters) set, `message`
+    at most 32768 characters, `observedGeneration` not negative."""
+    seen: set[str] = set()
+    for n, cond in enumerate(conditions):
+        if not isinstance(cond, dict):
+            continue
+        p = path + (n,)
+        ctype = cond.get("type") if isinstance(cond.get("type"), str) else ""
+        if ctype in seen:
+            report(p + ("type",), f"condition type '{ctype}' is listed twice (Duplicate)", error_type="Duplicate")
+        seen.add(ctype)
+        errs = qualified_name(ctype)
+        if errs:
+            report(p + ("type",), f"condition type '{ctype}' is invalid: {errs[0]} (Invalid)", error_type="Invalid")
+        status = cond.get("status")
+        if status not in _CONDITION_STATUSES:
+            report(p + ("status",), f"condition status {status!r} is not supported: use True, False or Unknown (NotSupported)", error_type="NotSupported")
+        generation = cond.get("observedGeneration")
+        if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
+            report(p + ("observedGeneration",), f"observedGeneration {generation} must be greater than or equal to zero (Invalid)", error_type="Invalid")
+        if not cond.get("lastTransitionTime"):
+            report(p + ("lastTransitionTime",), "lastTransitionTime must be set (Required)", error_type="Required", locate=p, at_key=True)
+        reason = cond.get("reason")
+        if not reason:
+            report(p + ("reason",), "reason must be set (Required)", error_type="Required", locate=p, at_key=True)
+        elif isinstance(reason, str):
+            if not re.fullmatch(_CONDITION_REASON, reason):
+                report(p + ("reason",), f"reason '{reason}' must start with a letter and hold only letters, digits, '_', ',' and ':' (Invalid)", error_type="Invalid")
+            if len(reason) > 1024:
+                report(p + ("reason",), "reason may be at most 1024 characters (TooLong)", error_type="TooLong")
+        message = cond.get("message")
+        if isinstance(message, str) and len(message) > 32768:
+            report(p + ("message",), "message may be at most 32768 characters (TooLong)", error_type="TooLong")
 
 
 def _network_ips(doc: Any, report: Any, ips: Any, path: tuple) -> None:

@@ -55,7 +55,7 @@ PRODUCERS: dict[str, Producer] = {
     "corevalidation.ValidateTemplateObjectMeta": Producer(1, ("Forbidden", "Invalid", "TooLong")),
     "corevalidation.ValidateObjectMetaUpdate": Producer(2, ("Invalid",)),
     "apimachineryvalidation.ValidateImmutableField": Producer(2, ("Invalid",)),
-    "metav1validation.ValidateConditions": Producer(1, ("Required", "Invalid", "TooLong")),
+    "metav1validation.ValidateConditions": Producer(1, ("Required", "Invalid", "TooLong", "NotSupported", "Duplicate")),
     "validation.IsValidInterfaceAddress": Producer(0, ("Invalid",)),
 }
 

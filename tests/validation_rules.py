@@ -68,7 +68,7 @@ def _update_meta(function: str) -> dict[tuple[str, str, str], Row]:
 
 _POOL = ("DRA562", "DRA582", "DRA583", "DRA602")  # validatePoolName: slices, taint selectors, pool status requests, allocation results
 _CEL = ("DRA401", "DRA402", "DRA403", "DRA404")
-_CONDITIONS = gap("status-only: metav1 ValidateConditions on a driver's device conditions; DRA603 checks only their count")
+_CONDITION_ERRORS = ("Required", "Invalid", "TooLong", "NotSupported", "Duplicate")  # metav1 ValidateConditions
 
 COVERAGE: dict[tuple[str, str, str], Row] = {
     # --- shared name helpers ---
@@ -158,9 +158,7 @@ COVERAGE: dict[tuple[str, str, str], Row] = {
     ("validateDeviceStatus", "Invalid", 'fldPath.Child("device")'): rules("DRA603"),
     ("validateDeviceStatus", "Invalid", "fldPath"): rules("DRA603"),
     ("validateDeviceStatus", "TooMany", 'fldPath.Child("conditions")'): rules("DRA603"),
-    ("validateDeviceStatus", "Required", 'fldPath.Child("conditions")'): _CONDITIONS,
-    ("validateDeviceStatus", "Invalid", 'fldPath.Child("conditions")'): _CONDITIONS,
-    ("validateDeviceStatus", "TooLong", 'fldPath.Child("conditions")'): _CONDITIONS,
+    **{("validateDeviceStatus", t, 'fldPath.Child("conditions")'): rules("DRA603") for t in _CONDITION_ERRORS},
     ("validateNetworkDeviceData", "TooLong", 'fldPath.Child("interfaceName")'): rules("DRA603"),
     ("validateNetworkDeviceData", "TooLong", 'fldPath.Child("hardwareAddress")'): rules("DRA603"),
     ("validateNetworkDeviceData", "TooMany", 'fldPath.Child("ips")'): rules("DRA603"),
@@ -193,9 +191,7 @@ COVERAGE: dict[tuple[str, str, str], Row] = {
     ("validateDeviceTaint", "Required", 'fldPath.Child("effect")'): rules("DRA573", "DRA581"),
     ("validateDeviceTaint", "NotSupported", 'fldPath.Child("effect")'): rules("DRA573", "DRA581"),
     **_update_meta("ValidateDeviceTaintRuleStatusUpdate"),
-    ("ValidateDeviceTaintRuleStatusUpdate", "Required", 'fldPath.Child("conditions")'): STATUS_UPDATE,
-    ("ValidateDeviceTaintRuleStatusUpdate", "Invalid", 'fldPath.Child("conditions")'): STATUS_UPDATE,
-    ("ValidateDeviceTaintRuleStatusUpdate", "TooLong", 'fldPath.Child("conditions")'): STATUS_UPDATE,
+    **{("ValidateDeviceTaintRuleStatusUpdate", t, 'fldPath.Child("conditions")'): STATUS_UPDATE for t in _CONDITION_ERRORS},
     ("ValidateDeviceTaintRuleStatusUpdate", "TooMany", 'fldPath.Child("conditions")'): STATUS_UPDATE,
     # --- device tolerations (claims; also allocation results) ---
     ("validateDeviceToleration", "Invalid", 'fldPath.Child("key")'): rules("DRA315"),
