@@ -133,8 +133,7 @@ def field_dropped(doc, report):
     `nodeAllocatableResources` (DRANodeAllocatableResources, off 1.36-1.37). A
     DeviceTaintRule is not served at all unless DRADeviceTaints (1.33-1.34) or
     DRADeviceTaintRules (1.35-1.36) is on, a ResourcePoolStatusRequest (1.36+)
-    unless DRAResourcePoolStatus is on; its `defaultPartitionTypeAttribute` is
-    dropped while DRAPartitionableDevicesType is off (1.37).
+    unless DRAResourcePoolStatus is on.
 
     Example (1.33): `firstAvailable: [...]` is dropped unless the cluster
     enables DRAPrioritizedList.
@@ -147,8 +146,6 @@ def field_dropped(doc, report):
     if doc.kind == "ResourcePoolStatusRequest":
         if not gate_on_by_default(doc, "DRAResourcePoolStatus"):
             report(("kind",), f"ResourcePoolStatusRequest is only served when the cluster enables the DRAResourcePoolStatus feature gate (off by default in Kubernetes {doc.release})", at_key=True)
-        for path, field, gate in _dropped_fields(doc, doc.get("spec"), "ResourcePoolStatusRequestSpec", ("spec",)):
-            report(path, f"spec.{field} is silently dropped unless the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)
         return
     if doc.kind == "ResourceSlice":
         for path, field, gate in _slice_dropped(doc):

@@ -26,11 +26,12 @@ def pool_status_request_spec(doc, report):
     characters: TooLong; a DNS subdomain when lower-cased: Invalid). `poolName`
     (a pointer) when set must not be empty (Invalid) and must be a pool name (at
     most 253 characters: TooLong; each `/`-separated part a DNS subdomain: Invalid). `limit`, when set, below 1 or
-    above 1000 is Invalid. From 1.37, with DRAPartitionableDevicesType on,
-    `defaultPartitionTypeAttribute` must be a fully qualified attribute name
-    (`<domain>/<name>`, declarative `+k8s:format`); with the gate off it is
-    dropped (DRA801). Not checked when DRAResourcePoolStatus is configured off:
-    the kind is then not served at all.
+    above 1000 is Invalid. From 1.37 `defaultPartitionTypeAttribute` follows its
+    declarative tags, which this kind's strategy enforces
+    (`WithDeclarativeEnforcement`; it drops no field): with
+    DRAPartitionableDevicesType on a fully qualified attribute name
+    (`<domain>/<name>`, Invalid), with the gate off Forbidden. Not checked when
+    DRAResourcePoolStatus is configured off: the kind is then not served at all.
 
     Invalid: `spec: {driver: gpu.example.com, limit: 0}`.
     Valid: `spec: {driver: gpu.example.com, poolName: node-1, limit: 1000}`.
@@ -60,9 +61,12 @@ def pool_status_request_spec(doc, report):
         if limit > LIMIT_MAX:
             report(base + ("limit",), f"limit {limit} must not exceed {LIMIT_MAX} (Invalid)", error_type="Invalid")
     partition = spec.get("defaultPartitionTypeAttribute")
-    if isinstance(partition, str) and doc.release_tuple >= (1, 37) and gate_enabled(doc, "DRAPartitionableDevicesType"):
+    if isinstance(partition, str) and doc.release_tuple >= (1, 37):
+        where = base + ("defaultPartitionTypeAttribute",)
+        if not gate_enabled(doc, "DRAPartitionableDevicesType"):
+            report(where, "defaultPartitionTypeAttribute is forbidden while the DRAPartitionableDevicesType feature gate is off (Forbidden)", error_type="Forbidden", at_key=True)
+            return
         problems = fully_qualified_name(partition, doc.release_tuple)
         if problems:
-            report(base + ("defaultPartitionTypeAttribute",),
-                   f"defaultPartitionTypeAttribute '{partition}' is not a fully qualified attribute name '<domain>/<name>': {problems[0][2]} (Invalid)",
+            report(where, f"defaultPartitionTypeAttribute '{partition}' is not a fully qualified attribute name '<domain>/<name>': {problems[0][2]} (Invalid)",
                    error_type="Invalid")

@@ -139,7 +139,8 @@ COVERAGE: dict[tuple[str, str, str], Covered] = {
     ("ResourcePoolStatusRequestSpec", "limit", "maximum=1000"): covered("DRA583"),
     ("ResourcePoolStatusRequestSpec", "defaultPartitionTypeAttribute",
      "ifEnabled(DRAPartitionableDevicesType)=format=k8s-resource-fully-qualified-name"): covered("DRA583", since="1.37"),
-    ("ResourcePoolStatusRequestSpec", "defaultPartitionTypeAttribute", "ifDisabled(DRAPartitionableDevicesType)=forbidden"): covered("DRA801", since="1.37"),
+    # Not dropped by this kind's strategy: the enforced declarative tag makes it Forbidden.
+    ("ResourcePoolStatusRequestSpec", "defaultPartitionTypeAttribute", "ifDisabled(DRAPartitionableDevicesType)=forbidden"): covered("DRA583", since="1.37"),
     # --- device taints: ResourceSlice devices and DeviceTaintRule ---
     ("DeviceTaint", "effect", "required"): covered("DRA573", "DRA581"),
     ("DeviceTaintEffect", "", "enum"): covered("DRA573", "DRA581", "DRA318"),

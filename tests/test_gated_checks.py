@@ -49,8 +49,10 @@ def test_pool_status_request_gate_on_and_off(release):
 def test_partition_type_attribute_gate_on_and_off():
     on = _codes(POOL_STATUS, "1.37", {"DRAPartitionableDevicesType": True}, "DRA583")
     assert ("DRA583", "spec.defaultPartitionTypeAttribute", 68, 34) in on
+    # Off, the field is not dropped (the strategy drops nothing) but forbidden by its enforced declarative tag.
     off = _codes(POOL_STATUS, "1.37", {"DRAPartitionableDevicesType": False}, "DRA583")
-    assert [p for p in off if p[1] == "spec.defaultPartitionTypeAttribute"] == []
+    assert [p for p in off if p[1] == "spec.defaultPartitionTypeAttribute"] == [
+        ("DRA583", "spec.defaultPartitionTypeAttribute", 68, 3), ("DRA583", "spec.defaultPartitionTypeAttribute", 76, 3)]
 
 
 def test_device_taint_rule_gate_on_and_off():
