@@ -10,18 +10,16 @@ from dralint.api import rule
 from dralint.k8s.claims import kind_gate_enabled, too_many_type
 from dralint.k8s.names import dns1123_label, driver_name_error_types, label_value, pool_name_error_types, qualified_name
 from dralint.k8s.resource import STRUCTURED
-from dralint.k8s.slices import TAINTS_MAX, device_go_type, devices, kept, taint_effects
+from dralint.k8s.slices import TAINTS_MAX, device_go_type, kept, taint_effects, validated_devices
 
 
 def _taint_problems(taint: dict, release: tuple[int, int]) -> Iterator[tuple[tuple, str, str]]:
     """(field suffix, error type, message) for one DeviceTaint."""
     key = taint.get("key")
     if isinstance(key, str):
-        # ValidateLabelName: an empty key is Invalid like any other bad one (not Required).
-        errs = qualified_name(key)
-        if errs:
-            shown = f"taint key '{key}'" if key else "an empty taint key"
-            yield ("key",), "Invalid", f"{shown} is invalid: {errs[0]}"
+        # metav1validation.ValidateLabelName, which "includes checking for non-empty": Invalid, not Required.
+        for msg in qualified_name(key):
+            yield ("key",), "Invalid", f"taint key '{key}' is invalid: {msg}"
     value = taint.get("value")
     if isinstance(value, str) and label_value(value):
         yield ("value",), "Invalid", f"taint value '{value}' is invalid: {label_value(value)[-1]}"
@@ -48,12 +46,15 @@ def _report_taint(report: Callable, taint: Any, release: tuple[int, int], api: t
 
 @rule("DRA573", "slice-device-taints", severity="error", kinds=["ResourceSlice"], api_versions=STRUCTURED, releases=("1.33", None))
 def slice_taints(doc, report):
-    """Device taints in a ResourceSlice (DRADeviceTaints): at most 16 per device; key a label key, value a label value, effect NoSchedule or NoExecute (or None from 1.35).
+    """Device taints in a ResourceSlice (DRADeviceTaints) as validateDevice and validateDeviceTaint check them: at most 16 per device; key a label key, value a label value, effect NoSchedule or NoExecute (or None from 1.35).
+
+    An empty key is Invalid (ValidateLabelName); from 1.35 more than 16 taints
+    is only TooMany (no taint is checked).
 
     Invalid: `taints: [{key: example.com/unhealthy, effect: PreferNoSchedule}]`.
     """
     go_type = device_go_type(doc)
-    for shape in devices(doc):
+    for shape in validated_devices(doc):
         seq = kept(doc, go_type, shape.fields, "taints")
         if not isinstance(seq, list):
             continue
@@ -61,6 +62,8 @@ def slice_taints(doc, report):
         if len(seq) > TAINTS_MAX:
             etype = too_many_type(doc)
             report(api, f"taints has {len(seq)} entries; at most {TAINTS_MAX} are allowed ({etype})", error_type=etype, locate=src, at_key=True)
+            if doc.release_tuple >= (1, 35):
+                continue  # validateSlice stops at the size from 1.35: no taint is checked
         for k, taint in enumerate(seq):
             _report_taint(report, taint, doc.release_tuple, api + (k,), src + (k,))
 

@@ -2,10 +2,11 @@
 (ResourcePoolStatusRequest: DRAResourcePoolStatus, DRA583; DeviceTaintRule: DRADeviceTaintRules,
 DRA581/DRA582) and derived attributes (DRADerivedAttributes, DRA321-DRA323).
 
-The fixtures (tests/cases/rules/pool-status-request.yaml, tests/cases/slices/devicetaintrule-limits.yaml,
-tests/cases/rules/derived-attributes.yaml) carry the expectations of a default run, which assumes a
-gate on when the manifest uses what it governs; here the same files are linted with the gate
-configured on (the same problems) and off (none of them).
+The fixtures carry the expectations of their own gates: the kinds' at the defaults
+(tests/cases/rules/pool-status-request.yaml, tests/cases/slices/devicetaintrule-limits.yaml: a kind
+is checked unless its gate is configured off, DRA801 says when a default cluster does not serve it),
+derived attributes with the gate on (tests/cases/rules/derived-attributes.yaml) and at the defaults
+(derived-attributes-default.yaml); here they are linted with the gates configured on and off.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from expectations import read_fixture
 POOL_STATUS = CASES / "rules" / "pool-status-request.yaml"
 TAINT_RULES = CASES / "slices" / "devicetaintrule-limits.yaml"
 DERIVED = CASES / "rules" / "derived-attributes.yaml"
+DERIVED_DEFAULT = CASES / "rules" / "derived-attributes-default.yaml"
 
 
 def _codes(path, release: str, gates: dict[str, bool], prefix: str) -> list[tuple[str, str, int, int]]:
@@ -66,8 +68,13 @@ def test_device_taint_rule_gate_on_and_off():
 
 @pytest.mark.parametrize("release", ["1.37", "1.38"])
 def test_derived_attributes_gate_on_and_off(release):
-    on = _codes(DERIVED, release, {"DRADerivedAttributes": True}, "DRA32")
+    # derived-attributes.yaml turns the gate on in its own `# dralint: feature-gates=` comment.
+    on = _codes(DERIVED, release, {}, "DRA32")
     assert sorted(on) == _expected(DERIVED, release, "DRA32") != []
-    assert _codes(DERIVED, release, {"DRADerivedAttributes": False}, "DRA32") == []
-    dropped = _codes(DERIVED, release, {"DRADerivedAttributes": False}, "DRA801")
-    assert ("DRA801", "spec.devices.requests[0].exactly.derivedAttributes", 13, 9) in dropped
+    # Its twin at the defaults, and with the gate configured off: dropped (DRA801), nothing judged.
+    for gates in ({}, {"DRADerivedAttributes": False}):
+        assert _codes(DERIVED_DEFAULT, release, gates, "DRA32") == []
+        assert _codes(DERIVED_DEFAULT, release, gates, "DRA801") == [("DRA801", "spec.devices.requests[0].exactly.derivedAttributes", 12, 9)]
+    # On, the same objects are judged: a repeated name, names no constraint uses (and without a domain), a bad and an empty expression.
+    on = sorted(p[0] for p in _codes(DERIVED_DEFAULT, release, {"DRADerivedAttributes": True}, "DRA32"))
+    assert on == ["DRA321"] + ["DRA322"] * 4 + ["DRA323"] * 2

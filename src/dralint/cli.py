@@ -2,6 +2,7 @@
 
     dralint [lint] PATH...        lint files, folders (recursively) or - for stdin
     dralint rules                 list every rule
+    dralint gates [-k 1.NN]       the DRA feature gates of a release: stage, default, fields
     dralint serve ...             admission webhook
     dralint migrate ...           rewrite manifests to another API version
     dralint lsp                   language server over stdio (needs dralint[lsp])
@@ -23,21 +24,21 @@ from . import __version__, parallel, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, overrides_from
 from .config import ConfigError, build_options
 from .lint import lint
-from .model import Severity
+from .model import Problem, Severity
 from .registry import RuleLoadError
 from .report import FORMATS, ReportOptions, reads, write
 from .report.text import summary_line
 from .schemas import DEFAULT_RELEASE, RELEASES
 from .sources import collect, files, read_all
 
-SUBCOMMANDS = ("lint", "rules", "serve", "migrate", "lsp")
+SUBCOMMANDS = ("lint", "rules", "gates", "serve", "migrate", "lsp")
 
 
 def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser = Parser(
         prog=prog,
         description="Lint Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.",
-        epilog="Other commands: dralint rules | dralint serve --help | dralint migrate --help",
+        epilog="Other commands: dralint rules | dralint gates | dralint serve --help | dralint migrate --help",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files, folders (searched for *.yaml, *.yml, *.json) or - for standard input")
     parser.add_argument(
@@ -49,6 +50,8 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     add_rule_arguments(parser)
     parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; 1: serial; small runs are serial)")
     parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
+    parser.add_argument("--break-hard-links", action="store_true",
+                        help="with --fix: rewrite a file that has other hard links too (its other names keep the old content); refused by default")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     parser.add_argument("--version", action="version", version=f"dralint {__version__}")
@@ -79,6 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .commands import rules_command
 
             return rules_command(rest)
+        if command == "gates":
+            from .gates_command import gates_command
+
+            return gates_command(rest)
         if command == "serve":
             from .webhook.cli import serve_command
 
@@ -123,6 +130,7 @@ def run_lint(argv: list[str]) -> int:
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not sys.stdout.isatty() else "text"
     report = _report_options(fmt, args)
+    not_written: list[Problem] = []
     if args.fix:
         # Only runs that apply fixes: the fix modules, migrate and tempfile are ~10 ms of a clean file's
         # start-up. The migrate rewrite runs ruamel's round trip over a whole file (~30 ms a document),
@@ -131,10 +139,18 @@ def run_lint(argv: list[str]) -> int:
         from .migration_fixes import with_fixes
 
         with_fixes(options)
-        for name in fix_sources(collect(args.paths), options):
+        written, not_written = fix_sources(collect(args.paths), options, break_hard_links=args.break_hard_links)
+        for name, notes in written:
             print(f"dralint: fixed {name}", file=sys.stderr)
+            for note in notes:
+                print(f"dralint: {name}: {note}", file=sys.stderr)
+    elif args.break_hard_links:
+        raise UsageError("--break-hard-links only applies with --fix")
     options.keep = reads(fmt, report)
     result = _lint(args.paths, options, 1 if args.fix else settings.jobs)
+    if not_written:
+        # A file whose fixes could not be written is reported with the rest, selected and re-levelled as they are.
+        result.problems = sorted([*result.problems, *options.selection.apply(not_written)], key=Problem.sort_key)
     if result.files == 0:
         # Not an error (a pre-commit run may have nothing to check), but a CI gate
         # pointed at the wrong folder should not pass in silence.
