@@ -171,8 +171,8 @@ def call_sites(source: str) -> list[Site]:
                 continue
             path = args[producer.path_arg] if len(args) > producer.path_arg else ""
             types = producer.types
-            if callee == "validateSet" and len(args) > 1 and args[1] == "-1":
-                types = tuple(t for t in types if t != "TooMany")  # no size limit
+            if callee in ("validateSlice", "validateSet", "validateMap") and len(args) > 1 and args[1] == "-1":
+                types = tuple(t for t in types if t != "TooMany")  # a negative maxSize: no size limit
             sites.extend(Site(name, t, path, line, via=callee) for t in types)
     return sites
 
@@ -206,7 +206,8 @@ def path_suffix(expression: str) -> str | None:
     parts: list[str] = []
     for kind, arg in _SEGMENT.findall(expression):
         if kind == "Child":
-            parts += [re.escape(name.strip().strip('"')) for name in arg.split(",")]
+            # A literal name must match; an expression (`pair.name`) stands for any one field.
+            parts += [re.escape(n.strip()[1:-1]) if n.strip().startswith('"') else r"[^.\[\]]+" for n in arg.split(",")]
             continue
         if kind == "Index":
             parts.append(r"\[\d+\]")

@@ -230,8 +230,6 @@ COVERAGE: dict[tuple[str, str, str], Row] = {
     ("validateDevice", "Invalid", 'fldPath.Child("name")'): rules("DRA565"),
     # Three sites: attributes and capacities over 32, attribute values over 48 (DRA566), node selection (DRA571).
     ("validateDevice", "Invalid", "fldPath"): rules("DRA566", "DRA571"),
-    ("validateDevice", "TooMany", 'fldPath.Child("attributes")'): rules("DRA566"),
-    ("validateDevice", "TooMany", 'fldPath.Child("capacity")'): rules("DRA567"),
     ("validateDevice", "TooMany", 'fldPath.Child("taints")'): rules("DRA573"),
     ("validateDevice", "TooMany", 'fldPath.Child("consumesCounters")'): rules("DRA569"),
     ("validateDevice", "Duplicate", 'fldPath.Child("consumesCounters")'): rules("DRA569"),
