@@ -21,6 +21,7 @@ from dralint.k8s.slices import (
     device_go_type,
     devices,
     kept,
+    key_in_path,
     qualified_name_problems,
     validated_devices,
 )
@@ -257,7 +258,8 @@ def capacity_request_policy(doc, report):
             policy = kept(doc, "DeviceCapacity", cap, "requestPolicy")
             if not isinstance(policy, dict):
                 continue
-            api, src = shape.at("capacity", MapKey(key), "requestPolicy")
+            api = shape.api + ("capacity", MapKey(key_in_path(key)), "requestPolicy")
+            src = shape.src + ("capacity", MapKey(key), "requestPolicy")
             if not shared:
                 report(api, "allowMultipleAllocations must be true on the device to set a requestPolicy (Forbidden)", error_type="Forbidden", locate=src, at_key=True)
                 continue

@@ -30,6 +30,7 @@ from dralint.k8s.slices import (
     devices_max,
     devices_short_circuit,
     kept,
+    key_in_path,
     qualified_name_problems,
     validated_devices,
 )
@@ -207,7 +208,8 @@ def attributes(doc, report):
             continue
         total = 0
         for key, attr in attrs.items():
-            api, src = shape.at("attributes", MapKey(key))
+            api = shape.api + ("attributes", MapKey(key_in_path(key)))
+            src = shape.src + ("attributes", MapKey(key))
             for etype, msg in qualified_name_problems(doc, str(key)):
                 report(shape.api + ("attributes",), f"attribute name '{key}' is invalid: {msg} ({etype})", error_type=etype, locate=src, at_key=True)
             if not isinstance(attr, dict):

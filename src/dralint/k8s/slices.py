@@ -160,3 +160,16 @@ def devices_short_circuit(doc: Any) -> bool:
 def _over_device_limit(doc: Any) -> bool:
     seq = doc.get("spec", "devices", type=list)
     return seq is not None and len(seq) > devices_max(doc)[0]
+
+
+KEY_PATH_MAX = 63 + 1 + 32  # attributeAndCapacityMaxKeyLength: DeviceMaxDomainLength + "/" + DeviceMaxIDLength
+
+
+def key_in_path(key: Any, max_len: int = KEY_PATH_MAX) -> str:
+    """truncateIfTooLong: how validateMap names a long attribute or capacity key in an entry's path."""
+    text = str(key)
+    max_len = max(max_len, 16)
+    if len(text) <= max_len:
+        return text
+    remaining = max_len - 3
+    return text[: (remaining + 1) // 2] + "..." + text[len(text) - remaining // 2:]
