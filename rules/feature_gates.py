@@ -48,7 +48,8 @@ def _taint_rule_gate(doc: Any) -> str | None:
     return next((gate for since, gate in _TAINT_RULE_GATE if doc.release_tuple >= since), None)
 
 
-@rule("DRA801", "field-dropped-by-feature-gate", severity="warning", kinds=[*CLAIM_KINDS, "DeviceClass", "ResourceSlice", "DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.32", None))
+@rule("DRA801", "field-dropped-by-feature-gate", severity="warning", kinds=[*CLAIM_KINDS, "DeviceClass", "ResourceSlice", "DeviceTaintRule", "ResourcePoolStatusRequest"],
+      api_versions=STRUCTURED, releases=("1.32", None))
 def field_dropped(doc, report):
     """A field whose feature gate is off is dropped by the API server before validation.
 
@@ -75,7 +76,8 @@ def field_dropped(doc, report):
     and `nodeAllocatableResources` (DRANodeAllocatableResources, off 1.36-1.37:
     dropped unread, so a malformed one is accepted). A DeviceTaintRule is not
     served at all unless DRADeviceTaints (1.33-1.34) or DRADeviceTaintRules
-    (1.35-1.36) is on.
+    (1.35-1.36) is on, nor a ResourcePoolStatusRequest (1.36+) unless
+    DRAResourcePoolStatus is on.
 
     Example (1.37): an attribute `{ints: [1, 2]}` loses its list (DRA801) and is
     then rejected for having no value (DRA566), unless the cluster enables
@@ -85,6 +87,10 @@ def field_dropped(doc, report):
         gate = _taint_rule_gate(doc)
         if gate and not gate_on_by_default(doc, gate):
             report(("kind",), f"DeviceTaintRule is only served when the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)
+        return
+    if doc.kind == "ResourcePoolStatusRequest":
+        if not gate_on_by_default(doc, "DRAResourcePoolStatus"):
+            report(("kind",), f"ResourcePoolStatusRequest is only served when the cluster enables the DRAResourcePoolStatus feature gate (off by default in Kubernetes {doc.release})", at_key=True)
         return
     for dropped in doc.dropped:
         report(

@@ -117,6 +117,15 @@ def gate_on_by_default(doc: Any, gate: str) -> bool:
     return override if override is not None else gate_default(doc.release_tuple, gate)
 
 
+def kind_gate_enabled(doc: Any, gate: str) -> bool:
+    """Whether to validate a kind that `gate` serves (e.g. DRAResourcePoolStatus): unless configured off.
+
+    A cluster with the gate off does not serve the kind at all, so none of its
+    checks run; whoever writes one runs a cluster that enables it.
+    """
+    return _gate_override(doc, gate) is not False
+
+
 def gate_enabled(doc: Any, gate: str) -> bool:
     """Whether to validate as if the gate were on: as the user set it, else the release's default.
 
