@@ -433,6 +433,28 @@ def test_update_does_not_deny_problems_the_object_already_had(server):
     assert any("[DRA101]" in w for w in response["warnings"])
 
 
+@pytest.mark.parametrize(("before", "after", "changed"), [
+    (True, 1, True), (1, True, True), (False, 0, True), (0, False, True), (1, 1.0, True), ("1", 1, True),
+    ([True], [1], True), ({"n": False}, {"n": 0}, True),
+    (True, True, False), (1, 1, False), (1.5, 1.5, False), ([0, False], [0, False], False),
+])
+def test_update_compares_spec_values_as_json_type_and_all(server, before, after, changed):
+    # Opaque parameters are kept as the JSON sent: `true` -> `1` is a changed spec, whatever Python's `True == 1` says.
+    old = claim()
+    old["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sharing"]["value"] = before
+    new = copy.deepcopy(old)
+    new["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sharing"]["value"] = after
+    new["metadata"]["labels"]["tier"] = "gold"
+    _, answer = server.review(review_of(new, "UPDATE", old=old))
+    response = answer["response"]
+    if changed:
+        assert response["allowed"] is False, response
+        causes = response["status"]["details"]["causes"]
+        assert [(c["field"], c["reason"], c["message"].rsplit(" [", 1)[1]) for c in causes] == [("spec", "FieldValueInvalid", "DRA022]")]
+    else:
+        assert response == {"uid": response["uid"], "allowed": True}
+
+
 # --------------------------------------------------------------------------- bad requests
 
 

@@ -384,7 +384,11 @@ def _immutable_spec(old: dict[str, Any], new: dict[str, Any], request: dict[str,
 
 def _same_spec(old: Any, new: Any) -> bool:
     """Equal as the API server sees them (a null field is an absent field), compared without recursion:
-    the spec may hold deeply nested opaque parameters."""
+    the spec may hold deeply nested opaque parameters.
+
+    Scalars compare as JSON values, type and all: `true` is not `1` (Python's `True == 1`), and an
+    integer is not a fraction (`1` is not `1.0`): opaque parameters are kept as the JSON text sent,
+    so the API server sees either change as a changed spec."""
     pending = [(old, new)]
     while pending:
         a, b = pending.pop()
@@ -397,9 +401,17 @@ def _same_spec(old: Any, new: Any) -> bool:
             if len(a) != len(b):
                 return False
             pending.extend(zip(a, b, strict=True))
-        elif isinstance(a, (dict, list)) or isinstance(b, (dict, list)) or a != b:
+        elif isinstance(a, (dict, list)) or isinstance(b, (dict, list)) or not _same_scalar(a, b):
             return False
     return True
+
+
+def _same_scalar(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):  # bool vs int, int vs float, HugeInteger vs int
+        return False
+    if type(a) is HugeInteger:
+        return a == b and a.digits == b.digits
+    return a == b
 
 
 def _object_namespace(obj: dict[str, Any] | None) -> str | None:
