@@ -262,6 +262,24 @@ def test_deep_parameters_are_checked_by_every_rule(lenient, depth):
     assert lenient.metrics()["dralint_webhook_internal_errors_total"] == before
 
 
+@pytest.mark.parametrize("depth", [6000, 10000])
+@pytest.mark.parametrize(("opening", "closing"), [('{"a":', "}"), ("[", "]")])
+def test_deeply_nested_unknown_fields_are_checked_not_failed(lenient, depth, opening, closing):
+    # Up to the 10,000 levels the API server decodes: one DRA101 at the unknown field, never a
+    # RecursionError (which --on-error=allow would turn into an unchecked admission).
+    before = lenient.metrics()["dralint_webhook_internal_errors_total"]
+    obj = claim()
+    obj["spec"]["devices"]["requests"][0]["exactly"]["extra"] = "DEEP"
+    text = json.dumps(review_of(obj)).replace('"DEEP"', opening * depth + "1" + closing * depth)
+    status, data = raw_review(lenient, text)
+    assert status == 200
+    response = json.loads(data)["response"]
+    assert response["allowed"] is False, response
+    causes = [(c["field"], c["reason"], c["message"].rsplit(" [", 1)[1]) for c in response["status"]["details"]["causes"]]
+    assert causes == [("spec.devices.requests[0].exactly.extra", "FieldValueInvalid", "DRA101]")]
+    assert lenient.metrics()["dralint_webhook_internal_errors_total"] == before
+
+
 def test_a_failing_rule_follows_on_error_and_is_counted(lenient):
     before = lenient.metrics()
     obj = claim()
