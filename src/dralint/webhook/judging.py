@@ -19,6 +19,12 @@ its socket, answers with a pickled Verdict, and exits when the socket closes
 (its worker stopped) or, through PR_SET_PDEATHSIG, when its worker dies. A
 judge that runs past the review's time is killed and replaced.
 
+A judge can also die or be stopped (SIGSTOP, a debugger) while it waits for
+work. Each one is looked at (waitpid, which reports a death or a stop without
+blocking) before it is handed a review, and while it judges one every
+WATCH_SECONDS: a dead or stopped judge is replaced at once and the review goes
+to the fresh one, so it costs neither a verdict nor a full --review-timeout.
+
 Judging runs in a thread with a large stack and a recursion limit above the
 10,000 levels of nesting that the API server's JSON decoder accepts, so any
 object the API server can send is parsed and checked, never refused for
@@ -47,6 +53,7 @@ log = logging.getLogger("dralint.webhook")
 MAX_NESTING = 10_000  # Go's encoding/json (and so the API server) decodes no deeper
 JUDGE_RECURSION_LIMIT = MAX_NESTING + 2_000  # the review's own levels and the checking code's frames
 JUDGE_STACK_BYTES = 256 * 1024 * 1024  # address space only: pages are used as the stack grows
+WATCH_SECONDS = 0.1  # how often a busy judge is looked at for having died or been stopped
 _LENGTH = struct.Struct("!Q")
 _PR_SET_PDEATHSIG = 1
 
@@ -157,11 +164,28 @@ def failed(info: dict[str, Any], on_error: str, error: str, what: str, trace: st
 
 
 class _Judge:
-    __slots__ = ("pid", "sock")
+    __slots__ = ("pid", "sock", "reaped")
 
     def __init__(self, pid: int, sock: socket.socket):
         self.pid = pid
         self.sock = sock
+        self.reaped = False  # waited for: its pid may already belong to another process
+
+    def trouble(self) -> str | None:
+        """"died" or "stopped" when this judge cannot judge any more, else None (it may be busy)."""
+        if self.reaped:
+            return "died"
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG | os.WUNTRACED)
+        except ChildProcessError:
+            self.reaped = True
+            return "died"
+        if pid == 0:
+            return None
+        if os.WIFSTOPPED(status):
+            return "stopped"  # reported once: the judge is replaced now
+        self.reaped = True
+        return "died"
 
 
 class JudgePool:
@@ -201,20 +225,51 @@ class JudgePool:
                 judge_ = await idle.get()
         except TimeoutError:
             raise JudgeTimeout(f"no judge free within {timeout:g} s") from None
+        trouble = judge_.trouble()
+        if trouble is not None:  # died or stopped while idle: this review goes to a fresh judge
+            judge_ = self._fresh(judge_, trouble)
         try:
             async with asyncio.timeout_at(deadline):
-                verdict = await _exchange(asyncio.get_running_loop(), judge_.sock, body)
+                verdict = await self._watched(judge_, body)
         except BaseException as exc:
             # Timed out, died, or the request was cancelled: the judge is in an unknown state.
             self._replace(judge_)
             if isinstance(exc, TimeoutError):
                 raise JudgeTimeout(f"not judged within {timeout:g} s") from None
+            if isinstance(exc, _Stopped):
+                log.warning("a judge process stopped while judging; started another", extra={"judge_pid": judge_.pid})
+                raise JudgeLost("the judge process was stopped") from None
             if isinstance(exc, (OSError, EOFError, pickle.UnpicklingError)):
                 log.warning("a judge process died; started another", extra={"judge_pid": judge_.pid, "error": f"{type(exc).__name__}: {exc}"})
                 raise JudgeLost(f"the judge process died ({type(exc).__name__}: {exc})") from None
             raise
         idle.put_nowait(judge_)
         return verdict
+
+    async def _watched(self, judge_: _Judge, body: bytes) -> Verdict:
+        """The judge's verdict on `body`; _Stopped as soon as the judge is seen stopped (a death ends the exchange itself)."""
+        exchange = asyncio.ensure_future(_exchange(asyncio.get_running_loop(), judge_.sock, body))
+        try:
+            while True:
+                done, _ = await asyncio.wait((exchange,), timeout=WATCH_SECONDS)
+                if done:
+                    return exchange.result()
+                if judge_.trouble() == "stopped":
+                    raise _Stopped
+        finally:
+            if not exchange.done():
+                exchange.cancel()
+
+    def _fresh(self, judge_: _Judge, trouble: str) -> _Judge:
+        """A new judge in place of one found dead or stopped before it was handed a review."""
+        log.warning(f"a judge process {trouble} while idle; started another", extra={"judge_pid": judge_.pid})
+        self._all.pop(judge_.pid, None)
+        _end(judge_)
+        try:
+            return self._spawn()
+        except OSError as exc:  # fork refused (memory, process limit): serve with one judge fewer
+            log.error("could not start a judge process", extra={"error": str(exc), "judges": self._queue().qsize()})
+            raise JudgeLost(f"the judge process {trouble} and no other could be started ({exc})") from None
 
     def _replace(self, judge_: _Judge) -> None:
         self._all.pop(judge_.pid, None)
@@ -249,10 +304,16 @@ class JudgePool:
         return judge_
 
 
+class _Stopped(Exception):
+    """The judge was seen stopped (SIGSTOP, a debugger) while judging."""
+
+
 def _end(judge_: _Judge) -> None:
     judge_.sock.close()
+    if judge_.reaped:
+        return
     try:
-        os.kill(judge_.pid, signal.SIGKILL)
+        os.kill(judge_.pid, signal.SIGKILL)  # a stopped process dies of it too
     except ProcessLookupError:
         pass
     try:
