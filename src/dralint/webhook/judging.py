@@ -112,14 +112,9 @@ def judge(body: bytes, policy: rv.Policy, on_error: str, decide: Callable[[dict[
 
 
 def peek(body: bytes) -> dict[str, Any]:
-    """`review.peek` as deep as a judge parses, for a review no judge answered (the event loop's thread:
-    nothing else runs while the limit is raised; the main thread's stack holds this depth of JSON)."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, JUDGE_RECURSION_LIMIT))
-    try:
-        return rv.peek(body)
-    finally:
-        sys.setrecursionlimit(limit)
+    """uid, kind, operation and object of a review no judge answered, read on the event loop: from the
+    head of the body only (review.peek_head), never by parsing the whole of it there."""
+    return rv.peek_head(body)
 
 
 def request_info(request: dict[str, Any]) -> dict[str, Any]:
