@@ -730,7 +730,25 @@ def test_deploy_manifests_pass_an_independent_strict_validator():
     # Only cert-manager's kinds are unknown to it (custom resources); everything else was validated.
     skipped = [line for line in lines if line.startswith("WARN")]
     assert all("cert-manager.io/v1" in line for line in skipped), skipped
-    assert sum(line.startswith("INFO") and "passed" in line for line in lines) >= 7
+    assert sum(line.startswith("INFO") and "passed" in line for line in lines) >= 8
+    assert any(line.startswith("INFO") and "passed" in line and "networkpolicy/dralint-webhook" in line for line in lines), run.stdout
+
+
+def test_deploy_network_policy_admits_the_https_port_only_and_no_egress():
+    docs = [d for p in _manifests() for d in _yaml_documents(p)]
+    (policy,) = [d for d in docs if d["kind"] == "NetworkPolicy"]
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    template = deployment["spec"]["template"]
+    assert policy["metadata"]["namespace"] == deployment["metadata"]["namespace"]
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= template["metadata"]["labels"].items()
+    assert sorted(policy["spec"]["policyTypes"]) == ["Egress", "Ingress"]
+    assert policy["spec"]["egress"] == []  # the webhook calls nothing
+    (container,) = template["spec"]["containers"]
+    ports = [p["containerPort"] for p in container["ports"]]
+    assert [rule["ports"] for rule in policy["spec"]["ingress"]] == [[{"protocol": "TCP", "port": port} for port in ports]]
+    # `kubectl apply -k deploy/` applies every manifest of the folder.
+    (kustomization,) = _yaml_documents(DEPLOY / "kustomization.yaml")
+    assert sorted(kustomization["resources"]) == [p.name for p in _manifests()]
 
 
 def test_deploy_manifests_are_clean_for_dralint():
