@@ -165,3 +165,33 @@ def test_a_review_not_judged_in_time_is_answered_from_the_head_of_its_body(hurri
     entry = wait_until(lambda: next((e for e in hurried.logs() if e.get("uid") == request["uid"]), None), "the review's log line")
     assert entry["level"] == "error" and entry["object"] == "ml-team/gpu-claim" and entry["operation"] == "CREATE"
     assert entry["kind"] == "ResourceClaim"
+
+
+@pytest.fixture(scope="module")
+def frugal(pki, tmp_path_factory):
+    hook = Webhook(pki, tmp_path_factory.mktemp("frugal"), "--judge-memory-bytes", str(48 * MiB))
+    yield hook
+    assert hook.stop() == 0, hook.log_text()
+    assert "Traceback" not in hook.log_text()
+
+
+def test_a_review_that_needs_more_memory_than_a_judge_has_is_answered_per_on_error(frugal):
+    # Within the 3 MiB body limit, a million empty objects: ~250 MiB once parsed and checked.
+    before = frugal.metrics()
+    review = review_of(claim())
+    text = json.dumps(review).replace('"count": 2', '"count": 2, "extra": [' + "{}," * 1_000_000 + "{}]")
+    assert len(text) < 3 * MiB
+    status, data = frugal.request("POST", "/validate", text.encode(), {"Content-Type": "application/json"})
+    assert status == 200, data
+    response = json.loads(data)["response"]
+    assert response["uid"] == review["request"]["uid"] and response["allowed"] is False
+    assert response["status"] == {
+        "status": "Failure", "code": 500, "reason": "InternalError",
+        "message": "dralint could not check this object (it needs more memory than --judge-memory-bytes allows); denied by --on-error=deny",
+    }
+    after = frugal.metrics()
+    assert after["dralint_webhook_internal_errors_total"] - before["dralint_webhook_internal_errors_total"] == 1
+    # The judges go on judging.
+    for _ in range(3):
+        status, answer = frugal.review(review_of(claim()))
+        assert status == 200 and answer["response"]["allowed"] is True

@@ -50,8 +50,9 @@ def tree(pid: int) -> list[int]:
     return out
 
 
-def memory(pid: int) -> tuple[int, int, int]:
-    """(largest RSS of one process, sum of RSS, sum of PSS) over the server's process tree, in bytes."""
+def memory(pid: int, each: dict[int, int] | None = None) -> tuple[int, int, int]:
+    """(largest RSS of one process, sum of RSS, sum of PSS) over the server's process tree, in bytes;
+    `each` keeps the peak PSS of every process seen."""
     largest = total_rss = total_pss = 0
     for p in tree(pid):
         try:
@@ -63,11 +64,14 @@ def memory(pid: int) -> tuple[int, int, int]:
         largest = max(largest, rss)
         total_rss += rss
         total_pss += pss
+        if each is not None:
+            each[p] = max(each.get(p, 0), pss)
     return largest, total_rss, total_pss
 
 
-def padded_review(size: int) -> bytes:
-    """A valid review of the example claim, padded with an annotation to exactly `size` bytes of body."""
+def padded_review(size: int, shape: str = "string") -> bytes:
+    """A valid review of the example claim padded to exactly `size` bytes of body: with one long annotation
+    (`string`), or with an unknown field holding as many empty objects as fit (`objects`: costly to parse)."""
     obj = json.loads(CLAIM.read_text())
     obj["metadata"]["annotations"] = {"example.com/padding": ""}
     request = review_bytes(1, obj)
@@ -75,7 +79,15 @@ def padded_review(size: int) -> bytes:
     pad = size - len(body)
     if pad < 0:
         raise SystemExit(f"--body-bytes must be at least {len(body)}")
-    body = body.replace(b'"example.com/padding":""', b'"example.com/padding":"' + b"x" * pad + b'"')
+    if shape == "objects":
+        # "annotations":{"example.com/padding":""}  ->  "annotations":{},"extra":[{},{},...]  (metadata.extra: DRA101)
+        old = b'"annotations":{"example.com/padding":""}'
+        room = len(old) + pad - len(b'"annotations":{},"extra":[]')
+        count, spare = (room + 1) // 3, (room + 1) % 3
+        filler = b",".join([b"{}"] * count) + b" " * spare
+        body = body.replace(old, b'"annotations":{},"extra":[' + filler + b"]")
+    else:
+        body = body.replace(b'"example.com/padding":""', b'"example.com/padding":"' + b"x" * pad + b'"')
     assert len(body) == size
     head = head.replace(b"Content-Length: %d" % (len(request) - len(head) - 4), b"Content-Length: %d" % size)
     return head + b"\r\n\r\n" + body
@@ -127,13 +139,14 @@ async def healthz(port: int, ctx: ssl.SSLContext) -> float:
 
 async def run(args: argparse.Namespace, port: int, cafile: Path, pid: int) -> dict:
     ctx = ssl.create_default_context(cafile=str(cafile))
-    request = padded_review(args.body_bytes)
+    request = padded_review(args.body_bytes, args.shape)
     peak = [0, 0, 0]
+    each: dict[int, int] = {}
     stop_sampling = asyncio.Event()
 
     async def sample() -> None:
         while not stop_sampling.is_set():
-            for i, value in enumerate(memory(pid)):
+            for i, value in enumerate(memory(pid, each)):
                 peak[i] = max(peak[i], value)
             await asyncio.sleep(0.05)
 
@@ -155,9 +168,10 @@ async def run(args: argparse.Namespace, port: int, cafile: Path, pid: int) -> di
     for r in results:
         by_status[r] = by_status.get(r, 0) + 1
     return {
-        "clients": args.clients, "body_bytes": args.body_bytes, "workers": args.workers, "extra": args.extra,
+        "clients": args.clients, "body_bytes": args.body_bytes, "shape": args.shape, "workers": args.workers, "extra": args.extra,
         "idle_mib": {"largest_rss": idle[0] / MiB, "sum_rss": idle[1] / MiB, "sum_pss": idle[2] / MiB},
         "peak_mib": {"largest_rss": peak[0] / MiB, "sum_rss": peak[1] / MiB, "sum_pss": peak[2] / MiB},
+        "peak_pss_mib_by_process": sorted((round(v / MiB, 1) for v in each.values()), reverse=True)[:8],
         "answers": by_status, "clients_done_sending": count[0],
         "healthz_ms": [round(p * 1000, 1) for p in probes],
     }
@@ -168,6 +182,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--body-bytes", type=int, default=3 * MiB)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--shape", choices=("string", "objects"), default="string", help="how the body is padded: one long annotation, or empty objects (costly to parse)")
     parser.add_argument("--hold", type=float, default=8.0, help="longest wait for every client to have sent all but its last byte (below --read-timeout)")
     parser.add_argument("--json", metavar="FILE")
     parser.add_argument("extra", nargs="*", help="more `dralint serve` flags (after --)")

@@ -42,6 +42,7 @@ DEFAULT_MAX_BODY = 3 * MiB  # the API server's own limit for a request body
 DEFAULT_MAX_IN_FLIGHT = 32  # reviews per worker; the API server waits at most 30 s for any of them
 DEFAULT_MAX_BUFFERED = 8 * DEFAULT_MAX_BODY  # body bytes per worker: eight full-size reviews at once
 RETRY_AFTER_SECONDS = 1
+DEFAULT_JUDGE_MEMORY = 64 * MiB  # per judge; the heaviest claim within the API's limits needs ~20 MiB, a 3 MiB body of a million empty objects ~250 MiB
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -65,6 +66,7 @@ class Settings:
     judges: int = 0  # judge processes; 0 judges on the event loop (tests, embedding)
     max_in_flight: int = DEFAULT_MAX_IN_FLIGHT  # reviews being read or judged at once
     max_buffered: int = DEFAULT_MAX_BUFFERED  # body bytes held (or promised by Content-Length) at once
+    judge_memory: int | None = None  # each judge's memory beyond what it has when forked; None: no cap
 
 
 class _BodyTooLarge(Exception):
@@ -111,7 +113,7 @@ class WebhookApp:
     def start_judges(self) -> None:
         """Fork the judge processes (before the event loop starts; they inherit `decide` as it is now)."""
         if self.settings.judges > 0 and self.pool is None:
-            self.pool = JudgePool(self.judge_body, self.settings.judges)
+            self.pool = JudgePool(self.judge_body, self.settings.judges, self.settings.judge_memory)
             self.pool.start()
 
     def stop_judges(self) -> None:

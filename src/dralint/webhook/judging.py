@@ -25,6 +25,12 @@ blocking) before it is handed a review, and while it judges one every
 WATCH_SECONDS: a dead or stopped judge is replaced at once and the review goes
 to the fresh one, so it costs neither a verdict nor a full --review-timeout.
 
+A judge's memory is capped (RLIMIT_DATA at what it has when forked, plus its
+thread's stack, plus --judge-memory-bytes): a body of 3 MiB can hold a million
+empty objects, a few hundred MiB once parsed and checked, and a pod's judges
+at that at once would pass its memory limit. A review that needs more is
+answered per --on-error, and the judge goes on.
+
 Judging runs in a thread with a large stack and a recursion limit above the
 10,000 levels of nesting that the API server's JSON decoder accepts, so any
 object the API server can send is parsed and checked, never refused for
@@ -44,6 +50,7 @@ import struct
 import sys
 import threading
 import traceback
+from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from . import review as rv
@@ -53,6 +60,7 @@ log = logging.getLogger("dralint.webhook")
 MAX_NESTING = 10_000  # Go's encoding/json (and so the API server) decodes no deeper
 JUDGE_RECURSION_LIMIT = MAX_NESTING + 2_000  # the review's own levels and the checking code's frames
 JUDGE_STACK_BYTES = 256 * 1024 * 1024  # address space only: pages are used as the stack grows
+OUT_OF_MEMORY = "it needs more memory than --judge-memory-bytes allows"
 WATCH_SECONDS = 0.1  # how often a busy judge is looked at for having died or been stopped
 _LENGTH = struct.Struct("!Q")
 _PR_SET_PDEATHSIG = 1
@@ -86,6 +94,8 @@ def judge(body: bytes, policy: rv.Policy, on_error: str, decide: Callable[[dict[
     """Parse, decide and encode one review; never raises (a failure is answered as `on_error` says)."""
     try:
         request = rv.parse_review(body)
+    except MemoryError:
+        return failed(rv.peek_head(body), on_error, "MemoryError while reading the review", OUT_OF_MEMORY)
     except rv.ReviewError as exc:
         message = f"malformed AdmissionReview: {exc}"
         return Verdict(400, rv.encode(rv.bad_request_status(message)), "malformed", rv.peek_uid(body), "", {"error": str(exc)})
@@ -95,6 +105,8 @@ def judge(body: bytes, policy: rv.Policy, on_error: str, decide: Callable[[dict[
             failure = decision.failures[0]
             return failed(request_info(request), on_error, failure.message, "a rule failed (DRA901)")
         answer = rv.encode(decision.review)
+    except MemoryError:
+        return failed(request_info(request), on_error, "MemoryError while checking the review", OUT_OF_MEMORY)
     except Exception as exc:  # noqa: BLE001 - dralint failed: answered per --on-error, never a stack trace to the caller
         return failed(request_info(request), on_error, f"{type(exc).__name__}: {exc}", type(exc).__name__, traceback.format_exc(limit=20))
     verdict = "allowed" if decision.allowed else "denied"
@@ -184,9 +196,10 @@ class _Judge:
 
 
 class JudgePool:
-    def __init__(self, work: Callable[[bytes], Verdict], size: int):
+    def __init__(self, work: Callable[[bytes], Verdict], size: int, memory_bytes: int | None = None):
         self.work = work
         self.size = size
+        self.memory_bytes = memory_bytes  # each judge's memory beyond what it has when forked; None: no cap
         self._idle: asyncio.Queue[_Judge] | None = None
         self._spare: list[_Judge] = []  # started before the loop; queued on first use
         self._all: dict[int, _Judge] = {}  # pid -> judge, idle or busy
@@ -290,7 +303,7 @@ class JudgePool:
             code = 1
             try:
                 ours.close()
-                code = _judge_main(theirs, self.work, worker)
+                code = _judge_main(theirs, self.work, worker, self.memory_bytes)
             finally:
                 os._exit(code)
         theirs.close()
@@ -343,7 +356,7 @@ async def _receive(loop: asyncio.AbstractEventLoop, sock: socket.socket, size: i
 # --------------------------------------------------------------------------- inside a judge
 
 
-def _judge_main(sock: socket.socket, work: Callable[[bytes], Verdict], worker: int) -> int:
+def _judge_main(sock: socket.socket, work: Callable[[bytes], Verdict], worker: int, memory_bytes: int | None) -> int:
     # The worker's listening socket and client connections were copied by fork: a judge holding
     # them would keep connections open that the worker closed. Keep only our socket and stdio.
     fd = sock.fileno()
@@ -357,10 +370,26 @@ def _judge_main(sock: socket.socket, work: Callable[[bytes], Verdict], worker: i
     sock.setblocking(True)
     sys.setrecursionlimit(JUDGE_RECURSION_LIMIT)
     threading.stack_size(JUDGE_STACK_BYTES)
+    if memory_bytes is not None:
+        _cap_memory(JUDGE_STACK_BYTES + memory_bytes)  # the stack is a private writable mapping: counted
     serving = threading.Thread(target=_serve, args=(sock, work), name="judge")
     serving.start()
     serving.join()
     return 0
+
+
+def _cap_memory(extra: int) -> None:
+    """RLIMIT_DATA (private writable memory: heap, anonymous mappings) at what this process has plus `extra`."""
+    try:
+        import resource  # not on Windows
+
+        status = Path("/proc/self/status").read_text()
+        used = next(int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmData:"))
+        _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        limit = used + extra if hard == resource.RLIM_INFINITY else min(hard, used + extra)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ImportError, OSError, StopIteration, ValueError) as exc:  # not Linux: judges run uncapped
+        log.warning("could not cap a judge's memory", extra={"error": f"{type(exc).__name__}: {exc}"})
 
 
 def _die_with_parent(worker: int) -> None:
@@ -381,10 +410,16 @@ def _serve(sock: socket.socket, work: Callable[[bytes], Verdict]) -> None:
         body = _receive_blocking(sock, _LENGTH.unpack(header)[0])
         if body is None:
             return
-        data = pickle.dumps(work(bytes(body)), protocol=pickle.HIGHEST_PROTOCOL)
+        verdict = work(bytes(body))
+        del body
+        data = pickle.dumps(verdict, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             sock.sendall(_LENGTH.pack(len(data)) + data)
         except OSError:  # the worker gave up on this review (and will kill us) or stopped
+            return
+        if verdict.log.get("reason") == OUT_OF_MEMORY:
+            # What the failed review left allocated (or scattered) stays ours: end, and the worker forks
+            # a fresh judge in our place when it next looks.
             return
 
 
