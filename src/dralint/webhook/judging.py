@@ -255,18 +255,32 @@ class JudgePool:
         return verdict
 
     async def _watched(self, judge_: _Judge, body: bytes) -> Verdict:
-        """The judge's verdict on `body`; _Stopped as soon as the judge is seen stopped (a death ends the exchange itself)."""
-        exchange = asyncio.ensure_future(_exchange(asyncio.get_running_loop(), judge_.sock, body))
+        """The judge's verdict on `body`; _Stopped as soon as the judge is seen stopped (a death ends the exchange itself).
+
+        A timer looks at the judge every WATCH_SECONDS and cancels this task when it finds it stopped:
+        no task or wait is added to a review that is answered in time, which is nearly all of them."""
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        seen_stopped = False
+
+        def look() -> None:
+            nonlocal timer, seen_stopped
+            if judge_.trouble() == "stopped":
+                seen_stopped = True
+                task.cancel()
+            else:
+                timer = loop.call_later(WATCH_SECONDS, look)
+
+        timer = loop.call_later(WATCH_SECONDS, look)
         try:
-            while True:
-                done, _ = await asyncio.wait((exchange,), timeout=WATCH_SECONDS)
-                if done:
-                    return exchange.result()
-                if judge_.trouble() == "stopped":
-                    raise _Stopped
+            return await _exchange(loop, judge_.sock, body)
+        except asyncio.CancelledError:
+            if seen_stopped and task.uncancel() == 0:  # our cancellation, not the request's or a timeout's
+                raise _Stopped from None
+            raise
         finally:
-            if not exchange.done():
-                exchange.cancel()
+            timer.cancel()
 
     def _fresh(self, judge_: _Judge, trouble: str) -> _Judge:
         """A new judge in place of one found dead or stopped before it was handed a review."""
