@@ -42,7 +42,7 @@ DEFAULT_MAX_BODY = 3 * MiB  # the API server's own limit for a request body
 DEFAULT_MAX_IN_FLIGHT = 32  # reviews per worker; the API server waits at most 30 s for any of them
 DEFAULT_MAX_BUFFERED = 8 * DEFAULT_MAX_BODY  # body bytes per worker: eight full-size reviews at once
 RETRY_AFTER_SECONDS = 1
-DEFAULT_JUDGE_MEMORY = 64 * MiB  # per judge; the heaviest claim within the API's limits needs ~20 MiB, a 3 MiB body of a million empty objects ~250 MiB
+DEFAULT_JUDGE_MEMORY = 64 * MiB  # per judge: room for the heaviest claim within the API's limits, not for a body of a million empty objects
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

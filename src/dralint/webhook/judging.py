@@ -27,8 +27,8 @@ to the fresh one, so it costs neither a verdict nor a full --review-timeout.
 
 A judge's memory is capped (RLIMIT_DATA at what it has when forked, plus its
 thread's stack, plus --judge-memory-bytes): a body of 3 MiB can hold a million
-empty objects, a few hundred MiB once parsed and checked, and a pod's judges
-at that at once would pass its memory limit. A review that needs more is
+empty objects, many times its size once parsed and checked, and a pod's
+judges at that at once would pass its memory limit. A review that needs more is
 answered per --on-error, and the judge goes on.
 
 Judging runs in a thread with a large stack and a recursion limit above the
