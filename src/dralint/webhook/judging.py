@@ -29,7 +29,8 @@ A judge's memory is capped (RLIMIT_DATA at what it has when forked, plus its
 thread's stack, plus --judge-memory-bytes): a body of 3 MiB can hold a million
 empty objects, many times its size once parsed and checked, and a pod's
 judges at that at once would pass its memory limit. A review that needs more is
-answered per --on-error, and the judge goes on.
+answered per --on-error, and that judge then exits (what the review left
+allocated or scattered goes with it) to be replaced by a fresh fork.
 
 Judging runs in a thread with a large stack and a recursion limit above the
 10,000 levels of nesting that the API server's JSON decoder accepts, so any
@@ -179,7 +180,7 @@ class _Judge:
         self.reaped = False  # waited for: its pid may already belong to another process
 
     def trouble(self) -> str | None:
-        """"died" or "stopped" when this judge cannot judge any more, else None (it may be busy)."""
+        """Whether this judge can no longer judge: "died", "stopped", or None (alive; it may be busy)."""
         if self.reaped:
             return "died"
         try:
