@@ -171,7 +171,7 @@ async def run(args: argparse.Namespace, port: int, cafile: Path, pid: int) -> di
     sent, release = asyncio.Event(), asyncio.Event()
     count = [0]
     tasks = [asyncio.ensure_future(client(port, ctx, request, sent, release, count, args.clients)) for _ in range(args.clients)]
-    probing = asyncio.ensure_future(healthz(port, cafile, 40))  # while the clients connect and send
+    probing = asyncio.ensure_future(healthz(port, cafile, 20))  # while the clients connect and send
     try:
         await asyncio.wait_for(sent.wait(), args.hold)
     except asyncio.TimeoutError:
