@@ -34,6 +34,15 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def install_extra(extra: str) -> str:
+    """How to install an optional extra while dralint is not on PyPI (`pip install 'dralint[lsp]'` finds no
+    package): from the checkout dralint was installed from, or from a git URL of the user's copy."""
+    return (
+        f"from a checkout of dralint, pip install -e '.[{extra}]' (or pip install "
+        f"'dralint[{extra}] @ git+URL@COMMIT', URL being your copy of the repository)"
+    )
+
+
 def add_rule_arguments(parser: argparse._ActionsContainer) -> None:
     """Which rules run and how, from the command line: shared by `dralint lint` and `dralint serve`."""
     parser.add_argument("--select", action="append", default=[], metavar="CODES", help="only these rule codes, slugs or code prefixes (comma-separated, repeatable)")

@@ -4,7 +4,7 @@
     dralint rules                 list every rule
     dralint serve ...             admission webhook
     dralint migrate ...           rewrite manifests to another API version
-    dralint lsp                   language server over stdio (needs dralint[lsp])
+    dralint lsp                   language server over stdio (needs the lsp extra)
 
 Exit codes: 0 clean, 1 a problem at or above --fail-on, 2 usage or internal error.
 """
@@ -20,7 +20,7 @@ import sys
 from typing import Sequence
 
 from . import __version__, parallel, schemas
-from .arguments import Parser, UsageError, add_rule_arguments, overrides_from
+from .arguments import Parser, UsageError, add_rule_arguments, install_extra, overrides_from
 from .config import ConfigError, build_options
 from .lint import lint
 from .model import Problem, Severity
@@ -31,6 +31,8 @@ from .schemas import DEFAULT_RELEASE, RELEASES
 from .sources import collect, files, read_all
 
 SUBCOMMANDS = ("lint", "rules", "serve", "migrate", "lsp")
+# The optional extra each subcommand needs, and a module of it that tells whether it is installed.
+EXTRAS = {"serve": ("webhook", "uvicorn"), "lsp": ("lsp", "pygls")}
 
 
 def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
@@ -74,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return run_lint(rest)
             finally:
                 gc.unfreeze()  # what the run froze (dralint.parallel.frozen), for callers of main() in process
+        if command in EXTRAS and not {"-h", "--help"} & set(rest):
+            _require_extra(command)
         # Each other subcommand loads only what it runs (measured with -X importtime): `rules` ~115 ms
         # (jsonschema and every rule's docs), `serve` ~230 ms (uvicorn, the judges), `lsp` ~110 ms
         # (pygls), `migrate` ~190 ms (ruamel's round-trip loader); a lint run pays for none of them.
@@ -107,6 +111,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"dralint: internal error: {type(exc).__name__}: {exc} (set DRALINT_DEBUG=1 for a traceback)", file=sys.stderr)
         return 2
+
+
+def _require_extra(command: str) -> None:
+    import importlib.util  # noqa: PLC0415 - only for the subcommands that need an extra
+
+    extra, module = EXTRAS[command]
+    if importlib.util.find_spec(module) is None:
+        raise UsageError(f"'dralint {command}' needs the {extra} extra: {install_extra(extra)}")
 
 
 def run_lint(argv: list[str]) -> int:
