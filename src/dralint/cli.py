@@ -20,7 +20,7 @@ import sys
 from typing import Sequence
 
 from . import __version__, parallel, schemas
-from .arguments import Parser, UsageError, add_rule_arguments, install_extra, overrides_from
+from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written, install_extra, overrides_from
 from .config import ConfigError, build_options
 from .lint import lint
 from .model import Problem, Severity
@@ -39,7 +39,18 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser = Parser(
         prog=prog,
         description="Lint Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.",
-        epilog="Other commands: dralint rules | dralint serve --help | dralint migrate --help",
+        formatter_class=epilog_as_written,
+        epilog=(
+            "other commands:\n"
+            "  dralint rules                  every rule with code, slug, severity and summary\n"
+            "  dralint serve --help           validating admission webhook (the webhook extra)\n"
+            "  dralint migrate --help         rewrite manifests to another API version\n"
+            "  dralint lsp                    language server over stdio for editors (the lsp extra)\n"
+            "\n"
+            "environment: NO_COLOR (set and not empty) turns colour off unless --color always;\n"
+            "DRALINT_DEBUG=1 shows the traceback of an internal error.\n"
+            "exit codes: 0 clean, 1 a problem at or above --fail-on, 2 usage or internal error"
+        ),
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files, folders (searched for *.yaml, *.yml, *.json) or - for standard input")
     parser.add_argument(
@@ -54,7 +65,8 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--break-hard-links", action="store_true",
                         help="with --fix: rewrite a file that has other hard links too (its other names keep the old content); refused by default")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text report: auto (default) on a terminal unless NO_COLOR is set, always or never")
     parser.add_argument("--version", action="version", version=f"dralint {__version__}")
     return parser
 
