@@ -93,7 +93,11 @@ def _without(module: str, argv: list[str]) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize(
     "module, argv, extra",
-    [("uvicorn", ["serve", "--tls-cert", "c", "--tls-key", "k"], "webhook"), ("pygls", ["lsp"], "lsp")],
+    [
+        ("uvicorn", ["serve", "--tls-cert", "c", "--tls-key", "k"], "webhook"),
+        ("pygls", ["lsp"], "lsp"),
+        ("lsprotocol", ["lsp"], "lsp"),
+    ],
 )
 def test_a_missing_extra_is_installed_as_the_message_says_while_unpublished(module, argv, extra):
     run = _without(module, argv)

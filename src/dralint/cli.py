@@ -31,8 +31,8 @@ from .schemas import DEFAULT_RELEASE, RELEASES
 from .sources import collect, files, read_all
 
 SUBCOMMANDS = ("lint", "rules", "serve", "migrate", "lsp")
-# The optional extra each subcommand needs, and a module of it that tells whether it is installed.
-EXTRAS = {"serve": ("webhook", "uvicorn"), "lsp": ("lsp", "pygls")}
+# The optional extra each subcommand needs, and the modules of it that tell whether it is installed.
+EXTRAS = {"serve": ("webhook", ("uvicorn",)), "lsp": ("lsp", ("pygls", "lsprotocol"))}
 
 
 def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
@@ -128,8 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _require_extra(command: str) -> None:
     import importlib.util  # noqa: PLC0415 - only for the subcommands that need an extra
 
-    extra, module = EXTRAS[command]
-    if importlib.util.find_spec(module) is None:
+    extra, modules = EXTRAS[command]
+    if any(importlib.util.find_spec(module) is None for module in modules):
         raise UsageError(f"'dralint {command}' needs the {extra} extra: {install_extra(extra)}")
 
 
