@@ -111,8 +111,8 @@ def passed_over_unread(source: str, data: bytes) -> Triaged | None:
     if _marked(data):  # a Kubernetes type or the DRA group is written in it
         return None
     whole, value = plain_json(source, data)
-    # As `triage` decides: no object of it is Kubernetes, no template (a value that is not an object is a
-    # DRA003 to the loader, which makes any `{{` a template action), nothing unreadable, no group named.
+    # As `triage` decides: no object of it is Kubernetes, no template (in a file that holds no Kubernetes
+    # object only Go templating makes one), nothing unreadable, no group named.
     if not whole or is_kubernetes_object(value) or _template_action(data, manifest=False) is not None:
         return None
     return Triaged([], [], 0, passed_over=True)
