@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
+from test_cases import BLOCKS
 
 import dralint.lint
 from dralint.api import Rule
 from dralint.registry import BUILTIN_PACKAGE, all_rules
 
 from engine import lint_fixture
-from test_cases import BLOCKS
 
 BUILTIN = sorted((r for r in all_rules(plugins=False) if r.origin == "builtin" or r.origin.startswith(BUILTIN_PACKAGE)), key=lambda r: r.code)
 

@@ -7,16 +7,19 @@ Each mutant changes one thing a careless edit changes: a comparison operator
 (`>` <-> `>=`, `<` <-> `<=`, `==` <-> `!=`, `is` <-> `is not`, `in` <-> `not in`),
 an `if`/`elif`/`while`/conditional-expression test (`not` added or removed), or an
 integer constant (n -> n+1, n -> n-1). For each mutant the rule module is
-rewritten in place, the fast rule tests run (`TESTS`, with `-x`, serially), and
-the original bytes are put back, atomically, before the next mutant, on
-Ctrl-C or SIGTERM too; a backup outside the tree restores a file left behind by
-a killed run the next time the tool starts.
+rewritten, the fast rule tests run (`TESTS`, with `-x`, serially), and the
+original bytes are put back before the next mutant.
+
+The mutants run on a copy of the checkout in a temporary folder (the working
+tree is never written, and ../shared is not beside the copy: the tests run as on
+a clean clone without it); the copy goes when the run ends, on Ctrl-C or SIGTERM too.
 
 A *limit comparison* is a comparison one side of which is a named limit
-(a name ending in `_MAX`, `_MIN` or `_LIMIT`, or an attribute so named) or an
+(a name with a `MAX`, `MIN` or `LIMIT` part, e.g. `TAINTS_MAX`, `ANNOTATIONS_MAX_TOTAL`) or an
 integer literal that the docstring of the enclosing `@rule` function states.
 With `--fail-on-limit-survivors` the exit code is 1 when such a mutant
-survives; other survivors are reported but do not fail (some are equivalent
+survives (unless `EQUIVALENT` lists it, with the reason no input can tell it from
+the original); other survivors are reported but do not fail (some are equivalent
 mutants, which no test can kill).
 
 The score goes to standard output: killed/total, and every survivor as
@@ -27,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import hashlib
 import os
 import random
 import re
@@ -48,6 +50,17 @@ TESTS = (
     "tests/test_gated_checks.py",
     "tests/test_compatibility_groups.py",
 )
+# Rule tests that are slower or start processes, run only for the module they test.
+EXTRA_TESTS = {
+    "pod_references.py": ("tests/test_pod_references_hostile.py",),
+    "cel.py": ("tests/test_cel.py", "tests/test_cel_messages.py"),
+}
+# Mutants of limit comparisons that behave as the original on every input the rule can see:
+# (module, text of the line, mutation) -> why.
+EQUIVALENT = {
+    ("requests.py", 'elif mode == "ExactCount" and count <= 0', "<= -> <"):
+        "count 0 with ExactCount is defaulted to 1 before validation (allocation()), so count is never 0 here",
+}
 FLIPS = {
     ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Lt: ast.LtE, ast.LtE: ast.Lt,
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
@@ -57,7 +70,7 @@ SYMBOLS = {
     ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!=",
     ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
 }
-LIMIT_NAME = re.compile(r"(^|_)(MAX|MIN|LIMIT)$")
+LIMIT_NAME = re.compile(r"(^|_)(MAX|MIN|LIMIT)(_|$)")
 
 
 @dataclass(frozen=True)
@@ -163,55 +176,66 @@ def mutants_of(file: Path) -> list[Mutant]:
     return sorted(found, key=lambda m: (m.start, m.what))
 
 
-def _backup_dir() -> Path:
-    tag = hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]
-    return Path(tempfile.gettempdir()) / f"dralint-mutate-{tag}"
+def _copy_tree(into: Path) -> Path:
+    """This checkout without .git, virtual environments and caches: what the mutants change.
+
+    The working tree is never written; ../shared is not beside the copy, so the tests
+    run as on a clean clone without it.
+    """
+    copy = into / "dralint"
+    ignore = shutil.ignore_patterns(".git", ".venv", "venv", "__pycache__", ".ruff_cache", ".pytest_cache", "*.egg-info", "build", "dist")
+    shutil.copytree(ROOT, copy, symlinks=True, ignore=ignore)
+    return copy
 
 
 def _write(path: Path, data: bytes) -> None:
     """Whole or not at all: a reader sees the old bytes or the new ones."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        shutil.copymode(path, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.replace(tmp, path)
 
 
-def restore_leftovers() -> list[Path]:
-    """Put back any rule module a killed run left mutated (its backup outside the tree says which)."""
-    restored = []
-    backups = _backup_dir()
-    for backup in sorted(backups.glob("*.py")) if backups.is_dir() else []:
-        target = RULES / backup.name
-        if target.exists() and target.read_bytes() != backup.read_bytes():
-            _write(target, backup.read_bytes())
-            restored.append(target)
-        backup.unlink()
-    return restored
-
-
-def _terminate(signum, frame):  # SIGTERM unwinds like Ctrl-C, through the finally that restores
+def _terminate(signum, frame):  # SIGTERM unwinds like Ctrl-C, through the finally that removes the copy
     raise KeyboardInterrupt
 
 
-def run_mutant(mutant: Mutant, original: bytes, timeout: float) -> str:
-    """'killed', 'survived' or 'timeout' (a mutant that makes the tests hang is caught)."""
-    _write(mutant.file, original[: mutant.start] + mutant.replacement + original[mutant.end :])
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")  # no bytecode of a mutant may outlive it
+def _tests(copy: Path, tests: tuple[str, ...], timeout: float) -> str:
+    """'passed', 'failed' or 'timeout' (a mutant that makes the tests hang is caught)."""
+    # The copy's src first on the path, and no bytecode: a mutant's must not outlive it.
+    env = dict(os.environ, PYTHONPATH=str(copy / "src"), PYTHONDONTWRITEBYTECODE="1")
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0", *TESTS],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout,
+            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0", *tests],
+            cwd=copy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout,
         )
     except subprocess.TimeoutExpired:
         return "timeout"
+    return "passed" if result.returncode == 0 else "failed"
+
+
+def tests_for(file: Path) -> tuple[str, ...]:
+    return TESTS + EXTRA_TESTS.get(file.name, ())
+
+
+def run_mutant(copy: Path, mutant: Mutant, original: bytes, timeout: float) -> str:
+    """'killed', 'survived' or 'timeout'."""
+    target = copy / "rules" / mutant.file.name
+    _write(target, original[: mutant.start] + mutant.replacement + original[mutant.end :])
+    try:
+        outcome = _tests(copy, tests_for(mutant.file), timeout)
     finally:
-        _write(mutant.file, original)
-    return "survived" if result.returncode == 0 else "killed"
+        _write(target, original)
+    return {"passed": "survived", "failed": "killed"}.get(outcome, outcome)
+
+
+def equivalent(mutant: Mutant) -> str | None:
+    """Why no test can kill this mutant, when it is a known equivalent one."""
+    line = mutant.file.read_bytes().splitlines()[mutant.line - 1].decode().strip()
+    for (name, text, what), why in EQUIVALENT.items():
+        if mutant.file.name == name and text in line and mutant.what == what:
+            return why
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,8 +254,6 @@ def main(argv: list[str] | None = None) -> int:
     for f in files:
         if f.parent != RULES:
             parser.error(f"{f} is not a module of {RULES}")
-    for path in restore_leftovers():
-        print(f"restored {path.relative_to(ROOT)} left mutated by an earlier run", file=sys.stderr)
     mutants = [m for f in files for m in mutants_of(f)]
     if args.limits_only:
         mutants = [m for m in mutants if m.limit]
@@ -244,33 +266,35 @@ def main(argv: list[str] | None = None) -> int:
         random.Random(args.seed).shuffle(others)
         mutants = (limits + others)[: args.sample]
 
-    backups = _backup_dir()
-    backups.mkdir(exist_ok=True)
-    originals = {f: f.read_bytes() for f in files}
-    for f in files:
-        (backups / f.name).write_bytes(originals[f])
     signal.signal(signal.SIGTERM, _terminate)
     began = time.monotonic()
     outcomes: list[tuple[Mutant, str]] = []
-    try:
-        for mutant in mutants:
-            if time.monotonic() - began > args.budget:
-                break
-            outcomes.append((mutant, run_mutant(mutant, originals[mutant.file], args.timeout)))
-    except KeyboardInterrupt:
-        print("interrupted: the rule modules are restored", file=sys.stderr)
-    finally:
-        for f in files:
-            if f.read_bytes() != originals[f]:
-                _write(f, originals[f])
-            (backups / f.name).unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory(prefix="dralint-mutate-") as tmp:
+        copy = _copy_tree(Path(tmp))
+        try:
+            for f in sorted({m.file for m in mutants}):
+                if _tests(copy, tests_for(f), args.timeout) != "passed":
+                    print(f"the tests fail without a mutant (on a copy without ../shared): {' '.join(tests_for(f))}", file=sys.stderr)
+                    return 2
+            originals = {f: f.read_bytes() for f in files}
+            for mutant in mutants:
+                if time.monotonic() - began > args.budget:
+                    break
+                outcome = run_mutant(copy, mutant, originals[mutant.file], args.timeout)
+                outcomes.append((mutant, outcome))
+                print(f"{outcome:8} {mutant.label()}", flush=True)
+        except KeyboardInterrupt:
+            print("interrupted: the score so far", file=sys.stderr)
 
     survivors = [m for m, outcome in outcomes if outcome == "survived"]
     killed = len(outcomes) - len(survivors)
     print(f"mutation score: {killed}/{len(outcomes)} killed ({len(mutants) - len(outcomes)} of {len(mutants)} not run within the budget)")
     for mutant in survivors:
         print(f"survived: {mutant.label()}")
-    limit_survivors = [m for m in survivors if m.limit]
+    limit_survivors = [m for m in survivors if m.limit and not equivalent(m)]
+    for mutant in survivors:
+        if mutant.limit and (why := equivalent(mutant)):
+            print(f"equivalent: {mutant.label()}: {why}")
     if limit_survivors:
         print(f"{len(limit_survivors)} surviving mutant(s) of comparisons against documented limits")
     return 1 if args.fail_on_limit_survivors and limit_survivors else 0
