@@ -272,9 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="dralint-mutate-") as tmp:
         copy = _copy_tree(Path(tmp))
         try:
-            for f in sorted({m.file for m in mutants}):
-                if _tests(copy, tests_for(f), args.timeout) != "passed":
-                    print(f"the tests fail without a mutant (on a copy without ../shared): {' '.join(tests_for(f))}", file=sys.stderr)
+            for tests in sorted({tests_for(m.file) for m in mutants}):
+                if _tests(copy, tests, args.timeout) != "passed":
+                    print(f"the tests fail without a mutant (on a copy without ../shared): {' '.join(tests)}", file=sys.stderr)
                     return 2
             originals = {f: f.read_bytes() for f in files}
             for mutant in mutants:
