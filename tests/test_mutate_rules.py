@@ -42,6 +42,7 @@ def test_the_careless_edits_are_mutants(file, text, what, limit):
     mutants = [m for m in mutate_rules.mutants_of(RULES / file) if m.line == line and m.what == what]
     assert len(mutants) == 1
     assert mutants[0].limit is limit
+    assert mutants[0].kind == ("condition" if what.startswith("not ") else "comparison")
 
 
 def test_a_comparison_against_an_undocumented_value_is_no_limit():

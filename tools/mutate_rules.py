@@ -83,6 +83,12 @@ class Mutant:
     what: str  # e.g. "> -> >="
     limit: bool  # a comparison against a documented limit
 
+    @property
+    def kind(self) -> str:
+        if self.what.startswith("not "):
+            return "condition"
+        return "constant" if self.what[0].isdigit() else "comparison"
+
     def label(self) -> str:
         return f"{self.file.relative_to(ROOT).as_posix()}:{self.line}: {self.what}{' [limit]' if self.limit else ''}"
 
@@ -246,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--limits-only", action="store_true", help="only the comparisons against documented limits")
     parser.add_argument("--fail-on-limit-survivors", action="store_true")
+    parser.add_argument("--only", choices=("comparison", "condition", "constant"), help="one kind of mutant")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds one mutant's tests may take")
     args = parser.parse_args(argv)
@@ -257,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     mutants = [m for f in files for m in mutants_of(f)]
     if args.limits_only:
         mutants = [m for m in mutants if m.limit]
+    if args.only:
+        mutants = [m for m in mutants if m.kind == args.only]
     if args.list:
         print("\n".join(m.label() for m in mutants))
         return 0
