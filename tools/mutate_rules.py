@@ -1,7 +1,7 @@
 """Mutation testing of the built-in rules (rules/*.py) with a small AST mutator.
 
     python tools/mutate_rules.py [--budget SECONDS] [--sample N] [--seed S] [--limits-only]
-                                 [--fail-on-limit-survivors] [FILE ...]
+                                 [--fail-on-limit-survivors] [FILE[:LINE] ...]
 
 Each mutant changes one thing a careless edit changes: a comparison operator
 (`>` <-> `>=`, `<` <-> `<=`, `==` <-> `!=`, `is` <-> `is not`, `in` <-> `not in`),
@@ -246,7 +246,7 @@ def equivalent(mutant: Mutant) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("files", nargs="*", type=Path, help="rule modules (default: rules/*.py)")
+    parser.add_argument("files", nargs="*", metavar="FILE[:LINE]", help="rule modules (default: rules/*.py), or lines of them")
     parser.add_argument("--budget", type=float, default=600.0, help="start no other mutant after this many seconds (limit comparisons all run)")
     parser.add_argument("--sample", type=int, default=0, help="besides the limit comparisons, N other mutants chosen with --seed")
     parser.add_argument("--seed", type=int, default=22)
@@ -257,11 +257,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds one mutant's tests may take")
     args = parser.parse_args(argv)
 
-    files = [f.resolve() for f in args.files] or sorted(p for p in RULES.glob("*.py") if p.name != "__init__.py")
-    for f in files:
-        if f.parent != RULES:
-            parser.error(f"{f} is not a module of {RULES}")
-    mutants = [m for f in files for m in mutants_of(f)]
+    lines: dict[Path, set[int]] = {}  # FILE:LINE arguments: only the mutants of those lines
+    files = []
+    for arg in args.files:
+        name, _, line = arg.partition(":")
+        path = Path(name).resolve()
+        if path.parent != RULES or not path.is_file() or (line and not line.isdigit()):
+            parser.error(f"{arg} is not a module of {RULES} (or MODULE:LINE)")
+        if path not in files:
+            files.append(path)
+        if line:
+            lines.setdefault(path, set()).add(int(line))
+    files = files or sorted(p for p in RULES.glob("*.py") if p.name != "__init__.py")
+    mutants = [m for f in files for m in mutants_of(f) if f not in lines or m.line in lines[f]]
     if args.limits_only:
         mutants = [m for m in mutants if m.limit]
     if args.only:
