@@ -236,7 +236,6 @@ def initialize(ls: DralintServer, params: types.InitializeParams) -> None:
 
 @server.feature(types.INITIALIZED)
 def initialized(ls: DralintServer, params: types.InitializedParams) -> None:
-    ls.worker.start()
     workspace = ls.client_capabilities.workspace
     watched = workspace and workspace.did_change_watched_files
     if watched and watched.dynamic_registration:

@@ -102,10 +102,6 @@ class Worker:
         async with self._lock:
             return await asyncio.get_running_loop().run_in_executor(self._thread, self._call, operation, args)
 
-    def start(self) -> None:
-        """Start the child ahead of the first request (it imports dralint meanwhile)."""
-        self._thread.submit(self._ensure)
-
     def _call(self, operation: str, args: tuple) -> Any:
         conn = self._ensure()
         try:
