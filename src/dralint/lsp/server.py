@@ -25,7 +25,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from . import convert, engine, hover
 from .text import Buffer, BufferWorkspace, Text
-from .worker import LintTimeout, Worker, WorkerFailed
+from .worker import LintTimeout, Superseded, Worker, WorkerFailed
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +131,7 @@ class DralintServer(LanguageServer):
         notices: list[types.Diagnostic] = []
         release = None
         try:
-            problems, kubernetes, config_error, release = await self.worker.call("lint", path, text.text)
+            problems, kubernetes, config_error, release = await self.worker.call("lint", path, text.text, wanted=lambda: self._current(uri, key))
             if not kubernetes:  # Files without a Kubernetes object (dralint.triage): other YAML servers run beside this one.
                 problems = []
             if config_error:
@@ -140,6 +140,8 @@ class DralintServer(LanguageServer):
             notices.append(_timed_out(self.worker.timeout))
         except WorkerFailed as exc:  # a broken plugin or rule: say so once, keep serving the other buffers
             self.tell(f"dralint could not lint {path}: {exc}")
+        except Superseded:  # nobody is left to show it to: neither kept nor published
+            return Linted(key, [], [], text, None)
         finally:
             if self.running.get(uri, (None, None))[0] == key:
                 del self.running[uri]
@@ -148,6 +150,10 @@ class DralintServer(LanguageServer):
         if self.buffer(uri) is not None:
             self.linted[uri] = linted
         return linted
+
+    def _current(self, uri: str, key: tuple[int | None, int]) -> bool:
+        buffer = self.buffer(uri)
+        return buffer is not None and (buffer.version, self.generation) == key
 
     def tell(self, message: str) -> None:
         if message not in self.told:
@@ -291,6 +297,8 @@ async def pull(ls: DralintServer, params: types.DocumentDiagnosticParams) -> Any
     if handle is not None:  # typing: answer after the pause, for the newest text
         await asyncio.sleep(max(0.0, handle.when() - asyncio.get_running_loop().time()))
     linted = await ls.lint(uri)
+    while linted is not None and not ls._current(uri, linted.key):  # edited meanwhile: the newest text's
+        linted = await ls.lint(uri)
     if linted is None:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
     result_id = f"{linted.key[1]}.{linted.version}"

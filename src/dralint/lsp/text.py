@@ -191,7 +191,7 @@ class BufferWorkspace(Workspace):
         super().__init__(workspace.root_uri, workspace._sync_kind, list(workspace.folders.values()), workspace.position_encoding)
 
     def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None, language_id: str | None = None) -> Buffer:
-        return Buffer(doc_uri, source=source, version=version, language_id=language_id, encoding=str(self.position_encoding or UTF16))
+        return Buffer(doc_uri, source=source, version=version, language_id=language_id, encoding=self.position_encoding or UTF16)
 
     def get_text_document(self, doc_uri: str) -> Buffer | None:  # type: ignore[override]
         # Keyed as pygls keys them: by the unquoted URI ("a%20b.yaml" is stored as "a b.yaml").

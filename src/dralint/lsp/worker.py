@@ -36,6 +36,10 @@ class WorkerFailed(Exception):
     """The request failed (its message says why) or the child died."""
 
 
+class Superseded(Exception):
+    """By its turn, the request was no longer wanted (its buffer had changed again): not sent."""
+
+
 def _lint(path: str, text: str) -> tuple[list, bool, str | None, str]:
     from . import engine
 
@@ -96,10 +100,14 @@ class Worker:
         self._lock: asyncio.Lock | None = None
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dralint-lint")
 
-    async def call(self, operation: str, *args: Any) -> Any:
+    async def call(self, operation: str, *args: Any, wanted: Callable[[], bool] | None = None) -> Any:
+        """The operation's result. `wanted` is asked when the request's turn comes: typing queues a lint
+        per pause, and one of a version already edited again is skipped, not run."""
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
+            if wanted is not None and not wanted():
+                raise Superseded(operation)
             return await asyncio.get_running_loop().run_in_executor(self._thread, self._call, operation, args)
 
     def _call(self, operation: str, args: tuple) -> Any:
