@@ -152,7 +152,7 @@ async def test_a_code_action_waiting_for_a_lint_holds_up_no_other_request(vscode
     open_document(vscode, small, CLAIM)
     await published(vscode, small)
     big = (tmp_path / "big.yaml").as_uri()
-    text = "---\n".join(CLAIM.replace("name: gpu,", f"name: gpu-{i},") for i in range(600))
+    text = "---\n".join(CLAIM.replace("name: gpu,", f"name: gpu-{i},") for i in range(300))
     open_document(vscode, big, text)
     await published(vscode, big)
     change_partial(vscode, big, 2, ClientText(text).edit(0, 0, "# edited\n"))

@@ -21,7 +21,7 @@ SERVER = ClientServerConfig(server_command=SERVER_COMMAND)
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SEED = 20261126
-EDITS = 48
+EDITS = 32
 BURST = 8  # edits between two looks at the diagnostics
 
 BASE = """\

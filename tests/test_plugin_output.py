@@ -84,7 +84,8 @@ def test_a_printing_rule_in_forked_workers_leaves_the_report_intact(tmp_path: Pa
     run = run_dralint("--no-config", "--rules-dir", str(rules), "--select", "LOCAL", "-f", "json", "--jobs", "2", str(tmp_path / "claim0.yaml"), str(tmp_path / "claim1.yaml"))
     assert run.code == 0, run.stderr
     assert [p["message"] for p in json.loads(run.stdout)["problems"]] == ["quiet0 was checked by a noisy rule", "quiet1 was checked by a noisy rule"]
-    assert "checking quiet0" in run.stderr and "checking quiet1" in run.stderr
+    # Both workers print (to standard error, where their writes may interleave).
+    assert run.stderr.count("checking") == 2 and "quiet0" in run.stderr and "quiet1" in run.stderr
 
 
 class TestLanguageServer:
@@ -97,7 +98,7 @@ class TestLanguageServer:
 
         _rules(tmp_path)
         (tmp_path / ".dralint.yaml").write_text("rules-dirs: [rules]\nselect: [LOCAL]\n", encoding="utf-8")
-        raw = RawServer(tmp_path, env={"DRALINT_LSP_TIMEOUT_S": "4"})
+        raw = RawServer(tmp_path, env={"DRALINT_LSP_TIMEOUT_S": "3"})
         raw.initialize(tmp_path)
         yield raw
         raw.kill()
@@ -130,7 +131,7 @@ class TestLanguageServer:
         self._open(server, uri, "spin")
         [d] = self._published(server, uri, 1)
         assert d["code"] == "DRA901" and d["range"] == {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
-        assert d["message"].startswith("dralint stopped linting this buffer after 4 s: a rule or plugin did not finish")
+        assert d["message"].startswith("dralint stopped linting this buffer after 3 s: a rule or plugin did not finish")
         change = {"range": {"start": {"line": 3, "character": 8}, "end": {"line": 3, "character": 12}}, "text": "calm"}
         server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [change]})
         [d] = self._published(server, uri, 2)
