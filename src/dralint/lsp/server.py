@@ -143,13 +143,21 @@ class DralintServer(LanguageServer):
         except Superseded:  # nobody is left to show it to: neither kept nor published
             return Linted(key, [], [], text, None)
         finally:
-            if self.running.get(uri, (None, None))[0] == key:
+            running = self.running.get(uri)
+            if running is not None and running[1] is asyncio.current_task():
                 del self.running[uri]
         diagnostics = [convert.diagnostic(p, text) for p in problems] + notices
         linted = Linted(key, problems, diagnostics, text, release)
-        if self.buffer(uri) is not None:
+        buffer = self.buffer(uri)
+        if buffer is not None and buffer.text is text:  # still this text (not closed, edited or reopened)
             self.linted[uri] = linted
         return linted
+
+    def forget(self, uri: str) -> None:
+        """Drop what is known or under way for `uri` (a lint under way finishes unseen)."""
+        self._cancel_pending(uri)
+        self.linted.pop(uri, None)
+        self.running.pop(uri, None)
 
     def _current(self, uri: str, key: tuple[int | None, int]) -> bool:
         buffer = self.buffer(uri)
@@ -171,8 +179,8 @@ class DralintServer(LanguageServer):
         self._cancel_pending(uri)
         linted = await self.lint(uri)
         buffer = self.buffer(uri)
-        if linted is None or buffer is None or linted.key != (buffer.version, self.generation):
-            return  # closed or changed meanwhile: a newer lint is scheduled
+        if linted is None or buffer is None or linted.key != (buffer.version, self.generation) or linted.text is not buffer.text:
+            return  # closed, changed or reopened meanwhile: a newer lint is scheduled
         if self.pull:
             return
         self.text_document_publish_diagnostics(
@@ -198,13 +206,16 @@ class DralintServer(LanguageServer):
         self.spawn(self.publish(uri))
 
     async def relint_all(self) -> None:
+        # The new generation first: a request that comes meanwhile must not be served from the old
+        # verdicts; its lint queues behind the "forget" (the lint process takes requests in order).
+        self.generation += 1
+        self.linted.clear()
+        self.running.clear()
+        self.told.clear()
         try:
             await self.worker.call("forget")
         except (LintTimeout, WorkerFailed) as exc:  # the next lint starts a fresh child, with no settings cached
             logger.warning("could not reset the lint process's settings: %s", exc)
-        self.generation += 1
-        self.linted.clear()
-        self.told.clear()
         if self.pull:
             if _refresh_supported(self):
                 self.workspace_diagnostic_refresh(None)
@@ -252,7 +263,9 @@ def initialized(ls: DralintServer, params: types.InitializedParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: DralintServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.spawn(ls.publish(params.text_document.uri))
+    uri = params.text_document.uri
+    ls.forget(uri)  # reopened: its version numbers may start again
+    ls.spawn(ls.publish(uri))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -271,8 +284,7 @@ def did_save(ls: DralintServer, params: types.DidSaveTextDocumentParams) -> None
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: DralintServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    ls._cancel_pending(uri)
-    ls.linted.pop(uri, None)
+    ls.forget(uri)
     if not ls.pull:
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
