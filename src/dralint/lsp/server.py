@@ -6,6 +6,10 @@ Push or pull, never both: a client that can pull diagnostics
 Typing re-lints after a short pause (DELAY); open and save re-lint at once. A
 result is published only if the buffer still has the version it was computed
 from, so a slow lint never overwrites a newer one.
+
+Lints run in a child process (worker.py), awaited, so the server answers other
+requests meanwhile; each version of a buffer is linted once, and diagnostics,
+code actions and hover are all served from that lint (`Linted`).
 """
 
 from __future__ import annotations
@@ -118,7 +122,7 @@ class DralintServer(LanguageServer):
             return None
         key = (buffer.version, self.generation)
         known = self.linted.get(uri)
-        if known is not None and known.key == key and buffer.version is not None:
+        if known is not None and known.key == key and known.text is buffer.text and buffer.version is not None:
             return known
         running = self.running.get(uri)
         if running is None or running[0] != key:
