@@ -132,6 +132,19 @@ async def test_a_lone_surrogate_still_gets_diagnostics_and_no_popup(vscode: Lang
     assert vscode.messages[told:] == []
 
 
+async def test_a_file_name_with_a_space_gets_diagnostics_under_its_own_uri(vscode: LanguageClient, tmp_path: Path):
+    folder = tmp_path / "my manifests"
+    folder.mkdir()
+    uri = (folder / "claim ü.yaml").as_uri()  # file:///.../my%20manifests/claim%20%C3%BC.yaml
+    open_document(vscode, uri, CLAIM)
+    [typo] = (await published(vscode, uri)).diagnostics
+    assert where(typo) == (8, 8, 8, 22, "DRA101")
+    (folder / ".dralint.yaml").write_text("ignore: [DRA101]\n", encoding="utf-8")
+    changed = types.FileEvent(uri=(folder / ".dralint.yaml").as_uri(), type=types.FileChangeType.Created)
+    vscode.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[changed]))
+    assert list((await published(vscode, uri)).diagnostics) == []  # re-published under the URI the client opened
+
+
 async def test_a_document_never_opened_is_not_read_from_disk(vscode: LanguageClient, tmp_path: Path):
     on_disk = tmp_path / "closed.yaml"
     on_disk.write_text("# dralint: disable=DRA101\n" + CLAIM, encoding="utf-8")

@@ -224,8 +224,8 @@ class DralintServer(LanguageServer):
             if _refresh_supported(self):
                 self.workspace_diagnostic_refresh(None)
             return
-        for uri in list(self.workspace.text_documents):
-            self.spawn(self.publish(uri))
+        for buffer in list(self.workspace.text_documents.values()):
+            self.spawn(self.publish(buffer.uri))  # as the client spelled it (pygls keys them unquoted)
 
 
 def _timed_out(seconds: float) -> types.Diagnostic:
