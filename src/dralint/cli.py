@@ -47,7 +47,7 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
     add_rule_arguments(parser)
-    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; 1: serial; small runs are serial)")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; at most 2 per core; 1: serial; small runs are serial)")
     parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -155,7 +155,12 @@ def _report_options(fmt: str, args: argparse.Namespace) -> ReportOptions:
 
 def _lint(paths: list[str], options, jobs: int | None):
     """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes."""
-    jobs = jobs or parallel.usable_cores()
+    if jobs is None:
+        jobs = parallel.usable_cores()
+    else:
+        jobs, capped = parallel.capped_jobs(jobs)
+        if capped:
+            print(f"dralint: warning: {capped}", file=sys.stderr)
     # Streamed: not even the list of files is kept. Standard input is read once, by this process.
     if jobs == 1 or "-" in paths:
         return lint(parallel.frozen(read_all(files(paths))), options)
