@@ -72,3 +72,24 @@ def test_a_deep_tree_does_not_exhaust_the_stack(tmp_path):
 
 def test_a_missing_file_named_twice_is_reported_once(tmp_path):
     assert names([tmp_path / "nope.yaml", tmp_path / "x" / ".." / "nope.yaml"]) == [(str(tmp_path / "nope.yaml"), None)]
+
+
+def test_folder_links_out_of_the_linted_tree_are_not_followed(tmp_path):
+    from conftest import run_dralint
+
+    claim = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: {}\nspec:\n  colour: red\n"
+    project = tmp_path / "project"
+    touch(project / "real" / "a.yaml", claim.format("a"))
+    touch(tmp_path / "elsewhere" / "b.yaml", claim.format("b"))
+    (project / "real" / "root").symlink_to("/")  # the whole file system
+    (project / "real" / "proc").symlink_to("/proc/self")  # loops through /proc/self/root, cwd ...
+    (project / "up").symlink_to(tmp_path)  # an ancestor: everything around the project
+    (project / "elsewhere").symlink_to(tmp_path / "elsewhere")
+    (project / "same").symlink_to(project / "real")  # inside: followed (once: it is real/)
+    (project / "real" / "loop").symlink_to("..")
+    run = run_dralint("--format", "json", "--no-config", "--jobs", "1", ".", cwd=project, timeout=30)
+    assert [(p["file"], p["rule"], p["line"], p["column"]) for p in run.problems] == [("real/a.yaml", "DRA101", 6, 3)], run.stderr
+    assert run.json["summary"]["files"] == 1
+    # Named on the command line, the same folder is walked: it is the linted tree.
+    run = run_dralint("--format", "json", "--no-config", "elsewhere", cwd=project, timeout=30)
+    assert [(p["file"], p["rule"]) for p in run.problems] == [("elsewhere/b.yaml", "DRA101")]

@@ -2,7 +2,10 @@
 
 Files named explicitly are always read; directories are walked for
 `*.yaml`, `*.yml` and `*.json`, in a stable order, skipping hidden folders
-(`.git`, `.venv`) so a repository root can be linted as it is.
+(`.git`, `.venv`) so a repository root can be linted as it is. A symlinked
+folder is followed only when it leads to a folder inside the folder being
+walked: a link to `/` or `/proc/self` in a tree must not make the run walk the
+whole file system.
 
 Only regular files are read: a FIFO or a device named `x.yaml` would block the
 run forever, so it becomes a Source with an error (DRA006), as does a folder
@@ -85,7 +88,8 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
 
     In the order of the paths sorted as strings, without sorting them all: within a folder a subfolder
     `d` sorts as `d/` (all its paths start so), a file by its name. Symlinked folders are followed, once
-    each (they can loop back on themselves); hidden ones (`.git`, `.venv`) are not. A stack of listings,
+    each (they can loop back on themselves) and only when they lead inside `root`; hidden ones (`.git`,
+    `.venv`) are not. A stack of listings,
     not recursion: a deep tree must not exhaust the interpreter's stack.
     """
     # normpath'd: `dralint .` reports tests/a.yaml, as editors and CI annotations expect.
@@ -96,13 +100,14 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
         yield root, _unlistable(exc)
         return
     visited: set[tuple[int, int]] = set()
-    stack = [_listing(root, (st.st_dev, st.st_ino), visited)]
+    inside = _Inside(root)
+    stack = [_listing(root, (st.st_dev, st.st_ino), visited, inside)]
     while stack:
         for path, kind in stack[-1]:
             if kind is None or isinstance(kind, str):
                 yield path, kind
             elif kind not in visited:
-                stack.append(_listing(path, kind, visited))
+                stack.append(_listing(path, kind, visited, inside))
                 break
         else:
             stack.pop()
@@ -111,7 +116,22 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
 Listed = tuple[str, "None | str | tuple[int, int]"]  # a path and: None (a file), why it fails, or a folder's identity
 
 
-def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int]]) -> Iterator[Listed]:
+class _Inside:
+    """Whether a symlinked folder leads inside the walked folder (its real path under the root's)."""
+
+    def __init__(self, root: str):
+        self._root = os.path.realpath(root)
+        self._prefix = self._root if self._root.endswith(os.sep) else self._root + os.sep
+
+    def __call__(self, link: str) -> bool:
+        try:
+            target = os.path.realpath(link, strict=True)
+        except (OSError, ValueError):
+            return False
+        return target == self._root or target.startswith(self._prefix)
+
+
+def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int]], inside: _Inside) -> Iterator[Listed]:
     """The files and subfolders of one folder, in walk order. Held while the folder's subtree is walked
     (the whole run, for the top folder): names only, ~70 bytes a file, the paths made as they are given."""
     visited.add(identity)
@@ -126,6 +146,8 @@ def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int
                     continue
                 try:
                     st = entry.stat() if entry.is_dir() else None  # both follow symlinks, as os.walk(followlinks=True)
+                    if st is not None and entry.is_symlink() and not inside(entry.path):
+                        continue  # leads out of the walked tree
                 except OSError as exc:
                     folders[name] = _unlistable(exc)
                     names.append(name)
