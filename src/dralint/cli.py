@@ -25,7 +25,7 @@ from .config import ConfigError, build_options
 from .lint import lint
 from .model import Severity
 from .registry import RuleLoadError
-from .report import FORMATS, ReportOptions, reads, write
+from .report import FORMATS, ReportOptions, printable, reads, write
 from .report.text import summary_line
 from .schemas import DEFAULT_RELEASE, RELEASES
 from .sources import collect, files, read_all
@@ -129,7 +129,7 @@ def run_lint(argv: list[str]) -> int:
 
         with_fixes(options)
         for name in fix_sources(collect(args.paths), options):
-            print(f"dralint: fixed {name}", file=sys.stderr)
+            print(f"dralint: fixed {printable(name)}", file=sys.stderr)
     options.keep = reads(fmt, report)
     result = _lint(args.paths, options, 1 if args.fix else settings.jobs)
     if result.files == 0:
