@@ -115,6 +115,8 @@ def run_lint(argv: list[str]) -> int:
         options, settings = build_options(overrides_from(args))
     except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
+    if args.fix and "-" in args.paths:
+        return _fix_standard_input(args, options, settings)
 
     fmt = settings.format
     if fmt == "auto":
@@ -142,6 +144,37 @@ def run_lint(argv: list[str]) -> int:
     if args.quiet:
         result.problems = [p for p in result.problems if p.severity >= Severity.ERROR]
     _write_report(result, fmt, report, args)
+    return 1 if failed else 0
+
+
+def _fix_standard_input(args: argparse.Namespace, options, settings) -> int:
+    """`dralint --fix -`, as `ruff --fix -`: the fixed manifest on standard output (the input as it came when
+    nothing applies), the report of what is left on standard error, exit 1 when that fails the run."""
+    if args.paths != ["-"]:
+        raise UsageError("--fix -: standard input is fixed alone (its fixed text is written to standard output)")
+    from .fix import fix_stream
+    from .migration_fixes import with_fixes
+    from .sources import MAX_BYTES, Source
+
+    fmt = settings.format
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    report = _report_options(fmt, args)
+    with_fixes(options)
+    data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    fixed = fix_stream(data, options)
+    sys.stdout.buffer.write(fixed)
+    while len(data) > MAX_BYTES and (data := sys.stdin.buffer.read(1 << 16)):
+        sys.stdout.buffer.write(data)  # too big to lint (the report says so): passed through whole
+    sys.stdout.flush()
+    options.keep = reads(fmt, report)
+    result = lint([Source("-", fixed)], options)
+    failed = any(p.severity >= settings.fail_on for p in result.problems)
+    if args.quiet:
+        result.problems = [p for p in result.problems if p.severity >= Severity.ERROR]
+    write(fmt, result, report, sys.stderr)
+    if fmt == "text" and not args.quiet:
+        print(summary_line(result), file=sys.stderr)
     return 1 if failed else 0
 
 

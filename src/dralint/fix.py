@@ -15,7 +15,7 @@ from .lint import LintOptions, lint
 from .model import Edit, Problem, Severity
 from .repairs import apply
 from .rewrite import write_atomic
-from .sources import Source
+from .sources import MAX_BYTES, Source
 
 MAX_PASSES = 5
 
@@ -72,3 +72,16 @@ def fix_sources(sources: Iterable[Source], options: LintOptions) -> list[str]:
             write_atomic(source.name, fixed.encode("utf-8"))
             written.append(source.name)
     return written
+
+
+def fix_stream(data: bytes, options: LintOptions) -> bytes:
+    """`dralint --fix -`: standard input's bytes with every applicable fix applied; the bytes as they came
+    when nothing applies, or when they are not UTF-8 text or too big to lint (the report says why)."""
+    if len(data) > MAX_BYTES:
+        return data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    fixed = fix_text("-", text, options)
+    return data if fixed == text else fixed.encode("utf-8")
