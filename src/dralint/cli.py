@@ -48,7 +48,7 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
     add_rule_arguments(parser)
     parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; at most 2 per core; 1: serial; small runs are serial)")
-    parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left; with -: the fixed input on standard output, the report on standard error")
+    parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     parser.add_argument("--version", action="version", version=f"dralint {__version__}")
