@@ -151,7 +151,9 @@ def _check_selector(report, selector, api, src, *, one_term: bool = True):
     for api_path, src_path, etype, msg in node_selector_problems(selector, api, src):
         report(api_path, f"{msg} ({etype})", error_type=etype, locate=src_path, at_key=etype == "Required")
     terms = selector.get("nodeSelectorTerms")
-    if one_term and isinstance(terms, list) and len(terms) > 1:
+    # `len(...) != 1` upstream: an empty or missing list (len(nil) == 0 in Go) is Invalid here too,
+    # besides ValidateNodeSelector's Required.
+    if one_term and (terms is None or isinstance(terms, list)) and len(terms or ()) != 1:
         report(api + ("nodeSelectorTerms",), f"must have exactly one node selector term, not {len(terms)} (Invalid)", error_type="Invalid", locate=src + ("nodeSelectorTerms",), at_key=True)
 
 
@@ -391,7 +393,8 @@ def device_node_selection(doc, report):
         selector = kept(doc, go_type, shape.fields, "nodeSelector")
         if isinstance(selector, dict):
             api, src = shape.at("nodeSelector")
-            _check_selector(report, selector, api, src, one_term=False)
+            # One term per device from 1.38 (kubernetes#141213), as the slice-level selector always had.
+            _check_selector(report, selector, api, src, one_term=doc.release_tuple >= (1, 38))
 
 
 @rule("DRA572", "slice-partition-type-attribute", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.37", None))

@@ -97,7 +97,7 @@ def _all_schema_files():
 
 def test_every_schema_is_valid_2020_12():
     files = _all_schema_files()
-    assert len(files) == 106
+    assert len(files) == 118  # 1.38: v1, v1beta2 (5 kinds each) and v1alpha3 (2); no v1beta1
     # The meta-schema checks each entry of $defs as a schema of its own, and most definitions recur in
     # every release: checking each distinct one once is the same verdict at an eighth of the time.
     checked_defs: set[str] = set()
@@ -242,7 +242,7 @@ def test_slice_quantities_and_timestamps():
 
 
 def test_releases_and_kinds():
-    assert S.RELEASES == tuple(f"1.{n}" for n in range(26, 38))
+    assert S.RELEASES == tuple(f"1.{n}" for n in range(26, 39))
     assert S.DEFAULT_RELEASE == "1.37"
     assert S.ALL_DRA_KINDS == {
         "ResourceClaim", "ResourceClaimTemplate", "ResourceClass", "DeviceClass", "ResourceSlice",
@@ -333,7 +333,7 @@ def test_lifecycle():
          "did you mean DeviceClass?"),
         ("1.35", "resource.k8s.io/v1", "DeviceTaintRule",
          "kind DeviceTaintRule is not served by resource.k8s.io/v1 in Kubernetes 1.35 "
-         "(resource.k8s.io/v1 serves it in 1.37; in 1.35 it serves DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice); use resource.k8s.io/v1alpha3"),
+         "(resource.k8s.io/v1 serves it in 1.37-1.38; in 1.35 it serves DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice); use resource.k8s.io/v1alpha3"),
         ("1.35", "v1", "ResourceClaim",
          "kind ResourceClaim belongs to API group resource.k8s.io, not v1; use apiVersion resource.k8s.io/v1"),
         ("1.27", "resource.k8s.io/v1alpha2", "PodScheduling",
@@ -355,5 +355,5 @@ def test_explain_not_served_other_cases():
     assert S.explain_not_served("1.35", "resource.k8s.io/v1", "Foo").endswith("resource.k8s.io has no kind Foo in any release")
     assert "not a resource.k8s.io version" in S.explain_not_served("1.35", "resource.k8s.io/v2", "ResourceClaim")
     msg = S.explain_not_served("1.30", "apps/v1", "DeviceClass")
-    assert "not apps/v1" in msg and "1.31-1.37" in msg
+    assert "not apps/v1" in msg and "1.31-1.38" in msg
     assert S.explain_not_served("1.26", "resource.k8s.io/v1alpha1", "PodSchedulingContext").endswith("did you mean PodScheduling?")

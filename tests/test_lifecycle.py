@@ -58,7 +58,10 @@ def test_projection_past_the_data():
     assert "resource.k8s.io/v1beta2" not in lifecycle.served_kinds("1.42")
     assert lifecycle.served_kinds("1.39")["resource.k8s.io/v1alpha3"] == {"ResourcePoolStatusRequest"}
     assert "ResourceClaim" in lifecycle.served_kinds("1.50")["resource.k8s.io/v1"]
+    # 1.38 is in the data (a preview): not projected; 1.39 is past it.
     s = lifecycle.status("resource.k8s.io/v1beta1", "ResourceClaim", "1.38")
+    assert (s.served, s.removed, s.removed_in, s.replacement, s.projected) == (False, True, "1.38", "resource.k8s.io/v1", False)
+    s = lifecycle.status("resource.k8s.io/v1beta1", "ResourceClaim", "1.39")
     assert (s.served, s.removed, s.removed_in, s.replacement, s.projected) == (False, True, "1.38", "resource.k8s.io/v1", True)
     s = lifecycle.status("resource.k8s.io/v1alpha3", "DeviceTaintRule", "1.39")
     assert (s.served, s.removed_in, s.replacement) == (False, "1.39", "resource.k8s.io/v1")

@@ -1,4 +1,4 @@
-"""Releases 1.36 and 1.37: served kinds, the default release, refusing 1.38, upstream
+"""Releases 1.36 to 1.38: served kinds, the default release and previews (1.38), refusing 1.39, upstream
 lifecycle (--target-version) and feature gates from upstream data (dralint.gates)."""
 
 from __future__ import annotations
@@ -96,18 +96,44 @@ def _lint(text: str, release: str = schemas.DEFAULT_RELEASE, **options) -> list[
     return [(p.rule, ".".join(map(str, p.path)), p.span.line, p.span.column) for p in result.problems]
 
 
-def test_default_release_is_the_newest():
-    assert schemas.DEFAULT_RELEASE == schemas.RELEASES[-1] == "1.37"
+def test_default_release_is_the_newest_released_one():
+    # 1.38's data is a development snapshot (index.json `previews`): judged on request, never by default.
+    assert schemas.RELEASES[-1] == "1.38" and "1.38" in schemas.PREVIEWS
+    assert schemas.DEFAULT_RELEASE == "1.37"
+    assert schemas.preview_notice("1.37") is None
+    assert schemas.preview_notice("1.38").startswith("Kubernetes 1.38 is a preview (development snapshot")
+
+
+def test_preview_release_is_judged_with_a_notice(tmp_path):
+    f = tmp_path / "rule.yaml"
+    f.write_text(TAINT_RULE.format(version="v1"))
+    run = run_dralint("--no-config", "-k", "1.38", str(f))
+    assert run.code == 0 and run.stdout == ""
+    notes = [line for line in run.stderr.splitlines() if line.startswith("dralint: note:")]
+    assert notes == ["dralint: note: " + schemas.preview_notice("1.38")]
+    # A released release says nothing of the kind.
+    run = run_dralint("--no-config", "-k", "1.37", str(f))
+    assert run.code == 0 and "preview" not in run.stderr
 
 
 @pytest.mark.parametrize("release, version, served", [
     ("1.35", "v1", False), ("1.36", "v1", False), ("1.37", "v1", True),
     ("1.35", "v1beta2", False), ("1.36", "v1beta2", True), ("1.37", "v1beta2", True),
+    ("1.38", "v1", True), ("1.38", "v1beta2", True),
 ])
 def test_device_taint_rule_served(release, version, served):
     assert (schemas.catalog(release).served(f"resource.k8s.io/{version}", "DeviceTaintRule") is not None) is served
     codes = {p[0] for p in _lint(TAINT_RULE.format(version=version), release)}
     assert ("DRA010" not in codes) is served, codes
+
+
+@pytest.mark.parametrize("release, served", [("1.37", True), ("1.38", False)])
+def test_v1beta1_is_not_served_from_1_38(release, served):
+    # The v1beta1 Go package is still in the 1.38 tree; its prerelease lifecycle (removed 1.38) decides.
+    for kind in ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"):
+        assert (schemas.catalog(release).served("resource.k8s.io/v1beta1", kind) is not None) is served
+    problems = _lint("apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata: {name: a}\nspec: {}\n", release)
+    assert (("DRA010", "apiVersion", 1, 13) in problems) is not served, problems
 
 
 def test_resource_pool_status_request_from_1_36():
@@ -135,21 +161,22 @@ def test_cli_default_and_explicit_releases(tmp_path):
 def test_cli_refuses_an_unreleased_version(tmp_path):
     f = tmp_path / "rule.yaml"
     f.write_text(TAINT_RULE.format(version="v1"))
-    run = run_dralint("--no-config", "-k", "1.38", str(f))
+    run = run_dralint("--no-config", "-k", "1.39", str(f))
     assert run.code == 2 and run.stdout == ""
-    assert "Kubernetes 1.38 is not released yet" in run.stderr
-    assert "the newest release dralint knows is 1.37" in run.stderr
+    assert "Kubernetes 1.39 is not released yet" in run.stderr
+    assert "the newest release dralint knows is 1.38 (1.38 as a preview)" in run.stderr
     run = run_dralint("--no-config", "-k", "1.25", str(f))
-    assert run.code == 2 and "unsupported Kubernetes version '1.25'; supported: 1.26..1.37" in run.stderr
+    assert run.code == 2 and "unsupported Kubernetes version '1.25'; supported: 1.26..1.38" in run.stderr
 
 
-def test_release_comment_names_1_36_1_37_and_refuses_1_38():
+def test_release_comment_names_1_36_to_1_38_and_refuses_1_39():
     body = TAINT_RULE.format(version="v1")
     assert _lint("# dralint: kubernetes-version=1.37\n" + body, "1.35") == []
+    assert _lint("# dralint: kubernetes-version=1.38\n" + body, "1.35") == []
     assert _lint("# dralint: kubernetes-version=1.36\n" + body)[0] == ("DRA010", "kind", 3, 7)
-    result = lint([Source("m.yaml", ("# dralint: kubernetes-version=1.38\n" + body).encode())], LintOptions())
+    result = lint([Source("m.yaml", ("# dralint: kubernetes-version=1.39\n" + body).encode())], LintOptions())
     bad = [p for p in result.problems if p.rule == "DRA009"]
-    assert len(bad) == 1 and "Kubernetes 1.38 is not released yet" in bad[0].message and "1.37" in bad[0].message
+    assert len(bad) == 1 and "Kubernetes 1.39 is not released yet" in bad[0].message and "1.38" in bad[0].message
 
 
 def test_target_1_38_reports_every_v1beta1_object(tmp_path):
@@ -170,7 +197,7 @@ def test_lifecycle_comes_from_upstream_per_kind():
     assert life["resource.k8s.io/v1alpha3"]["DeviceTaintRule"]["removed"] == "1.39"
     assert life["resource.k8s.io/v1"]["DeviceTaintRule"] == {
         "introduced": "1.37", "deprecated": None, "removed": None,
-        "source": "k8s-api/1.37/resource/v1/zz_generated.prerelease-lifecycle.go"}
+        "source": "k8s-api/1.38/resource/v1/zz_generated.prerelease-lifecycle.go"}
     # Only the alphas without a prerelease-lifecycle file are hand-kept, and say so.
     hand = sorted(gv for gv, e in index["versions"].items() if e["source"].startswith("hand-kept"))
     assert hand == ["resource.k8s.io/v1alpha1", "resource.k8s.io/v1alpha2"]

@@ -215,8 +215,8 @@ def test_go_types_give_the_openapi_schemas(release):
 @needs_shared
 def test_each_release_takes_the_first_source_that_exists():
     sources = X.release_sources(SHARED)
-    assert list(sources) == [f"1.{n}" for n in range(26, 38)]
-    assert {r: s for r, (s, _) in sources.items() if s != "openapi-v3"} == {"1.36": "openapi-v2", "1.37": "go-types"}
+    assert list(sources) == [f"1.{n}" for n in range(26, 39)]
+    assert {r: s for r, (s, _) in sources.items() if s != "openapi-v3"} == {"1.36": "openapi-v2", "1.37": "go-types", "1.38": "go-types"}
     index = json.loads((REPO / "schemas" / "index.json").read_text())
     assert index["sources"]["1.37"] == "go-types (apimachinery types from 1.36 openapi-v2)"
 

@@ -15,7 +15,7 @@ from dralint.registry import all_rules
 from k8s_tags import K8S_API, enforced_tags, normalise
 from tag_rules import COVERAGE, exempt
 
-RELEASES = ("1.35", "1.36", "1.37")
+RELEASES = ("1.35", "1.36", "1.37", "1.38")
 
 
 def _rules():

@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from go_schema import package_api, sibling_packages
+from go_schema import package_api, prerelease_lifecycle, sibling_packages
 
 GROUP = "resource.k8s.io"
 V3_REF = "#/components/schemas/"
@@ -130,12 +130,45 @@ def read_go_types(release_dir: Path, base: dict[str, Any]) -> ReleaseAPI:
     siblings = sibling_packages(release_dir)
     own = tuple(f"io.k8s.api.{path.split('/', 2)[2].replace('/', '.')}." for path in siblings)
     external = {n: s for n, s in base.items() if not n.startswith(RESOURCE_PREFIX) and not n.startswith(own)}
+    release = _release_of(release_dir)
     for pkg_dir in sorted((Path(release_dir) / "resource").iterdir(), key=lambda p: p.name):
         if pkg_dir.is_dir():
             entry = package_api(pkg_dir, external, siblings)
+            for kind in unserved_kinds(pkg_dir, release):
+                entry["kinds"].pop(kind, None)
             if entry["kinds"]:
                 api[f"{GROUP}/{pkg_dir.name}"] = entry
     return api
+
+
+def _release_of(release_dir: Path) -> tuple[int, ...]:
+    """`.../1.38` (or `k8s-1.38`) -> (1, 38)."""
+    m = re.search(r"(\d+)\.(\d+)$", Path(release_dir).name)
+    if m is None:
+        raise SystemExit(f"{release_dir}: not a release folder (1.NN)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def unserved_kinds(pkg_dir: Path, release: tuple[int, ...]) -> list[str]:
+    """Kinds of a Go package that the API server of `release` does not serve.
+
+    Upstream keeps a version's Go package after the API server stops serving it (the
+    v1beta1 package is still in the 1.38 tree, its kinds removed in 1.38): what a release
+    serves comes from the package's `zz_generated.prerelease-lifecycle.go`, not from
+    which folders exist. A kind is served from its `introduced` release up to, not
+    including, its `removed` release.
+    """
+    out = []
+    for kind, facts in prerelease_lifecycle(pkg_dir).items():
+        removed = facts.get("removed")
+        introduced = facts.get("introduced")
+        if (removed and release >= _release_key(removed)) or (introduced and release < _release_key(introduced)):
+            out.append(kind)
+    return sorted(out)
+
+
+def _release_key(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split("."))
 
 
 def base_components(api: ReleaseAPI) -> dict[str, Any]:

@@ -414,10 +414,28 @@ def _generate(shared: Path) -> dict[str, str]:
         "versions": versions,
         "kind_lifecycle": upstream,
         "kinds": hand.get("kinds", {}),
+        "previews": _previews(hand, all_releases),
     }
     files["index.json"] = _dump(index)
     files["feature_gates.json"] = _dump(feature_gates(shared, all_releases))
     return files
+
+
+def _previews(hand: dict[str, Any], all_releases: list[str]) -> dict[str, Any]:
+    """The releases whose data is a preview (tools/api_lifecycle.json `previews`).
+
+    Which release is the default (the newest that is not a preview) follows from this,
+    so the data drop of a release's tag, which deletes its entry, makes it the default
+    without a code change. An entry for a release that has no data is an error: it
+    would otherwise outlive its release unseen.
+    """
+    previews = hand.get("previews", {})
+    for release in previews:
+        if release not in all_releases:
+            raise SystemExit(f"{LIFECYCLE_FILE.name}: preview {release} has no release data")
+    if all(r in previews for r in all_releases):
+        raise SystemExit(f"{LIFECYCLE_FILE.name}: every release is a preview; no default release")
+    return {r: previews[r] for r in sorted(previews, key=_version_key)}
 
 
 def _write(files: dict[str, str], out_dir: Path) -> list[Path]:

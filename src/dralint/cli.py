@@ -19,11 +19,11 @@ import os
 import sys
 from typing import Sequence
 
-from . import __version__, parallel
+from . import __version__, parallel, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, overrides_from
 from .config import ConfigError, build_options
 from .lint import lint
-from .model import Severity
+from .model import Problem, Severity
 from .registry import RuleLoadError
 from .report import FORMATS, ReportOptions, printable, reads, write
 from .report.text import summary_line
@@ -49,6 +49,8 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     add_rule_arguments(parser)
     parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; at most 2 per core; 1: serial; small runs are serial)")
     parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
+    parser.add_argument("--break-hard-links", action="store_true",
+                        help="with --fix: rewrite a file that has other hard links too (its other names keep the old content); refused by default")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     parser.add_argument("--version", action="version", version=f"dralint {__version__}")
@@ -118,10 +120,14 @@ def run_lint(argv: list[str]) -> int:
     if args.fix and "-" in args.paths:
         return _fix_standard_input(args, options, settings)
 
+    notice = schemas.preview_notice(options.release)
+    if notice is not None:
+        print(f"dralint: note: {notice}", file=sys.stderr)
     fmt = settings.format
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not sys.stdout.isatty() else "text"
     report = _report_options(fmt, args)
+    not_written: list[Problem] = []
     if args.fix:
         # Only runs that apply fixes: the fix modules, migrate and tempfile are ~10 ms of a clean file's
         # start-up. The migrate rewrite runs ruamel's round trip over a whole file (~30 ms a document),
@@ -130,10 +136,18 @@ def run_lint(argv: list[str]) -> int:
         from .migration_fixes import with_fixes
 
         with_fixes(options)
-        for name in fix_sources(collect(args.paths), options):
+        written, not_written = fix_sources(collect(args.paths), options, break_hard_links=args.break_hard_links)
+        for name, notes in written:
             print(f"dralint: fixed {printable(name)}", file=sys.stderr)
+            for note in notes:
+                print(f"dralint: {printable(name)}: {note}", file=sys.stderr)
+    elif args.break_hard_links:
+        raise UsageError("--break-hard-links only applies with --fix")
     options.keep = reads(fmt, report)
     result = _lint(args.paths, options, 1 if args.fix else settings.jobs)
+    if not_written:
+        # A file whose fixes could not be written is reported with the rest, selected and re-levelled as they are.
+        result.problems = sorted([*result.problems, *options.selection.apply(not_written)], key=Problem.sort_key)
     if result.files == 0:
         # Not an error (a pre-commit run may have nothing to check), but a CI gate
         # pointed at the wrong folder should not pass in silence.

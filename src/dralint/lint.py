@@ -179,7 +179,7 @@ class _Run:
         loaded = passed_over_unread(source.name, source.data)
         late: list[Problem] = []
         if loaded is None:
-            raw = load(source.name, source.data)
+            raw = load(source.name, source.data, size=source.size)
             loaded = triage(source.name, source.data, raw)
             late = raw.late_problems
         if loaded.passed_over:
@@ -374,12 +374,15 @@ def _in_report_order(listed: list[Problem], late: list[Problem], messages: dict[
 def _capped(problems: list[Problem], listed: int = 0) -> list[Problem]:
     """At most MAX_PROBLEMS_PER_DOCUMENT of a document and MAX_PROBLEMS_PER_FILE of a file, then one
     DRA005 saying how many more: 30,000 broken claims in one file must not cost 100,000 Problems.
-    `listed`: how many of the file's problems were listed before (run-scope rules report at the end)."""
+    `listed`: how many of the file's problems were listed before (run-scope rules report at the end).
+
+    The DRA005 has the highest severity of the problems it stands for, as selection and `severity`
+    left them: 104 infos about a valid claim are not an error, and must not fail a run or deny it."""
     if len(problems) + listed <= MAX_PROBLEMS_PER_DOCUMENT:
         return problems
     kept: list[Problem] = []
     per_document: dict[int, int] = {}
-    dropped: dict[int, list[Problem]] = {}  # document, or -1 for the rest of the file -> [first dropped, count]
+    dropped: dict[int, list] = {}  # document, or -1 for the rest of the file -> [first dropped, count, highest severity]
     for p in problems:
         count = per_document.get(p.document, 0)
         if count < MAX_PROBLEMS_PER_DOCUMENT and len(kept) + listed < MAX_PROBLEMS_PER_FILE:
@@ -387,14 +390,15 @@ def _capped(problems: list[Problem], listed: int = 0) -> list[Problem]:
             kept.append(p)
             continue
         key = p.document if len(kept) + listed < MAX_PROBLEMS_PER_FILE else -1
-        entry = dropped.setdefault(key, [p, 0])
+        entry = dropped.setdefault(key, [p, 0, p.severity])
         entry[1] += 1
-    for key, (first, count) in dropped.items():
+        entry[2] = max(entry[2], p.severity)
+    for key, (first, count, severity) in dropped.items():
         where = "this file" if key == -1 else "this document"
         limit = MAX_PROBLEMS_PER_FILE if key == -1 else MAX_PROBLEMS_PER_DOCUMENT
         kept.append(
             Problem(
-                rule="DRA005", name=ENGINE_CHECKS["DRA005"].slug, severity=ENGINE_CHECKS["DRA005"].severity,
+                rule="DRA005", name=ENGINE_CHECKS["DRA005"].slug, severity=severity,
                 message=f"{count} more problems in {where} were not listed (at most {limit} are); this is where the first of them is",
                 source=first.source, document=first.document, span=first.span,
             )

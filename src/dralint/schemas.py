@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 __all__ = [
     "GROUP",
-    "DEFAULT_RELEASE",
+    "preview_notice",
     "KindInfo",
     "VersionLifecycle",
     "Catalog",
@@ -34,9 +34,6 @@ __all__ = [
 ]
 
 from .k8s.resource import GROUP
-
-# The newest release the data covers: the one a current cluster runs.
-DEFAULT_RELEASE = "1.37"
 
 _STABILITY_RANK = {"alpha": 1, "beta": 2, "ga": 3}
 
@@ -90,6 +87,13 @@ def __getattr__(name: str) -> Any:
     # RELEASES and ALL_DRA_KINDS are computed from index.json on first access.
     if name == "RELEASES":
         value: Any = tuple(sorted(index()["releases"], key=release_key))
+    elif name == "PREVIEWS":
+        # Releases whose data is a development snapshot, not the release (index.json `previews`).
+        value = dict(index().get("previews", {}))
+    elif name == "DEFAULT_RELEASE":
+        # The newest released release: the one a current cluster runs. A preview never is.
+        previews = index().get("previews", {})
+        value = max((r for r in index()["releases"] if r not in previews), key=release_key)
     elif name == "ALL_DRA_KINDS":
         value = _all_kinds()
     else:
@@ -192,10 +196,23 @@ class Catalog:
         return cached
 
 
+def catalog(release: str | None = None) -> Catalog:
+    """The (cached) Catalog of a release such as "1.35" (default: DEFAULT_RELEASE). ValueError for an unknown release."""
+    return _catalog(release or __getattr__("DEFAULT_RELEASE"))
+
+
 @lru_cache(maxsize=None)
-def catalog(release: str = DEFAULT_RELEASE) -> Catalog:
-    """The (cached) Catalog of a release such as "1.35". ValueError for an unknown release."""
+def _catalog(release: str) -> Catalog:
     return Catalog(release)
+
+
+def preview_notice(release: str) -> str | None:
+    """The one line that says `release` is judged from a preview of its data, or None when it is not one."""
+    entry = index().get("previews", {}).get(release)
+    if entry is None:
+        return None
+    due = f"; {release}.0 is due {entry['due']}" if entry.get("due") else ""
+    return f"Kubernetes {release} is a preview ({entry.get('note', 'not the release')}){due}: its checks may change until the release"
 
 
 @lru_cache(maxsize=None)
@@ -237,8 +254,9 @@ def unsupported_release(text: str) -> str:
     except ValueError:
         newer = False
     if newer:
+        preview = f" ({newest} as a preview)" if newest in index().get("previews", {}) else ""
         return (f"Kubernetes {text} is not released yet (or is newer than this dralint); the newest release "
-                f"dralint knows is {newest}. Use --target-version {text} to check an upgrade to it.")
+                f"dralint knows is {newest}{preview}. Use --target-version {text} to check an upgrade to it.")
     return f"unsupported Kubernetes version {text!r}; supported: {releases[0]}..{newest}"
 
 

@@ -43,6 +43,9 @@ class Source(NamedTuple):
     name: str
     data: bytes | None  # None when it could not be read; `error` says why
     error: str | None = None
+    # The file's size when it was opened (os.fstat), when known: `data` stops one byte past MAX_BYTES,
+    # and a file over the cap is reported with its own size, not the length of what was read.
+    size: int | None = None
 
 
 def collect(paths: list[str], stdin: BinaryIO | None = None) -> Iterator[Source]:
@@ -215,7 +218,7 @@ def _read(path: str) -> Source:
             return Source(path, None, "is a directory")
         if not stat.S_ISREG(st.st_mode):
             return Source(path, None, f"not a regular file ({_file_type(st.st_mode)}); only files are read")
-        return Source(path, _read_regular(fd, st.st_size))
+        return Source(path, _read_regular(fd, st.st_size), size=st.st_size)
     except OSError as exc:
         return Source(path, None, exc.strerror or str(exc))
     finally:

@@ -477,7 +477,9 @@ def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tupl
         if not isinstance(term, dict):
             continue
         tp = ("nodeSelectorTerms", t)
-        for x, req in enumerate(term.get("matchExpressions") or []):
+        # A list of the wrong type is the schema check's to report.
+        expressions, fields = term.get("matchExpressions"), term.get("matchFields")
+        for x, req in enumerate(expressions if isinstance(expressions, list) else ()):
             if not isinstance(req, dict):
                 continue
             p = tp + ("matchExpressions", x)
@@ -499,7 +501,7 @@ def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tupl
                 errs = qualified_name(key)
                 if errs:
                     yield api + p + ("key",), src + p + ("key",), "Invalid", f"key '{key}' is not a valid label key: {errs[0]}"
-        for x, req in enumerate(term.get("matchFields") or []):
+        for x, req in enumerate(fields if isinstance(fields, list) else ()):
             if not isinstance(req, dict):
                 continue
             p = tp + ("matchFields", x)

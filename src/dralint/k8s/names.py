@@ -198,7 +198,8 @@ def driver_name_error_types(value: str) -> list[tuple[str, str]]:
 
 
 def fully_qualified_name(value: str, release: tuple[int, int]) -> list[tuple[tuple[str, ...], str, str]]:
-    """validateFullyQualifiedName (constraint matchAttribute/distinctAttribute, attribute keys).
+    """validateFullyQualifiedName (constraint matchAttribute/distinctAttribute), and validateQualifiedName
+    (attribute and capacity keys) without its "must include a domain" error.
 
     Returns (path suffix, error type, detail) triples; the suffix is () for the
     field itself or ("domain",) for the 1.31 "no domain" error.
@@ -232,7 +233,10 @@ def fully_qualified_name(value: str, release: tuple[int, int]) -> list[tuple[tup
             out.append(((), empty_type, "the name must not be empty"))
         else:
             c_ident(ident)
-    # More than one '/' is not rejected up to and including 1.35.
+    elif release >= (1, 38):
+        # validateQualifiedName's `default:` branch (kubernetes#141644, 1.38): up to 1.37 a name
+        # with more than one '/' was accepted unchecked.
+        out.append(((), "Invalid", "must not contain more than one slash"))
     if "/" not in value:
         if release == (1, 31):
             out.append((("domain",), "Required", "must include a domain: '<domain>/<name>'"))

@@ -35,14 +35,15 @@ _JSON_WHITESPACE = re.compile(r"[ \t\r\n]*")
 _want_pure = want_pure  # the name tests and older callers use
 
 
-def load(source: str, data: bytes, *, pure_python: bool | None = None) -> LoadResult:
+def load(source: str, data: bytes, *, pure_python: bool | None = None, size: int | None = None) -> LoadResult:
     """Turn the bytes of one source into Documents and Problems.
 
     `pure_python` forces ruamel's pure-Python parser (default: the C parser
-    unless DRALINT_PURE_PYTHON=1 or it cannot be imported).
+    unless DRALINT_PURE_PYTHON=1 or it cannot be imported). `size`: the file's size, where `data` may
+    have been cut at the cap (sources.Source.size).
     """
     result = LoadResult()
-    text = decode(source, data, result.problems, MAX_BYTES)
+    text = decode(source, data, result.problems, MAX_BYTES, size)
     if text is None:
         return result
     _with_collector_paused(_read, Sink(source, text, result), pure_python)
