@@ -53,6 +53,11 @@ def test_control_characters_from_manifests_are_escaped_in_text_and_github(tmp_pa
     assert [line.split(" ", 1)[0] for line in log.splitlines()] == ["::error", "::error", "::error", "::notice"]
     assert "::request name 'gpu\\nx.yaml:1:1: error: forged' is invalid" in log
 
+    # JUnit cannot carry ESC or BEL even as character references: escaped there too, and the XML valid.
+    code, out = _run("--format", "junit", "evil.yaml", cwd=tmp_path)
+    _junit_schema().validate(out.decode("utf-8"))
+    assert code == 1 and "metadata.name 'evil\\x1b[2J\\x1b]0;pwned\\x07' is invalid" in out.decode("utf-8")
+
 
 def test_the_quoted_source_line_is_escaped_and_the_carets_follow(tmp_path):
     # U+202E (right-to-left override) and U+200B may stand raw in YAML: shown escaped, carets under the escapes.
