@@ -2,6 +2,7 @@
 
     dralint [lint] PATH...        lint files, folders (recursively) or - for stdin
     dralint rules                 list every rule
+    dralint gates [-k 1.NN]       the DRA feature gates of a release: stage, default, fields
     dralint serve ...             admission webhook
     dralint migrate ...           rewrite manifests to another API version
     dralint lsp                   language server over stdio (needs dralint[lsp])
@@ -30,14 +31,14 @@ from .report.text import summary_line
 from .schemas import DEFAULT_RELEASE, RELEASES
 from .sources import collect, files, read_all
 
-SUBCOMMANDS = ("lint", "rules", "serve", "migrate", "lsp")
+SUBCOMMANDS = ("lint", "rules", "gates", "serve", "migrate", "lsp")
 
 
 def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser = Parser(
         prog=prog,
         description="Lint Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.",
-        epilog="Other commands: dralint rules | dralint serve --help | dralint migrate --help",
+        epilog="Other commands: dralint rules | dralint gates | dralint serve --help | dralint migrate --help",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files, folders (searched for *.yaml, *.yml, *.json) or - for standard input")
     parser.add_argument(
@@ -81,6 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .commands import rules_command
 
             return rules_command(rest)
+        if command == "gates":
+            from .gates_command import gates_command
+
+            return gates_command(rest)
         if command == "serve":
             from .webhook.cli import serve_command
 

@@ -1,6 +1,6 @@
 """The one `lint` function every front door (CLI, pre-commit, webhook, Python API) feeds.
 
-    source -> load -> Document -> resolve type -> schema check -> rules
+    source -> load -> Document -> resolve type -> schema check -> drop gated fields -> rules
            -> suppressions and ignore-paths -> upgrade check -> selection and severity -> problems
 
 It owns every stage, so the front doors differ only in how they report. Files
@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 from . import schemas
 from .api import DocumentView, Place, Rule
 from .catalog import ENGINE_CHECKS
+from .drop import Dropped, GateState, drop_disabled_fields
 from .engine import collect_records, collectors, run_document_rules, run_index_rules, run_run_rules
+from .gate_settings import file_gates
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
 from .registry import all_rules
@@ -43,7 +45,7 @@ class LintOptions(Record):
     """What to check and how. Every front door builds one (the CLI and the webhook from
     the command line and `.dralint.yaml`, see `dralint.config`) and hands it to `lint`."""
 
-    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers", "keep")
+    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers", "keep", "feature_gates")
 
     def __init__(
         self,
@@ -59,12 +61,20 @@ class LintOptions(Record):
         inline_suppressions: bool = True,
         fixers: Iterable[Fixer] = (),
         keep: Iterable[str] | None = None,
+        feature_gates: dict[str, bool] | None = None,
     ):
         self.release = release  # the default; a file's `# dralint: kubernetes-version=` comment wins
         self.rules_dirs: tuple[str, ...] = tuple(rules_dirs)
         self.plugins = plugins  # rules from installed `dralint.rules` entry points
         self.selection = selection or Selection()
         self.rule_options: dict[str, Any] = rule_options or {}
+        # The gates the cluster sets otherwise than the release's defaults (`--feature-gates`, the config's
+        # `feature-gates:`; `rule-options: feature-gates` too, beneath them); a file's comment wins for it.
+        configured = self.rule_options.get("feature-gates")
+        self.feature_gates: dict[str, bool] = {
+            **({k: v for k, v in configured.items() if isinstance(v, bool)} if isinstance(configured, dict) else {}),
+            **(feature_gates or {}),
+        }
         self.extra_rules: tuple[Rule, ...] = tuple(extra_rules)  # rules from no module: compiled CEL policies
         self.target_version = target_version  # upgrade check (DRA020/DRA021); may lie beyond the schemas
         self.ignore_paths = ignore_paths  # the config's `ignore-paths`, parsed
@@ -166,6 +176,7 @@ class _Run:
         self.result = LintResult()
         self.late: list[list[Problem]] = []
         self.messages: dict[str, str] = {}  # one copy of each message the kept problems carry (settled runs)
+        self.gate_states: dict[tuple, GateState] = {}
 
     def check_source(self, source: Source) -> None:
         result = self.result
@@ -176,6 +187,8 @@ class _Run:
             self._add(source.name, None, [_unreadable(source)])
             return
         release, problems = file_release(source.name, source.data, self.options.release)
+        gates, gate_problems = file_gates(source.name, source.data, release)
+        problems.extend(gate_problems)
         loaded = passed_over_unread(source.name, source.data)
         late: list[Problem] = []
         if loaded is None:
@@ -189,7 +202,7 @@ class _Run:
         result.empty += loaded.empty
         problems.extend(loaded.problems)
         text = loaded.documents[0].text if loaded.documents else None
-        problems = self._check(loaded.documents, release, problems)
+        problems = self._check(loaded.documents, release, problems, gates)
         if self.suppressor is None and self.options.inline_suppressions and b"dralint" in source.data:
             self.suppressor = self._suppressor()
         if self.suppressor is not None:
@@ -275,12 +288,13 @@ class _Run:
                 p.fixes = (p.fixes or ()) if self.build_fixes else ()  # () for none: not an empty list per problem
                 p.message = messages.setdefault(p.message, p.message)
 
-    def _check(self, documents: list[Document], release: str, problems: list[Problem]) -> list[Problem]:
+    def _check(self, documents: list[Document], release: str, problems: list[Problem], gates: dict[str, bool] | None = None) -> list[Problem]:
         """Every problem of one file's documents (added to the loader's), before suppressions and selection."""
         dra: set[int] = set()
         foreign: set[int] = set()
+        gates = gates or {}
         for doc in documents:
-            verdict = self._check_document(doc, release, problems)
+            verdict = self._check_document(doc, release, problems, gates)
             if verdict == "dra":
                 dra.add(doc.index)
             elif verdict == "foreign":
@@ -291,17 +305,29 @@ class _Run:
             fixer(problems, documents)
         return _soften_outside_dra(disabled_once_per_file(_merge_overlaps(problems)), dra, foreign)
 
-    def _check_document(self, doc: Document, release: str, problems: list[Problem]) -> str:
+    def _gate_state(self, release: str, gates: dict[str, bool]) -> GateState:
+        """The cluster's gates at `release`: the options' overrides, a file's own over them."""
+        key = (release, tuple(sorted(gates.items())))
+        state = self.gate_states.get(key)
+        if state is None:
+            state = self.gate_states[key] = GateState(release, {**self.options.feature_gates, **gates})
+        return state
+
+    def _check_document(self, doc: Document, release: str, problems: list[Problem], gates: dict[str, bool]) -> str:
         result = self.result
         result.documents += 1
         if self.keep_objects:
             result.objects.append(DocumentSummary(doc.source, doc.index, doc.list_item, doc.kind, doc.object_ref))
         resolution = resolve(doc, release)
         problems.extend(resolution.problems)
+        state = self._gate_state(release, gates)
+        dropped: tuple[Dropped, ...] = ()
         if resolution.info is not None:
             result.checked += 1
             problems.extend(check_schema(doc, schemas.catalog(release).schema(doc.api_version, doc.kind)))
-        view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.settle)
+            # What the API server validates: the fields of gates that are off dropped, as on create.
+            doc, dropped = drop_disabled_fields(doc, state)
+        view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.settle, feature_gates=state.overrides, dropped=dropped)
         if self.run_rules:
             self._collect(view, problems)
         applicable = self._rules_for(release, view.api_version, view.kind)
