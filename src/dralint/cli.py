@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import gc
 import itertools
 import os
 import sys
-from typing import Sequence
+from typing import Sequence, TextIO
 
 from . import __version__, parallel, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written, install_extra, overrides_from
@@ -141,6 +142,14 @@ def _require_extra(command: str) -> None:
 
 def run_lint(argv: list[str]) -> int:
     args = lint_parser().parse_args(argv)
+    out = sys.stdout
+    # Only the report goes to standard output: what a plugin or rule prints while loaded or run (and so
+    # in forked --jobs workers too) goes to standard error, where it cannot corrupt JSON, SARIF or JUnit.
+    with contextlib.redirect_stdout(sys.stderr):
+        return _run_lint(args, out)
+
+
+def _run_lint(args: argparse.Namespace, out: TextIO) -> int:
     if not args.paths:
         raise UsageError("no PATH given (use - to read standard input)")
     try:
@@ -148,15 +157,15 @@ def run_lint(argv: list[str]) -> int:
     except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
     if args.fix and "-" in args.paths:
-        return _fix_standard_input(args, options, settings)
+        return _fix_standard_input(args, options, settings, out)
 
     notice = schemas.preview_notice(options.release)
     if notice is not None:
         print(f"dralint: note: {notice}", file=sys.stderr)
     fmt = settings.format
     if fmt == "auto":
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not sys.stdout.isatty() else "text"
-    report = _report_options(fmt, args)
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not out.isatty() else "text"
+    report = _report_options(fmt, args, out)
     not_written: list[Problem] = []
     if args.fix:
         # Only runs that apply fixes: the fix modules, migrate and tempfile are ~10 ms of a clean file's
@@ -187,11 +196,11 @@ def run_lint(argv: list[str]) -> int:
     failed = any(p.severity >= settings.fail_on for p in result.problems)
     if args.quiet:
         result.problems = [p for p in result.problems if p.severity >= Severity.ERROR]
-    _write_report(result, fmt, report, args)
+    _write_report(result, fmt, report, args, out)
     return 1 if failed else 0
 
 
-def _fix_standard_input(args: argparse.Namespace, options, settings) -> int:
+def _fix_standard_input(args: argparse.Namespace, options, settings, out: TextIO) -> int:
     """`dralint --fix -`, as `ruff --fix -`: the fixed manifest on standard output (the input as it came when
     nothing applies), the report of what is left on standard error, exit 1 when that fails the run."""
     if args.paths != ["-"]:
@@ -203,14 +212,14 @@ def _fix_standard_input(args: argparse.Namespace, options, settings) -> int:
     fmt = settings.format
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    report = _report_options(fmt, args)
+    report = _report_options(fmt, args, sys.stderr)
     with_fixes(options)
     data = sys.stdin.buffer.read(MAX_BYTES + 1)
     fixed = fix_stream(data, options)
-    sys.stdout.buffer.write(fixed)
+    out.buffer.write(fixed)
     while len(data) > MAX_BYTES and (data := sys.stdin.buffer.read(1 << 16)):
-        sys.stdout.buffer.write(data)  # too big to lint (the report says so): passed through whole
-    sys.stdout.flush()
+        out.buffer.write(data)  # too big to lint (the report says so): passed through whole
+    out.flush()
     options.keep = reads(fmt, report)
     result = lint([Source("-", fixed)], options)
     failed = any(p.severity >= settings.fail_on for p in result.problems)
@@ -222,10 +231,10 @@ def _fix_standard_input(args: argparse.Namespace, options, settings) -> int:
     return 1 if failed else 0
 
 
-def _report_options(fmt: str, args: argparse.Namespace) -> ReportOptions:
+def _report_options(fmt: str, args: argparse.Namespace, out: TextIO) -> ReportOptions:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(sorted(FORMATS))} or auto")
-    tty = sys.stdout.isatty()
+    tty = out.isatty()
     color = args.color == "always" or (args.color == "auto" and tty and not os.environ.get("NO_COLOR"))
     return ReportOptions(color=color, show_source=tty or args.color == "always", quiet=args.quiet)
 
@@ -248,9 +257,9 @@ def _lint(paths: list[str], options, jobs: int | None):
     return lint(parallel.frozen(read_all(itertools.chain(head, entries))), options)
 
 
-def _write_report(result, fmt: str, report, args: argparse.Namespace) -> None:
-    write(fmt, result, report, sys.stdout)
-    sys.stdout.flush()
+def _write_report(result, fmt: str, report, args: argparse.Namespace, out: TextIO) -> None:
+    write(fmt, result, report, out)
+    out.flush()
     if fmt == "text" and not args.quiet:
         print(summary_line(result), file=sys.stderr)
 
