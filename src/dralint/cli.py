@@ -27,7 +27,7 @@ from .config import ConfigError, build_options
 from .lint import lint
 from .model import Problem, Severity
 from .registry import RuleLoadError
-from .report import FORMATS, ReportOptions, reads, write
+from .report import FORMATS, ReportOptions, printable, reads, write
 from .report.text import summary_line
 from .schemas import DEFAULT_RELEASE, RELEASES
 from .sources import collect, files, read_all
@@ -63,7 +63,7 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
     add_rule_arguments(parser)
-    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; 1: serial; small runs are serial)")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; at most 2 per core; 1: serial; small runs are serial)")
     parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
     parser.add_argument("--break-hard-links", action="store_true",
                         help="with --fix: rewrite a file that has other hard links too (its other names keep the old content); refused by default")
@@ -156,6 +156,8 @@ def _run_lint(args: argparse.Namespace, out: TextIO) -> int:
         options, settings = build_options(overrides_from(args))
     except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
+    if args.fix and "-" in args.paths:
+        return _fix_standard_input(args, options, settings, out)
 
     notice = schemas.preview_notice(options.release)
     if notice is not None:
@@ -175,9 +177,9 @@ def _run_lint(args: argparse.Namespace, out: TextIO) -> int:
         with_fixes(options)
         written, not_written = fix_sources(collect(args.paths), options, break_hard_links=args.break_hard_links)
         for name, notes in written:
-            print(f"dralint: fixed {name}", file=sys.stderr)
+            print(f"dralint: fixed {printable(name)}", file=sys.stderr)
             for note in notes:
-                print(f"dralint: {name}: {note}", file=sys.stderr)
+                print(f"dralint: {printable(name)}: {note}", file=sys.stderr)
     elif args.break_hard_links:
         raise UsageError("--break-hard-links only applies with --fix")
     options.keep = reads(fmt, report)
@@ -198,6 +200,37 @@ def _run_lint(args: argparse.Namespace, out: TextIO) -> int:
     return 1 if failed else 0
 
 
+def _fix_standard_input(args: argparse.Namespace, options, settings, out: TextIO) -> int:
+    """`dralint --fix -`, as `ruff --fix -`: the fixed manifest on standard output (the input as it came when
+    nothing applies), the report of what is left on standard error, exit 1 when that fails the run."""
+    if args.paths != ["-"]:
+        raise UsageError("--fix -: standard input is fixed alone (its fixed text is written to standard output)")
+    from .fix import fix_stream
+    from .migration_fixes import with_fixes
+    from .sources import MAX_BYTES, Source
+
+    fmt = settings.format
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    report = _report_options(fmt, args, sys.stderr)
+    with_fixes(options)
+    data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    fixed = fix_stream(data, options)
+    out.buffer.write(fixed)
+    while len(data) > MAX_BYTES and (data := sys.stdin.buffer.read(1 << 16)):
+        out.buffer.write(data)  # too big to lint (the report says so): passed through whole
+    out.flush()
+    options.keep = reads(fmt, report)
+    result = lint([Source("-", fixed)], options)
+    failed = any(p.severity >= settings.fail_on for p in result.problems)
+    if args.quiet:
+        result.problems = [p for p in result.problems if p.severity >= Severity.ERROR]
+    write(fmt, result, report, sys.stderr)
+    if fmt == "text" and not args.quiet:
+        print(summary_line(result), file=sys.stderr)
+    return 1 if failed else 0
+
+
 def _report_options(fmt: str, args: argparse.Namespace, out: TextIO) -> ReportOptions:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(sorted(FORMATS))} or auto")
@@ -208,7 +241,12 @@ def _report_options(fmt: str, args: argparse.Namespace, out: TextIO) -> ReportOp
 
 def _lint(paths: list[str], options, jobs: int | None):
     """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes."""
-    jobs = jobs or parallel.usable_cores()
+    if jobs is None:
+        jobs = parallel.usable_cores()
+    else:
+        jobs, capped = parallel.capped_jobs(jobs)
+        if capped:
+            print(f"dralint: warning: {capped}", file=sys.stderr)
     # Streamed: not even the list of files is kept. Standard input is read once, by this process.
     if jobs == 1 or "-" in paths:
         return lint(parallel.frozen(read_all(files(paths))), options)

@@ -111,3 +111,16 @@ def _not_written(name: str, why: str) -> Problem:
     check = ENGINE_CHECKS["DRA016"]
     return Problem(rule=check.code, name=check.slug, severity=check.severity, message=f"its fixes were not applied: {why}",
                    source=name, document=0, span=Span.point())
+
+
+def fix_stream(data: bytes, options: LintOptions) -> bytes:
+    """`dralint --fix -`: standard input's bytes with every applicable fix applied; the bytes as they came
+    when nothing applies, or when they are not UTF-8 text or too big to lint (the report says why)."""
+    if len(data) > MAX_BYTES:
+        return data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    fixed = fix_text("-", text, options)
+    return data if fixed == text else fixed.encode("utf-8")
