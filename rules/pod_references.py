@@ -172,6 +172,20 @@ def pod_claim_shape(doc, report):
                            at_key=True)
 
 
+def _patched_claims(doc: DocumentView, base: tuple[str, ...]) -> set[str]:
+    """The pod claims a kustomize patch's target declares: the patch is merged into them."""
+    names: set[str] = set()
+    for data in doc.patched():
+        node: Any = data
+        for part in base:
+            node = node.get(part) if isinstance(node, dict) else None
+        claims = node.get("resourceClaims") if isinstance(node, dict) else None
+        for claim in claims if isinstance(claims, list) else ():
+            if isinstance(claim, dict) and isinstance(claim.get("name"), str) and claim["name"]:
+                names.add(claim["name"])
+    return names
+
+
 def _containers(doc: DocumentView, base: tuple[str, ...]) -> Iterator[tuple[tuple, dict]]:
     for field in ("initContainers", "containers"):
         for i, container in doc.items(*base, field):
@@ -183,6 +197,7 @@ def container_claim_reference(doc, report):
     """A container's `resources.claims[].name` must name one of the pod's `resourceClaims`.
 
     The API server reports a name that the pod does not declare (NotFound),
+    (in a kustomize patch: that neither the patch nor the object it patches declares)
     an empty name (Required) and the same claim (or claim/request pair) twice
     (Duplicate), at `...resources.claims[N]`. A `request`, where set, must be
     a DNS label; it names a request of that claim.
@@ -190,7 +205,8 @@ def container_claim_reference(doc, report):
     base = pod_spec_path(doc)
     if base is None:
         return
-    declared = sorted({c["name"] for _, c in doc.items(*base, "resourceClaims") if isinstance(c.get("name"), str) and c["name"]})
+    declared = sorted({c["name"] for _, c in doc.items(*base, "resourceClaims") if isinstance(c.get("name"), str) and c["name"]}
+                      | _patched_claims(doc, base))
     declared_set = set(declared)
     known = _known_names(declared)
     hints = _Hints(declared)

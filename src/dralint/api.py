@@ -193,6 +193,20 @@ class DocumentView:
         self._memo.clear()
 
     @property
+    def partial(self) -> bool:
+        """Whether the document is a kustomize patch: it says what it changes, not the whole object.
+        A rule that reports what is missing skips a partial document."""
+        return self._doc.patch is not None
+
+    def patched(self) -> tuple[Any, ...]:
+        """For a patch, the objects of its kustomization it applies to (plain data, read-only), so that a
+        reference inside the object (a container's claim) resolves against what the patch is merged into."""
+        patch = self._doc.patch
+        if patch is None or not hasattr(patch, "base_objects"):
+            return ()
+        return self.memo("api.patched", patch.base_objects, self.api_version, self.kind, self.name)
+
+    @property
     def group(self) -> str:
         av = self.api_version or ""
         return av.rpartition("/")[0]

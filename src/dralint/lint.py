@@ -21,6 +21,7 @@ from . import schemas
 from .api import DocumentView, Place, Rule
 from .catalog import ENGINE_CHECKS
 from .engine import collect_records, collectors, run_document_rules, run_index_rules, run_run_rules
+from .kustomize import Kustomizations, Patch, as_patches, partial_problems
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
 from .registry import all_rules
@@ -29,7 +30,7 @@ from .resolve import disabled_once_per_file, resolve
 from .schema_check import check_schema
 from .selection import Selection
 from .sources import Source
-from .triage import passed_over_unread, triage
+from .triage import Triaged, passed_over_unread, triage
 
 if TYPE_CHECKING:
     from .ignore_paths import IgnorePaths
@@ -166,6 +167,7 @@ class _Run:
         self.result = LintResult()
         self.late: list[list[Problem]] = []
         self.messages: dict[str, str] = {}  # one copy of each message the kept problems carry (settled runs)
+        self.kustomizations: Kustomizations | None = None  # read when the first file is checked
 
     def check_source(self, source: Source) -> None:
         result = self.result
@@ -176,12 +178,17 @@ class _Run:
             self._add(source.name, None, [_unreadable(source)])
             return
         release, problems = file_release(source.name, source.data, self.options.release)
-        loaded = passed_over_unread(source.name, source.data)
+        patch = self._patch_of(source.name)
+        loaded = passed_over_unread(source.name, source.data) if patch is None else None
         late: list[Problem] = []
         if loaded is None:
-            raw = load(source.name, source.data)
+            raw = load(source.name, source.data, lists=patch is not None)
             loaded = triage(source.name, source.data, raw)
             late = raw.late_problems
+            if patch is not None and raw.documents and not any(p.rule == "DRA014" for p in loaded.problems):
+                # A patch is judged as a part of an object (a JSON 6902 list of operations too), unless it is
+                # a template (DRA014) or the loader could not read it.
+                loaded = Triaged(as_patches(patch, raw.documents), raw.problems, loaded.empty, passed_over=False)
         if loaded.passed_over:
             result.files_passed_over += 1
             if self.keep_objects:
@@ -280,7 +287,10 @@ class _Run:
         dra: set[int] = set()
         foreign: set[int] = set()
         for doc in documents:
+            start = len(problems)
             verdict = self._check_document(doc, release, problems)
+            if doc.patch is not None:
+                problems[start:] = partial_problems(doc, problems[start:])
             if verdict == "dra":
                 dra.add(doc.index)
             elif verdict == "foreign":
@@ -327,6 +337,14 @@ class _Run:
             records.setdefault(key, []).append(record)
         if self.legacy_rules:
             self.views_by_release.setdefault(release, []).append(view)
+
+    def _patch_of(self, name: str) -> Patch | None:
+        """The kustomize patch a file is (dralint.kustomize), or None; not looked for in stdin or an admission."""
+        if name == "-" or name.startswith("<"):
+            return None
+        if self.kustomizations is None:
+            self.kustomizations = Kustomizations()
+        return self.kustomizations.patch_of(name)
 
     def _suppressor(self) -> "Suppressor":
         """Made for the first file with a `# dralint:` comment, or at the start with `ignore-paths`."""

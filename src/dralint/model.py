@@ -102,7 +102,7 @@ class Document(Record):
     be mapped back through quoting; absent for JSON or where not needed.
     """
 
-    __slots__ = ("source", "index", "data", "positions", "text", "scalar_styles", "list_item", "_object_ref")
+    __slots__ = ("source", "index", "data", "positions", "text", "scalar_styles", "list_item", "_object_ref", "patch", "origin")
     FIELDS = ("source", "index", "data", "positions", "text", "scalar_styles", "list_item")
 
     def __init__(
@@ -124,6 +124,12 @@ class Document(Record):
         # Set when this document is an item of a `kind: List`: its index in `items`.
         self.list_item = list_item
         self._object_ref: str | None | bool = False  # not computed yet
+        # A kustomize patch (dralint.kustomize.Patch): a partial object, judged for what it writes, not
+        # for what it leaves out. None for whole objects.
+        self.patch: Any = None
+        # Where a rendered document was written (dralint.origins.Origin): a Helm `# Source:` comment or
+        # kustomize's origin annotation named it. None for documents read from their own source.
+        self.origin: Any = None
 
     def _fields(self) -> tuple[str, ...]:
         return self.FIELDS
