@@ -224,7 +224,9 @@ def json6902_documents(ops: Document, api_version: str | None, kind: str | None)
         for j in range(len(placed)):
             positions[placed[:j]] = Node(anchor.key if j else None, anchor.value)
         for path, node in ops.positions.items():
-            if path[:2] == value_prefix:
+            if path == value_prefix:  # the value's key is the operation's path: an unknown field is written there
+                positions[placed] = Node(anchor.value, node.value)
+            elif path[:2] == value_prefix:
                 positions[placed + path[2:]] = node
         styles = {placed + p[2:]: s for p, s in ops.scalar_styles.items() if p[:2] == value_prefix}
         doc = Document(ops.source, ops.index, data, positions, ops.text, styles, ops.list_item)
@@ -283,10 +285,26 @@ def partial_problems(doc: Document, problems: list[Any]) -> list[Any]:
     for p in problems:
         if p.error_type == "Required" and not _written(doc.data, p.path):
             continue
+        if _deleted(doc.data, p.path):
+            continue  # `$patch: delete` names an item to remove: it is no object of its own
         if isinstance(doc.patch, Operation):
             p.path = real_path(p.path, doc.patch.placed, doc.patch.real)
         kept.append(p)
     return kept
+
+
+def _deleted(data: Any, path: Path) -> bool:
+    """Whether `path` lies in a part of a strategic-merge patch marked `$patch: delete`."""
+    for part in path:
+        if isinstance(data, dict) and data.get("$patch") == "delete":
+            return True
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return False
+    return isinstance(data, dict) and data.get("$patch") == "delete"
 
 
 def _written(data: Any, path: Path) -> bool:

@@ -1,0 +1,92 @@
+"""Kustomize patches (dralint.kustomize): judged as partial objects, against what they patch.
+
+tests/kustomize holds a base (a Deployment declaring the pod claim `gpu`, a
+ResourceClaimTemplate, a DeviceClass) and an overlay whose kustomization
+lists a strategic-merge patch of the Deployment (one container uses `gpu`,
+declared by the base; another `gpus`, declared nowhere), a strategic-merge
+patch of the template with a typo (`cuont`) and a JSON 6902 patch of the
+template with an unsupported allocation mode.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from conftest import ROOT, brief, lint_json
+
+TREE = ROOT / "tests" / "kustomize"
+OVERLAY = "tests/kustomize/overlays/prod"
+
+# (file, rule, path, line, column): the three mistakes of the overlay, nothing about what the patches leave out.
+MISTAKES = [
+    (f"{OVERLAY}/deployment-patch.yaml", "DRA704", "spec.template.spec.containers[1].resources.claims[0]", 16, 19),
+    (f"{OVERLAY}/template-ops.yaml", "DRA313", "spec.spec.devices.requests[0].exactly.allocationMode", 3, 10),
+    (f"{OVERLAY}/template-patch.yaml", "DRA101", "spec.spec.devices.requests[0].exactly.cuont", 11, 11),
+]
+
+
+def _found(run) -> list[tuple]:
+    return [(p["file"], *row) for p, row in zip(run.problems, brief(run.problems))]
+
+
+def test_patches_are_judged_for_what_they_write_and_against_their_base():
+    run = lint_json("tests/kustomize")
+    assert run.code == 1
+    assert _found(run) == MISTAKES
+    messages = [p["message"] for p in run.problems]
+    assert messages[0] == ("claim 'gpus' is not declared by the pod: must be one of the names in pod.spec.resourceClaims: gpu; "
+                           "did you mean 'gpu'?")
+    assert "'Every' is not supported" in messages[1]
+    assert messages[2] == "unknown field 'cuont'; did you mean 'count'?"
+
+
+def test_a_patch_alone_is_judged_as_with_its_kustomization():
+    """pre-commit passes the changed files only: the kustomization and the base are read from disk."""
+    names = [f"{OVERLAY}/deployment-patch.yaml", f"{OVERLAY}/template-patch.yaml", f"{OVERLAY}/template-ops.yaml"]
+    assert _found(lint_json(*names)) == MISTAKES
+
+
+def test_the_same_files_without_a_kustomization_are_whole_objects(tmp_path: Path):
+    for name in ("deployment-patch.yaml", "template-patch.yaml"):
+        shutil.copy(TREE / "overlays" / "prod" / name, tmp_path / name)
+    run = lint_json(".", cwd=tmp_path)
+    found = {(p["file"], p["rule"], p["path"]) for p in run.problems}
+    # What a patch leaves out, which only a whole object must have:
+    assert ("deployment-patch.yaml", "DRA704", "spec.template.spec.containers[0].resources.claims[0]") in found  # 'gpu'
+    assert ("template-patch.yaml", "DRA102", "spec.spec.devices.requests[0].exactly.deviceClassName") in found
+
+
+def test_json6902_operations_land_at_their_path(tmp_path: Path):
+    (tmp_path / "base.yaml").write_text((TREE / "base" / "claim-template.yaml").read_text())
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [base.yaml]\n"
+        "patches:\n"
+        "- path: ops.json\n"
+        "  target: {group: resource.k8s.io, version: v1, kind: ResourceClaimTemplate, name: gpu-template}\n"
+    )
+    (tmp_path / "ops.json").write_text(
+        '[\n'
+        '  {"op": "add", "path": "/spec/spec/devices/requests/-", "value": {"name": "Second", "exactly": {"count": 2}}},\n'
+        '  {"op": "replace", "path": "/spec/spec/devices/requests/1/exactly/count", "value": "two"},\n'
+        '  {"op": "add", "path": "/spec/spec/devices/requsts", "value": []},\n'
+        '  {"op": "remove", "path": "/spec/spec/devices/requests/0"}\n'
+        ']\n'
+    )
+    run = lint_json(".", "--ignore", "DRA713", cwd=tmp_path)
+    assert _found(run) == [
+        ("ops.json", "DRA301", "spec.spec.devices.requests[0].name", 2, 76),  # `-` appends: reported as item 0
+        ("ops.json", "DRA103", "spec.spec.devices.requests[1].exactly.count", 3, 85),
+        ("ops.json", "DRA101", "spec.spec.devices.requsts", 4, 25),  # the unknown key is written in the path
+    ]
+
+
+def test_strategic_merge_directives_are_no_fields(tmp_path: Path):
+    (tmp_path / "base.yaml").write_text((TREE / "base" / "deployment.yaml").read_text())
+    (tmp_path / "kustomization.yaml").write_text("resources: [base.yaml]\npatchesStrategicMerge:\n- patch.yaml\n")
+    (tmp_path / "patch.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: inference\nspec:\n  template:\n    spec:\n"
+        "      resourceClaims:\n      - name: gpu\n        $patch: delete\n      - name: fpga\n        resourceClaimName: fpga\n"
+    )
+    run = lint_json(".", cwd=tmp_path)
+    assert [p for p in run.problems if p["severity"] != "info"] == []
