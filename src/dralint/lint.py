@@ -24,6 +24,7 @@ from .engine import collect_records, collectors, run_document_rules, run_index_r
 from .kustomize import Kustomizations, Patch, as_patches, partial_problems
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
+from .origins import Origins, may_name_origins, name_origins
 from .registry import all_rules
 from .releases import file_release
 from .resolve import disabled_once_per_file, resolve
@@ -168,6 +169,8 @@ class _Run:
         self.late: list[list[Problem]] = []
         self.messages: dict[str, str] = {}  # one copy of each message the kept problems carry (settled runs)
         self.kustomizations: Kustomizations | None = None  # read when the first file is checked
+        self.origins: Origins | None = None  # made for the first rendered stream (dralint.origins)
+        self.rendered: dict[str, dict[int, Document]] = {}  # source -> its documents that name their origin
 
     def check_source(self, source: Source) -> None:
         result = self.result
@@ -195,13 +198,16 @@ class _Run:
                 result.passed_over_files.append(source.name)
         result.empty += loaded.empty
         problems.extend(loaded.problems)
+        rendered = _rendered_documents(source.data, loaded.documents)
         text = loaded.documents[0].text if loaded.documents else None
         problems = self._check(loaded.documents, release, problems)
         if self.suppressor is None and self.options.inline_suppressions and b"dralint" in source.data:
             self.suppressor = self._suppressor()
         if self.suppressor is not None:
             self.suppressor.add_source(source.name, text, loaded.documents)
-        self._add(source.name, source.data, problems)
+        self._add(source.name, source.data, problems, rendered)
+        if rendered:
+            self.rendered[source.name] = rendered  # for the run-scope problems judged at the end
         # Problems a position table finds while positions are computed (dralint.load.LoadResult): settled
         # runs have computed every position of this file's problems by now, the others do it in finish().
         if late or not self.settle:
@@ -227,7 +233,11 @@ class _Run:
         if self.suppressor is not None:
             late = self.suppressor.keep(late)
             late.extend(self.suppressor.unused())
-        result.problems = _in_report_order(result.problems, self.selection.apply(late), self.messages if self.settle else {})
+        late = self.selection.apply(late)
+        for p in late:
+            if p.source in self.rendered:
+                self._relocate([p], self.rendered[p.source])
+        result.problems = _in_report_order(result.problems, late, self.messages if self.settle else {})
         # Sorting computed every reported position: a position table that failed to build has said so by now.
         failed = self.selection.apply([p for problems in self.late for p in problems])
         if failed:
@@ -264,12 +274,14 @@ class _Run:
             else:
                 self.suppressor.absorb(suppressor)
 
-    def _add(self, name: str, data: bytes | None, problems: list[Problem]) -> None:
+    def _add(self, name: str, data: bytes | None, problems: list[Problem], rendered: dict[int, Document] | None = None) -> None:
         if self.suppressor is not None:
             problems = self.suppressor.keep(problems)
         kept = _capped(self.selection.apply(problems))
         if not kept:
             return
+        if rendered:
+            self._relocate(kept, rendered)
         self.result.problems.extend(kept)
         if data is not None and self.keep_texts:
             self.result.texts[name] = data
@@ -338,6 +350,16 @@ class _Run:
         if self.legacy_rules:
             self.views_by_release.setdefault(release, []).append(view)
 
+    def _relocate(self, problems: list[Problem], rendered: dict[int, Document]) -> None:
+        """Move the problems of a rendered stream's documents into the files they came from (dralint.origins)."""
+        if self.origins is None:
+            self.origins = Origins()
+        self.origins.relocate(problems, rendered)
+        if self.keep_texts:
+            for p in problems:
+                if p.origin is not None and p.origin.found and p.source not in self.result.texts:
+                    self.result.texts[p.source] = self.origins.data(p.source)
+
     def _patch_of(self, name: str) -> Patch | None:
         """The kustomize patch a file is (dralint.kustomize), or None; not looked for in stdin or an admission."""
         if name == "-" or name.startswith("<"):
@@ -359,6 +381,14 @@ class _Run:
         if rules is None:
             rules = self.rules_by_type[key] = [r for r in self.document_rules if r.applies_to(api_version, kind, release)]
         return rules
+
+
+def _rendered_documents(data: bytes, documents: list[Document]) -> dict[int, Document] | None:
+    """The documents of a rendered stream that name the file they came from, by index (dralint.origins)."""
+    if not documents or not may_name_origins(data):
+        return None
+    name_origins(documents)
+    return {doc.index: doc for doc in documents if doc.origin is not None} or None
 
 
 def _in_report_order(listed: list[Problem], late: list[Problem], messages: dict[str, str]) -> list[Problem]:

@@ -188,12 +188,25 @@ class Document(Record):
         return Span.point(root.value.line, root.value.column) if root else Span.point()
 
 
+class Origin(NamedTuple):
+    """Where a problem of a rendered stream (`helm template`, `kustomize build`) was written.
+
+    `found`: the problem was moved into `file` (its source and span point there now);
+    otherwise it stays in the stream and only names the file, which cannot be read from
+    the working directory. `stream` and `span`: where it stands in the rendered stream."""
+
+    file: str
+    found: bool
+    stream: str
+    span: Span
+
+
 class Problem(Record):
     """One finding. Its source range may be given as `span`, or as `where`, a function
     computing it on first use: a problem that select/ignore drops then never costs the
     position table of its document."""
 
-    __slots__ = ("rule", "name", "severity", "message", "source", "document", "path", "_span", "_where", "api_version", "kind", "object", "error_type", "_fixes")
+    __slots__ = ("rule", "name", "severity", "message", "source", "document", "path", "_span", "_where", "api_version", "kind", "object", "error_type", "_fixes", "origin")
     FIELDS = ("rule", "name", "severity", "message", "source", "document", "path", "span", "api_version", "kind", "object", "error_type")
 
     def __init__(
@@ -228,6 +241,7 @@ class Problem(Record):
         # problem mirrors one; None for pure lint findings.
         self.error_type = error_type
         self._fixes: list[Fix] | Callable[[], list[Fix]] = ()  # type: ignore[assignment]
+        self.origin: Origin | None = None  # a rendered stream's problem: the file it was written in
 
     def _fields(self) -> tuple[str, ...]:
         return self.FIELDS
