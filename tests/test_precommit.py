@@ -77,3 +77,62 @@ def test_config_hook_uses_the_project_config(tmp_path, hook_repo, pre_commit_hom
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out
     assert "unknown setting 'ignroe'" in out and "did you mean 'ignore'" in out
+
+
+def _cross_file_repository() -> dict[str, str]:
+    """40 files whose verdicts depend on each other: classes, templates naming them, pods naming the
+    templates (one by the wrong field, one naming nothing), and a kustomize overlay patching a base."""
+    files: dict[str, str] = {}
+    for i in range(12):
+        files[f"classes/class-{i:02}.yaml"] = (
+            f"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu-{i:02}.example.com\n")
+        files[f"templates/template-{i:02}.yaml"] = (
+            f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata:\n  name: template-{i:02}\nspec:\n"
+            f"  spec:\n    devices:\n      requests:\n      - name: gpu\n        exactly:\n"
+            f"          deviceClassName: gpu-{i:02}.example.com\n")
+        pod_ref = ("resourceClaimName" if i == 3 else "resourceClaimTemplateName", f"template-{i:02}" if i != 7 else "template-77")
+        files[f"workloads/pod-{i:02}.yaml"] = (
+            f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: pod-{i:02}\nspec:\n  resourceClaims:\n  - name: gpu\n"
+            f"    {pod_ref[0]}: {pod_ref[1]}\n  containers:\n  - name: app\n    image: app:1\n"
+            "    resources:\n      claims:\n      - name: gpu\n")
+    files["base/kustomization.yaml"] = "resources: [deployment.yaml]\n"
+    files["base/deployment.yaml"] = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector: {matchLabels: {app: web}}\n"
+        "  template:\n    metadata: {labels: {app: web}}\n    spec:\n      resourceClaims:\n      - name: gpu\n"
+        "        resourceClaimTemplateName: template-00\n      containers:\n      - name: web\n        image: web:1\n")
+    files["overlay/kustomization.yaml"] = "resources: [../base]\npatches:\n- path: patch.yaml\n"
+    files["overlay/patch.yaml"] = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+        "      containers:\n      - name: web\n        resources:\n          claims:\n          - name: gpu\n")
+    files["workloads/broken.yaml"] = BAD
+    return files
+
+
+def _problem_lines(text: str) -> list[str]:
+    return sorted(line for line in text.splitlines() if re.match(r"[\w./-]+:\d+:\d+: (error|warning|info): ", line))
+
+
+def test_hook_judges_cross_file_references_as_dralint_dot(tmp_path, hook_repo, pre_commit_home):
+    """The hook is require_serial: one dralint sees every file, as `dralint .` does, whatever the batches
+    pre-commit would cut the list into otherwise (one per core)."""
+    from pre_commit import xargs
+    from conftest import run_dralint
+
+    files = _cross_file_repository()
+    project = _project(tmp_path, hook_repo, "dralint", files)
+    names = sorted(files)
+    assert len(xargs.partition(("dralint",), names, 2)) == 2  # what require_serial: false would have run
+    assert len(xargs.partition(("dralint",), names, 1)) == 1
+
+    proc = _run(project, pre_commit_home, "--all-files", "--verbose")
+    hook = _problem_lines(proc.stdout + proc.stderr)
+    direct = run_dralint(".", cwd=project)
+    assert proc.returncode == 1 and direct.code == 1
+    assert hook == _problem_lines(direct.stdout)
+    # What the batches changed: a reference to a template defined in another batch, a class defined elsewhere.
+    assert not [line for line in hook if "is not defined in the linted files" in line and "template-77" not in line]
+    assert [line.split(": ", 1)[0] + ": " + line.split("[")[-1] for line in hook] == [
+        "workloads/broken.yaml:10:9: DRA101 unknown-field]",
+        "workloads/pod-03.yaml:8:24: DRA710 claim-reference-kind]",
+        "workloads/pod-07.yaml:8:32: DRA712 claim-reference-unresolved]",
+    ]
