@@ -27,7 +27,7 @@ MISTAKES = [
 
 
 def _found(run) -> list[tuple]:
-    return [(p["file"], *row) for p, row in zip(run.problems, brief(run.problems))]
+    return [(p["file"], *row) for p, row in zip(run.problems, brief(run.problems), strict=True)]
 
 
 def test_patches_are_judged_for_what_they_write_and_against_their_base():

@@ -16,6 +16,7 @@ from pathlib import Path
 # The hook_repo and pre_commit_home fixtures (conftest.py) are shared with test_repository.py:
 # one hook environment per test session.
 from conftest import git as _git
+from conftest import run_dralint
 from conftest import run_pre_commit as _run
 
 GOOD = """\
@@ -116,7 +117,6 @@ def test_hook_judges_cross_file_references_as_dralint_dot(tmp_path, hook_repo, p
     """The hook is require_serial: one dralint sees every file, as `dralint .` does, whatever the batches
     pre-commit would cut the list into otherwise (one per core)."""
     from pre_commit import xargs
-    from conftest import run_dralint
 
     files = _cross_file_repository()
     project = _project(tmp_path, hook_repo, "dralint", files)

@@ -80,25 +80,31 @@ class Kustomizations:
     def __init__(self) -> None:
         self._folders: dict[str, dict[str, Any] | None] = {}  # folder -> its kustomization's data, or None
         self._patches: dict[str, dict[str, Patch]] = {}  # folder -> patch file (normalized) -> Patch
+        self._around: dict[str, dict[str, Patch]] = {}  # a folder as the run names it -> the patches above it
         self._resources: dict[str, tuple[Any, ...]] = {}
 
     def patch_of(self, name: str) -> Patch | None:
-        """The Patch `name` (a file of the run) is, or None."""
+        """The Patch `name` (a file of the run) is, or None. One dict lookup for a file whose folder was
+        seen: the folders of a run are few, its files many."""
         if name == "-" or name.startswith("<"):
             return None
-        path = os.path.normpath(os.path.abspath(name))
-        folder = os.path.dirname(path)
+        raw = os.path.dirname(name)
+        around = self._around.get(raw)
+        if around is None:
+            around = self._around[raw] = self._patches_above(os.path.abspath(raw or "."))
+        return around.get(os.path.normpath(os.path.abspath(name))) if around else None
+
+    def _patches_above(self, folder: str) -> dict[str, Patch]:
+        """The patches the kustomizations of `folder` and the folders above it list (the nearest wins)."""
+        found: dict[str, Patch] = {}
         for _ in range(MAX_LEVELS):
-            found = self._listed(folder).get(path)
-            if found is not None:
-                return found
-            if os.path.isdir(os.path.join(folder, ".git")):
-                break
+            for path, patch in self._listed(folder).items():
+                found.setdefault(path, patch)
             parent = os.path.dirname(folder)
-            if parent == folder:
+            if parent == folder or os.path.isdir(os.path.join(folder, ".git")):
                 break
             folder = parent
-        return None
+        return found
 
     def _kustomization(self, folder: str) -> dict[str, Any] | None:
         if folder in self._folders:
