@@ -96,3 +96,20 @@ def test_an_ambiguous_line_is_the_documents_start(tmp_path: Path):
     run = lint_json("--select", "DRA314", "-", input=stream, cwd=tmp_path)
     # `count:` is written twice in the template, with the same text: neither is the one; the document starts on line 3.
     assert [(p["file"], p["line"], p["column"]) for p in run.problems] == [("c/templates/t.yaml", 3, 1)] * 2
+
+
+def test_the_editor_and_fix_keep_the_problems_in_the_stream(monkeypatch):
+    """The language server's buffer and `--fix` edit the rendered text itself: nothing moves out of it."""
+    from dralint.fix import fix_text
+    from dralint.lint import LintOptions
+    from dralint.lsp.engine import lint_buffer
+
+    monkeypatch.chdir(RENDERED)  # where the templates are readable
+    outcome = lint_buffer(str(RENDERED / "helm-template.yaml"), HELM)
+    assert [(p.source, p.span.line, p.span.column, p.rule, p.origin) for p in outcome.problems] == [
+        (str(RENDERED / "helm-template.yaml"), 10, 7, "DRA101", None),
+        (str(RENDERED / "helm-template.yaml"), 20, 7, "DRA101", None),
+        (str(RENDERED / "helm-template.yaml"), 36, 27, "DRA313", None),
+    ]
+    fixed = fix_text("-", HELM, LintOptions())
+    assert fixed.count("expression:") == 2 and "expresion" not in fixed

@@ -45,7 +45,7 @@ class LintOptions(Record):
     """What to check and how. Every front door builds one (the CLI and the webhook from
     the command line and `.dralint.yaml`, see `dralint.config`) and hands it to `lint`."""
 
-    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers", "keep")
+    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers", "keep", "origins")
 
     def __init__(
         self,
@@ -79,6 +79,19 @@ class LintOptions(Record):
         # A set (the CLI): the rest is let go file by file and fixes are built then, so no document
         # outlives its file and memory does not grow with the repository.
         self.keep: frozenset[str] | None = frozenset(keep) if keep is not None else None
+        # Report a rendered stream's problems in the files its documents came from (dralint.origins). Off where
+        # the stream itself is edited: the language server's buffer, `--fix`.
+        self.origins = True
+
+    def at_the_stream(self) -> "LintOptions":
+        """These options, reporting every problem where it stands in the source linted (no origins)."""
+        if not self.origins:
+            return self
+        copy = LintOptions.__new__(LintOptions)
+        for name in self.__slots__:
+            setattr(copy, name, getattr(self, name))
+        copy.origins = False
+        return copy
 
     def rules(self) -> list[Rule]:
         """Every rule these options load, selected or not."""
@@ -198,7 +211,7 @@ class _Run:
                 result.passed_over_files.append(source.name)
         result.empty += loaded.empty
         problems.extend(loaded.problems)
-        rendered = _rendered_documents(source.data, loaded.documents)
+        rendered = _rendered_documents(source.data, loaded.documents) if self.options.origins else None
         text = loaded.documents[0].text if loaded.documents else None
         problems = self._check(loaded.documents, release, problems)
         if self.suppressor is None and self.options.inline_suppressions and b"dralint" in source.data:
