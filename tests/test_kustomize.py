@@ -90,3 +90,27 @@ def test_strategic_merge_directives_are_no_fields(tmp_path: Path):
     )
     run = lint_json(".", cwd=tmp_path)
     assert [p for p in run.problems if p["severity"] != "info"] == []
+
+
+def test_a_patchs_references_resolve_against_its_kustomization(tmp_path: Path):
+    """A patch linted alone (as pre-commit passes a changed file) counts the objects of its kustomization as
+    defined: a template of the base is found, a misspelt one is not, and neither is reported twice."""
+    base = tmp_path / "base"
+    base.mkdir()
+    for name in ("deployment.yaml", "claim-template.yaml", "deviceclass.yaml"):
+        shutil.copy(TREE / "base" / name, base / name)
+    (base / "kustomization.yaml").write_text("resources: [deployment.yaml, claim-template.yaml, deviceclass.yaml]\n")
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text("resources: [../base]\npatches:\n- path: patch.yaml\n")
+    (overlay / "patch.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: inference\nspec:\n  template:\n    spec:\n"
+        "      resourceClaims:\n      - name: second\n        resourceClaimTemplateName: gpu-template\n"
+        "      - name: third\n        resourceClaimTemplateName: gpu-templat\n"
+    )
+    alone = lint_json("overlay/patch.yaml", cwd=tmp_path)
+    assert _found(alone) == [("overlay/patch.yaml", "DRA712", "spec.template.spec.resourceClaims[1].resourceClaimTemplateName", 12, 36)]
+    assert alone.problems[0]["message"] == (
+        "ResourceClaimTemplate 'gpu-templat' is not defined in the linted files; did you mean 'gpu-template' "
+        "(base/claim-template.yaml)? Otherwise it must exist in the pod's namespace of the cluster")
+    assert _found(lint_json(".", cwd=tmp_path)) == _found(alone)

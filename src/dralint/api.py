@@ -206,6 +206,13 @@ class DocumentView:
             return ()
         return self.memo("api.patched", patch.base_objects, self.api_version, self.kind, self.name)
 
+    def patch_context(self) -> tuple[tuple[str, Any], ...]:
+        """For a patch, (file, object) of every object of the kustomization it belongs to (its resources,
+        through bases and overlays): what a run-scope rule counts as defined besides the run's files."""
+        patch = self._doc.patch
+        patch = getattr(patch, "patch", patch)  # a JSON 6902 operation belongs to its patch
+        return patch.objects() if patch is not None and hasattr(patch, "objects") else ()
+
     @property
     def group(self) -> str:
         av = self.api_version or ""

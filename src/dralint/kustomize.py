@@ -56,7 +56,7 @@ class Patch:
         want_kind = target.get("kind") or kind
         want_name = target.get("name") if "name" in target else name
         found = []
-        for data in self._index.resources(os.path.dirname(self.kustomization)):
+        for _source, data in self._index.resources(os.path.dirname(self.kustomization)):
             if want_kind is not None and data.get("kind") != want_kind:
                 continue
             meta = data.get("metadata")
@@ -64,6 +64,11 @@ class Patch:
                 continue
             found.append(data)
         return tuple(found)
+
+    def objects(self) -> tuple[tuple[str, Any], ...]:
+        """(file, object) of every object of the kustomization's resources: what the patched objects'
+        references (a pod's claim template, a claim's class) may name besides the files of the run."""
+        return self._index.resources(os.path.dirname(self.kustomization))
 
     def target_type(self) -> tuple[str | None, str | None]:
         """(apiVersion, kind) of the target a JSON 6902 patch names."""
@@ -81,7 +86,7 @@ class Kustomizations:
         self._folders: dict[str, dict[str, Any] | None] = {}  # folder -> its kustomization's data, or None
         self._patches: dict[str, dict[str, Patch]] = {}  # folder -> patch file (normalized) -> Patch
         self._around: dict[str, dict[str, Patch]] = {}  # a folder as the run names it -> the patches above it
-        self._resources: dict[str, tuple[Any, ...]] = {}
+        self._resources: dict[str, tuple[tuple[str, Any], ...]] = {}  # folder -> (file, object) of its resources
 
     def patch_of(self, name: str) -> Patch | None:
         """The Patch `name` (a file of the run) is, or None. One dict lookup for a file whose folder was
@@ -131,13 +136,13 @@ class Kustomizations:
             patches[os.path.normpath(os.path.join(folder, entry))] = Patch(kind, file, target, self)
         return patches
 
-    def resources(self, folder: str, depth: int = 0) -> tuple[Any, ...]:
+    def resources(self, folder: str, depth: int = 0) -> tuple[tuple[str, Any], ...]:
         """Every object of the kustomization in `folder`: its resources, bases and components, recursively."""
         found = self._resources.get(folder)
         if found is not None:
             return found
         self._resources[folder] = ()  # a kustomization that includes itself ends here
-        objects: list[Any] = []
+        objects: list[tuple[str, Any]] = []
         data = self._kustomization(folder)
         if data is not None and depth < MAX_BASE_DEPTH:
             for entry in _strings(data, "resources", "bases", "components"):
@@ -145,7 +150,8 @@ class Kustomizations:
                 if os.path.isdir(path):
                     objects.extend(self.resources(path, depth + 1))
                 else:
-                    objects.extend(d for d in _read_yaml(path) or () if isinstance(d, dict))
+                    shown = os.path.relpath(path) if not os.path.isabs(entry) else path
+                    objects.extend((shown, d) for d in _read_yaml(path) or () if isinstance(d, dict))
         found = self._resources[folder] = tuple(objects)
         return found
 
