@@ -114,3 +114,26 @@ def test_a_patchs_references_resolve_against_its_kustomization(tmp_path: Path):
         "ResourceClaimTemplate 'gpu-templat' is not defined in the linted files; did you mean 'gpu-template' "
         "(base/claim-template.yaml)? Otherwise it must exist in the pod's namespace of the cluster")
     assert _found(lint_json(".", cwd=tmp_path)) == _found(alone)
+
+
+def test_hostile_kustomizations_end_without_a_traceback(tmp_path: Path):
+    """Cycles (directly, through links), entries of every wrong type, a FIFO and a missing file as resources."""
+    import os
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    os.symlink(tmp_path / "a", tmp_path / "b" / "back")
+    os.mkfifo(tmp_path / "a" / "fifo.yaml")
+    (tmp_path / "a" / "kustomization.yaml").write_text(
+        "resources: [., ../b, ../b/back, fifo.yaml, missing.yaml, 7, {x: 1}, 'https://example.com/x.yaml']\n"
+        "patches: [7, {path: 8}, {path: patch.yaml, target: nonsense}, {patch: 'inline'}]\n"
+        "patchesStrategicMerge: [patch.yaml, {path: patch.yaml}, 'apiVersion: v1\\nkind: X\\n']\n"
+        "patchesJson6902: [{path: ops.yaml, target: {kind: 5, version: [v1]}}, {path: ops.yaml}]\n"
+    )
+    (tmp_path / "b" / "kustomization.yaml").write_text("resources: [back, ../a, ../b]\n")
+    (tmp_path / "a" / "patch.yaml").write_text(
+        "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: x\nspec:\n  selectors:\n  - cel:\n      expresion: 'true'\n")
+    (tmp_path / "a" / "ops.yaml").write_text("- op: add\n  path: /spec\n  value: 1\n- 7\n- op: add\n  path: relative\n  value: 2\n")
+    run = lint_json("a/patch.yaml", "a/ops.yaml", cwd=tmp_path)
+    assert run.code == 1
+    assert _found(run) == [("a/patch.yaml", "DRA101", "spec.selectors[0].cel.expresion", 8, 7)]

@@ -113,3 +113,16 @@ def test_the_editor_and_fix_keep_the_problems_in_the_stream(monkeypatch):
     ]
     fixed = fix_text("-", HELM, LintOptions())
     assert fixed.count("expression:") == 2 and "expresion" not in fixed
+
+
+def test_a_stream_cannot_point_outside_the_working_directory(tmp_path: Path):
+    """A rendered stream names its sources; a report quotes their lines: only files under the working directory."""
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("token: hunter2\n")
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "link.yaml").symlink_to(secret)
+    claim = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: x\nspec:\n  bogus: 1\n"
+    for named in (str(secret), "../secret.yaml", "link.yaml", "x/../../secret.yaml"):
+        run = run_dralint("--no-config", "--color", "always", "-", input=f"---\n# Source: {named}\n{claim}", cwd=tmp_path / "work")
+        assert run.code == 1
+        assert "hunter2" not in run.stdout and run.stdout.startswith("\x1b[1m-:8:3\x1b[0m"), run.stdout

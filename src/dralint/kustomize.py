@@ -148,7 +148,8 @@ class Kustomizations:
             for entry in _strings(data, "resources", "bases", "components"):
                 path = os.path.normpath(os.path.join(folder, entry))
                 if os.path.isdir(path):
-                    objects.extend(self.resources(path, depth + 1))
+                    # By real path: folders that include each other through links end as a cycle does.
+                    objects.extend(self.resources(os.path.realpath(path), depth + 1))
                 else:
                     shown = os.path.relpath(path) if not os.path.isabs(entry) else path
                     objects.extend((shown, d) for d in _read_yaml(path) or () if isinstance(d, dict))

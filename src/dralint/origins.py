@@ -14,8 +14,8 @@ of the document in that file; the stream's position stays in Problem.origin. So
 `--format github` and `sarif` annotate the template or base in the pull request,
 not a stream nobody wrote. Its fixes are dropped: they edit the stream.
 
-Where the file is looked for: the path as written, relative to the working
-directory; for Helm also without the chart's name (run from the chart's folder)
+Where the file is looked for, only under the working directory (a report quotes
+lines of it): the path as written; for Helm also without the chart's name (run from the chart's folder)
 and one or two folders down (`charts/CHART/...`, found once, else not at all);
 for kustomize also without leading `../` (the paths are relative to the built
 kustomization, which is usually that many folders below the repository root).
@@ -152,7 +152,7 @@ class Origins:
 def _candidates(named: Named) -> list[str]:
     path = named.path
     if "://" in path or os.path.isabs(path):
-        return [path] if os.path.isabs(path) else []
+        return []
     out = [path]
     if named.tool == "helm" and "/" in path:
         out.append(path.split("/", 1)[1])  # run from inside the chart
@@ -172,9 +172,19 @@ def _candidates(named: Named) -> list[str]:
     return found
 
 
+def _inside_working_directory(path: str) -> bool:
+    """Only files under the working directory: a stream names its sources, and a report quotes their lines
+    (a stream saying `# Source: ../../.ssh/id_rsa` must not put that file in a CI log)."""
+    here = os.path.realpath(os.getcwd())
+    try:
+        return os.path.commonpath([here, os.path.realpath(path)]) == here
+    except ValueError:  # another drive
+        return False
+
+
 def _read_file(path: str, tool: str) -> _Read | None:
     try:
-        if not os.path.isfile(path) or os.path.getsize(path) > MAX_FILE:
+        if not _inside_working_directory(path) or not os.path.isfile(path) or os.path.getsize(path) > MAX_FILE:
             return None
         with open(path, "rb") as f:
             data = f.read()
