@@ -126,3 +126,25 @@ def test_a_stream_cannot_point_outside_the_working_directory(tmp_path: Path):
         run = run_dralint("--no-config", "--color", "always", "-", input=f"---\n# Source: {named}\n{claim}", cwd=tmp_path / "work")
         assert run.code == 1
         assert "hunter2" not in run.stdout and run.stdout.startswith("\x1b[1m-:8:3\x1b[0m"), run.stdout
+
+
+def test_worker_processes_move_run_scope_problems_too(tmp_path: Path):
+    """With --jobs, a rendered file's run-scope problems (judged by the parent at the end) move as its others do."""
+    (tmp_path / "gpu" / "templates").mkdir(parents=True)
+    (tmp_path / "gpu" / "templates" / "claim.yaml").write_text(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  devices:\n"
+        "    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: {{ .Values.class }}\n        count: -1\n")
+    (tmp_path / "rendered.yaml").write_text(
+        "---\n# Source: gpu/templates/claim.yaml\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: r\n"
+        "spec:\n  devices:\n    requests:\n    - name: gpu\n      exactly:\n        deviceClassName: missing.example.com\n        count: -1\n")
+    for i in range(520):
+        (tmp_path / f"c{i:03}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n")
+    serial = lint_json("--jobs", "1", "--ignore", "DRA014", ".", cwd=tmp_path)  # the template is linted too: an info
+    parallel = lint_json("--jobs", "2", "--ignore", "DRA014", ".", cwd=tmp_path)
+    assert parallel.stdout == serial.stdout
+    assert _where(serial) == [
+        ("gpu/templates/claim.yaml", 10, 9, "DRA713",
+         {"file": "gpu/templates/claim.yaml", "found": True, "rendered": {"file": "rendered.yaml", "line": 12, "column": 26}}),
+        ("gpu/templates/claim.yaml", 11, 16, "DRA314",
+         {"file": "gpu/templates/claim.yaml", "found": True, "rendered": {"file": "rendered.yaml", "line": 13, "column": 16}}),
+    ]

@@ -261,11 +261,13 @@ class _Run:
         """What this run kept of its files, for a parent run to `absorb` (dralint.parallel: a worker's chunk).
         Picklable once `settle`d: the problems hold positions and fixes, not documents."""
         late = [p for problems in self.late for p in problems]
-        return self.result, self.records, self.first, late, self.suppressor
+        rendered = {name: {i: _portable(doc) for i, doc in docs.items()} for name, docs in self.rendered.items()}
+        return self.result, self.records, self.first, late, self.suppressor, rendered
 
     def absorb(self, partial: tuple) -> None:
         """Merge another run's `partial()`, of the files that follow this run's: as if it had checked them."""
-        other, records, first, late, suppressor = partial
+        other, records, first, late, suppressor, rendered = partial
+        self.rendered.update(rendered)
         result = self.result
         result.problems.extend(other.problems)
         for counter in ("files", "documents", "checked", "passed_over", "files_passed_over", "empty"):
@@ -394,6 +396,14 @@ class _Run:
         if rules is None:
             rules = self.rules_by_type[key] = [r for r in self.document_rules if r.applies_to(api_version, kind, release)]
         return rules
+
+
+def _portable(doc: Document) -> Document:
+    """A rendered document as a worker sends it back (its positions computed: a lazy table holds functions),
+    so that the parent moves the run-scope problems judged at the end to the document's origin too."""
+    copy = Document(doc.source, doc.index, doc.data, dict(doc.positions.items()), doc.text, None, doc.list_item)
+    copy.origin = doc.origin
+    return copy
 
 
 def _rendered_documents(data: bytes, documents: list[Document]) -> dict[int, Document] | None:
