@@ -137,3 +137,15 @@ def test_hostile_kustomizations_end_without_a_traceback(tmp_path: Path):
     run = lint_json("a/patch.yaml", "a/ops.yaml", cwd=tmp_path)
     assert run.code == 1
     assert _found(run) == [("a/patch.yaml", "DRA101", "spec.selectors[0].cel.expresion", 8, 7)]
+
+
+def test_a_json6902_container_claim_resolves_against_the_target(tmp_path: Path):
+    (tmp_path / "deployment.yaml").write_text((TREE / "base" / "deployment.yaml").read_text())
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [deployment.yaml]\npatchesJson6902:\n- path: ops.yaml\n  target: {group: apps, version: v1, kind: Deployment, name: inference}\n")
+    (tmp_path / "ops.yaml").write_text(
+        "- op: add\n  path: /spec/template/spec/containers/0/resources\n  value: {claims: [{name: gpu}]}\n"
+        "- op: add\n  path: /spec/template/spec/containers/0/resources/claims/-\n  value: {name: gpus}\n")
+    run = lint_json("--ignore", "DRA712", ".", cwd=tmp_path)
+    # `gpu` is declared by the target (the base's Deployment), `gpus` by nothing; `-` is reported as item 0.
+    assert _found(run) == [("ops.yaml", "DRA704", "spec.template.spec.containers[0].resources.claims[0]", 6, 17)]

@@ -202,7 +202,7 @@ class DocumentView:
         """For a patch, the objects of its kustomization it applies to (plain data, read-only), so that a
         reference inside the object (a container's claim) resolves against what the patch is merged into."""
         patch = self._doc.patch
-        if patch is None or not hasattr(patch, "base_objects"):
+        if patch is None:
             return ()
         return self.memo("api.patched", patch.base_objects, self.api_version, self.kind, self.name)
 

@@ -272,6 +272,9 @@ class Operation:
         self.placed = placed
         self.real = real
 
+    def base_objects(self, api_version: str | None, kind: str | None, name: str | None) -> tuple[Any, ...]:
+        return self.patch.base_objects(api_version, kind, name)  # by the patch's target
+
 
 def as_patches(patch: Patch, documents: list[Document]) -> list[Document]:
     """The documents of a patch file, marked as partial: a strategic-merge patch's objects as they are,
