@@ -32,6 +32,7 @@ spec:
         deviceClassName: gpu.example.com
 """
 BAD = GOOD.replace("deviceClassName", "deviceClasName")
+ROOT_CASES = Path(__file__).parent / "kustomize"  # a kustomize base and overlay (test_kustomize.py)
 
 
 def _project(tmp_path: Path, hook_repo: tuple[Path, str], hook: str, files: dict[str, str]) -> Path:
@@ -136,3 +137,71 @@ def test_hook_judges_cross_file_references_as_dralint_dot(tmp_path, hook_repo, p
         "workloads/pod-03.yaml:8:24: DRA710 claim-reference-kind]",
         "workloads/pod-07.yaml:8:32: DRA712 claim-reference-unresolved]",
     ]
+
+
+WORKFLOW = """\
+name: ci
+on: [push]
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+    - uses: actions/checkout@v4
+    - run: echo "${{ github.sha }}" && echo "${{ secrets.TOKEN }}"
+      env:
+        REF: ${{ github.ref }}
+"""
+PLAYBOOK = """\
+- hosts: gpu_nodes
+  vars:
+    driver_version: "550"
+  tasks:
+  - name: install the driver
+    ansible.builtin.package:
+      name: "nvidia-driver-{{ driver_version }}"
+  - name: label the node
+    ansible.builtin.command: kubectl label node {{ inventory_hostname }} gpu=true
+"""
+
+
+def _platform_repository() -> dict[str, str]:
+    """A platform team's repository: a kustomize base and overlay (a Deployment patch adding a container
+    claim the base declares; a template patch with a typo), a workflow, an Ansible playbook, and a claim
+    with a mistake in a dot-folder."""
+    def base(name: str) -> str:
+        return (ROOT_CASES / "base" / name).read_text()
+
+    return {
+        "deploy/base/kustomization.yaml": "resources: [deployment.yaml, claim-template.yaml, deviceclass.yaml]\n",
+        "deploy/base/deployment.yaml": base("deployment.yaml"),
+        "deploy/base/claim-template.yaml": base("claim-template.yaml"),
+        "deploy/base/deviceclass.yaml": base("deviceclass.yaml"),
+        "deploy/overlays/prod/kustomization.yaml": "resources: [../../base]\npatches:\n- path: deployment-patch.yaml\n- path: template-patch.yaml\n",
+        "deploy/overlays/prod/deployment-patch.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: inference\nspec:\n  template:\n    spec:\n"
+            "      containers:\n      - name: server\n        resources:\n          claims:\n          - name: gpu\n"),
+        "deploy/overlays/prod/template-patch.yaml": (ROOT_CASES / "overlays" / "prod" / "template-patch.yaml").read_text(),
+        ".github/workflows/ci.yaml": WORKFLOW,
+        "ansible/site.yml": PLAYBOOK,
+        ".k8s/claim.yaml": BAD,
+    }
+
+
+def test_a_platform_repository_gets_exactly_its_two_mistakes(tmp_path, hook_repo, pre_commit_home):
+    """Issue 21's acceptance: `dralint .` and the real pre-commit hook report the template patch's typo and the
+    dot-folder claim's typo, nothing about the valid patch, the workflow or the playbook."""
+    project = _project(tmp_path, hook_repo, "dralint", _platform_repository())
+    expected = [
+        ".k8s/claim.yaml:10:9: error: unknown field 'deviceClasName'; did you mean 'deviceClassName'? "
+        "(at spec.devices.requests[0].exactly.deviceClasName) [DRA101 unknown-field]",
+        "deploy/overlays/prod/template-patch.yaml:11:11: error: unknown field 'cuont'; did you mean 'count'? "
+        "(at spec.spec.devices.requests[0].exactly.cuont) [DRA101 unknown-field]",
+    ]
+    direct = run_dralint("--fail-on", "info", ".", cwd=project)
+    assert direct.code == 1
+    assert direct.stdout.splitlines() == expected, direct.stdout
+    proc = _run(project, pre_commit_home, "--all-files", "--verbose")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert _problem_lines(out) == expected, out
+    assert "ci.yaml" not in out and "site.yml" not in out

@@ -44,7 +44,7 @@ class Patch:
     __slots__ = ("kind", "kustomization", "target", "_index")
 
     def __init__(self, kind: str, kustomization: str, target: dict[str, Any] | None, index: "Kustomizations"):
-        self.kind = kind  # "strategic" or "json6902"
+        self.kind = kind  # "strategic", "json6902", or "patches" (either: a list of operations is JSON 6902)
         self.kustomization = kustomization  # the kustomization file that lists it
         self.target = target  # its `target:` (group, version, kind, name ...), when the entry has one
         self._index = index
