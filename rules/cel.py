@@ -79,7 +79,7 @@ def _issues(doc) -> list[tuple[tuple, tuple, Any]]:
     selectors = list(selector_expressions(doc))
     if not selectors:
         return []
-    # The same gate model as the other claim rules (`rule-options: feature-gates`).
+    # The same gates as the other rules: the release's defaults unless the user set them.
     gates = tuple(g for g in ("DRAConsumableCapacity", "DRAListTypeAttributes") if gate_enabled(doc, g))
     return [
         (path, locate, issue)

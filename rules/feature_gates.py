@@ -1,20 +1,18 @@
-"""Fields the API server silently drops because their feature gate is off by default, and
-the admin-access namespace check (dra-api-rules.md §9, §5.9).
+"""Fields the API server drops because their feature gate is off, and the admin-access
+namespace check (dra-api-rules.md §9, §5.9).
 
-Gate defaults follow the release; `rule-options: {feature-gates: {<Gate>: true}}`
-in .dralint.yaml describes a cluster that enables a gate.
+Gates are the release's defaults unless the user says what the cluster runs
+(`--feature-gates`, `feature-gates:` in .dralint.yaml, `# dralint: feature-gates=`);
+the drop itself is a pipeline stage (dralint.drop), this rule reports it.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Iterator
 
-from dralint.api import MapKey, release_tuple, rule
-from dralint.gates import field_gates as gates_of
-from dralint.k8s.claims import devices_path, gate_default, gate_enabled, gate_on_by_default, is_nested, raw_requests, spec_fields
+from dralint.api import rule
+from dralint.k8s.claims import devices_path, gate_enabled, gate_on_by_default, is_nested, raw_requests
 from dralint.k8s.resource import CLAIM_KINDS, STRUCTURED
-from dralint.k8s.slices import device_go_type, devices
 
 
 def _exact_objects(doc: Any) -> Iterator[tuple[int, tuple, dict]]:
@@ -31,75 +29,13 @@ def _exact_objects(doc: Any) -> Iterator[tuple[int, tuple, dict]]:
             yield i, base + (i,), req
 
 
-def _dropped_fields(doc: Any, obj: Any, go_type: str, base: tuple) -> Iterator[tuple[tuple, str, str]]:
-    """(path, field, gate) of each field of `obj` whose gate a default cluster has off.
-
-    Which gates govern which field of `go_type` is upstream's `+featureGate=` marker
-    of this release (dralint.gates)."""
-    if not isinstance(obj, dict):
-        return
-    for field, gates in gates_of(doc.release, doc.api_version, go_type).items():
-        if obj.get(field) is None:
-            continue
-        off = next((g for g in gates if not gate_on_by_default(doc, g)), None)
-        if off is not None:
-            yield base + (field,), field, off
-
-
-_CLAIM_TYPES = ("DeviceRequest", "ExactDeviceRequest", "DeviceSubRequest", "DeviceConstraint")
-
-
-@functools.lru_cache(maxsize=None)
-def _off_fields(release: str, api_version: str | None, go_types: tuple[str, ...]) -> frozenset[str]:
-    """The fields of `go_types` that a default cluster of `release` drops."""
-    rel = release_tuple(release)
-    return frozenset(
-        field for go_type in go_types for field, gates in gates_of(release, api_version, go_type).items()
-        if any(not gate_default(rel, g) for g in gates)
-    )
-
-
-def _nothing_dropped(doc: Any, go_types: tuple[str, ...]) -> bool:
-    """Whether the document sets none of those fields anywhere (most documents): one set test.
-    With `rule-options: feature-gates` the gates are the config's, and the fields are looked at."""
-    options = doc.options
-    if isinstance(options, dict) and options.get("feature-gates"):
-        return False
-    return _off_fields(doc.release, doc.api_version, go_types).isdisjoint(spec_fields(doc))
-
-
-def _dropped(doc: Any) -> Iterator[tuple[tuple, str, str]]:
-    base = devices_path(doc) + ("requests",)
-    nested = is_nested(doc)
-    for i, req in enumerate(raw_requests(doc)):
-        if not isinstance(req, dict):
-            continue
-        request_level = list(_dropped_fields(doc, req, "DeviceRequest", base + (i,)))
-        yield from request_level
-        if nested:
-            yield from _dropped_fields(doc, req.get("exactly"), "ExactDeviceRequest", base + (i, "exactly"))
-        fa = req.get("firstAvailable")
-        if not isinstance(fa, list) or any(field == "firstAvailable" for _, field, _ in request_level):
-            continue  # the whole list is dropped: its entries do not matter
-        for j, sub in enumerate(fa):
-            yield from _dropped_fields(doc, sub, "DeviceSubRequest", base + (i, "firstAvailable", j))
-    for k, c in enumerate(doc.get(*devices_path(doc), "constraints", type=list, default=[])):
-        yield from _dropped_fields(doc, c, "DeviceConstraint", devices_path(doc) + ("constraints", k))
-
-
-def _slice_dropped(doc: Any) -> Iterator[tuple[tuple, str, str]]:
-    """Gated fields of a ResourceSlice: spec, each device, its attributes and capacities.
-
-    A field dropped from a v1beta1 device is located in the YAML (`devices[i].basic.<field>`)."""
-    yield from _dropped_fields(doc, doc.get("spec"), "ResourceSliceSpec", ("spec",))
-    go_type = device_go_type(doc)
-    for shape in devices(doc):
-        yield from _dropped_fields(doc, shape.fields, go_type, shape.src)
-        for field, go_value_type in (("attributes", "DeviceAttribute"), ("capacity", "DeviceCapacity")):
-            values = shape.fields.get(field)
-            if isinstance(values, dict):
-                for key, value in values.items():
-                    yield from _dropped_fields(doc, value, go_value_type, shape.src + (field, MapKey(key)))
+def _gates_off(doc: Any, gates: tuple[str, ...]) -> str:
+    """"the X feature gate is off by default in Kubernetes 1.NN", or how the user set it."""
+    names = " and ".join(gates)
+    noun = "feature gate is" if len(gates) == 1 else "feature gates are"
+    if all(g in doc.feature_gates for g in gates):
+        return f"the {names} {noun} off (as configured)"
+    return f"the {names} {noun} off by default in Kubernetes {doc.release}"
 
 
 # The gate that serves DeviceTaintRule at all, per release: upstream's `+featureGate=` markers cover
@@ -112,49 +48,56 @@ def _taint_rule_gate(doc: Any) -> str | None:
     return next((gate for since, gate in _TAINT_RULE_GATE if doc.release_tuple >= since), None)
 
 
-@rule("DRA801", "field-dropped-by-feature-gate", severity="warning", kinds=[*CLAIM_KINDS, "DeviceClass", "ResourceSlice", "DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.32", None))
+@rule("DRA801", "field-dropped-by-feature-gate", severity="warning", kinds=[*CLAIM_KINDS, "DeviceClass", "ResourceSlice", "DeviceTaintRule", "ResourcePoolStatusRequest"],
+      api_versions=STRUCTURED, releases=("1.32", None))
 def field_dropped(doc, report):
-    """A field whose feature gate is off by default at this release is silently dropped on create.
+    """A field whose feature gate is off is dropped by the API server before validation.
 
-    Which gate governs which field comes from upstream's `+featureGate=` markers
-    of each release, the defaults from upstream's gate table (both generated into
-    schemas/feature_gates.json). For example adminAccess (DRAAdminAccess, off
-    1.32-1.33), firstAvailable (DRAPrioritizedList, off 1.33), tolerations
-    (DRADeviceTaints, off 1.33-1.35), capacity and distinctAttribute
-    (DRAConsumableCapacity, off 1.34-1.35), DeviceClass extendedResourceName
-    (DRAExtendedResource, off 1.34-1.35). The object may then mean something
-    else, or fail validation (a request with only firstAvailable has no device left).
+    The registry strategies' `PrepareForCreate` -> `dropDisabledFields` set such
+    a field to nil and only then validate (dralint.drop does the same before the
+    rules run): the field is neither stored nor checked, and what is left is
+    judged without it. One warning per dropped field, at its key. The gates are
+    the release's defaults unless the user says what the cluster runs
+    (`--feature-gates`, `feature-gates:` in .dralint.yaml, a file's `# dralint:
+    feature-gates=` comment). Which gate governs which field comes from upstream's
+    `+featureGate=` markers of each release (schemas/feature_gates.json). For
+    example adminAccess (DRAAdminAccess, off 1.32-1.33), firstAvailable
+    (DRAPrioritizedList, off 1.33: a request with only firstAvailable then has
+    no device left), tolerations (DRADeviceTaints, off 1.33-1.35), capacity and
+    distinctAttribute (DRAConsumableCapacity, off 1.34-1.35), DeviceClass
+    extendedResourceName (DRAExtendedResource, off 1.34-1.35).
 
     A ResourceSlice loses, for example, list attributes (`ints`, `bools`,
     `strings`, `versions`: DRAListTypeAttributes, off 1.36-1.37; an attribute
-    left without a value is then rejected), taints (DRADeviceTaints, off up to
-    1.35), counters (DRAPartitionableDevices, off up to 1.35) and
-    `nodeAllocatableResources` (DRANodeAllocatableResources, off 1.36-1.37). A
-    DeviceTaintRule is not served at all unless DRADeviceTaints (1.33-1.34) or
-    DRADeviceTaintRules (1.35-1.36) is on.
+    left without a value is then rejected: "exactly one value must be
+    specified"), taints (DRADeviceTaints, off up to 1.35), counters and per-device
+    node selection (DRAPartitionableDevices, off up to 1.35), binding conditions
+    (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus, both needed)
+    and `nodeAllocatableResources` (DRANodeAllocatableResources, off 1.36-1.37:
+    dropped unread, so a malformed one is accepted). A DeviceTaintRule is not
+    served at all unless DRADeviceTaints (1.33-1.34) or DRADeviceTaintRules
+    (1.35-1.36) is on, nor a ResourcePoolStatusRequest (1.36+) unless
+    DRAResourcePoolStatus is on.
 
-    Example (1.33): `firstAvailable: [...]` is dropped unless the cluster
-    enables DRAPrioritizedList.
+    Example (1.37): an attribute `{ints: [1, 2]}` loses its list (DRA801) and is
+    then rejected for having no value (DRA566), unless the cluster enables
+    DRAListTypeAttributes.
     """
     if doc.kind == "DeviceTaintRule":
         gate = _taint_rule_gate(doc)
         if gate and not gate_on_by_default(doc, gate):
             report(("kind",), f"DeviceTaintRule is only served when the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)
         return
-    if doc.kind == "ResourceSlice":
-        for path, field, gate in _slice_dropped(doc):
-            report(path, f"{field} is silently dropped unless the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)
+    if doc.kind == "ResourcePoolStatusRequest":
+        if not gate_on_by_default(doc, "DRAResourcePoolStatus"):
+            report(("kind",), f"ResourcePoolStatusRequest is only served when the cluster enables the DRAResourcePoolStatus feature gate (off by default in Kubernetes {doc.release})", at_key=True)
         return
-    if doc.kind == "DeviceClass":
-        if _nothing_dropped(doc, ("DeviceClassSpec",)):
-            return
-        for path, field, gate in _dropped_fields(doc, doc.get("spec"), "DeviceClassSpec", ("spec",)):
-            report(path, f"spec.{field} is ignored: the {gate} feature gate is off by default in Kubernetes {doc.release}", at_key=True)
-        return
-    if _nothing_dropped(doc, _CLAIM_TYPES):
-        return
-    for path, field, gate in _dropped(doc):
-        report(path, f"{field} is silently dropped unless the cluster enables the {gate} feature gate (off by default in Kubernetes {doc.release})", at_key=True)
+    for dropped in doc.dropped:
+        report(
+            dropped.path,
+            f"{dropped.field} is dropped by the API server before validation, so it is neither kept nor checked: {_gates_off(doc, dropped.gates)}",
+            at_key=True,
+        )
 
 
 @rule("DRA802", "admin-access-namespace-label", severity="warning", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))

@@ -26,7 +26,7 @@ from dralint.k8s.names import (
 )
 from dralint.k8s.resource import EVERY_VERSION
 
-CLUSTER_SCOPED = frozenset({"DeviceClass", "ResourceClass", "ResourceSlice", "DeviceTaintRule"})
+CLUSTER_SCOPED = frozenset({"DeviceClass", "ResourceClass", "ResourceSlice", "DeviceTaintRule", "ResourcePoolStatusRequest"})
 
 # Go field names of ObjectMeta (JSON name -> name in the error path: first letter lower-cased).
 _TEMPLATE_FORBIDDEN = {
@@ -290,7 +290,7 @@ def template_metadata_forbidden(doc, report):
 
 @rule("DRA210", "cluster-scoped-namespace", severity="warning", api_versions=EVERY_VERSION)
 def cluster_scoped_namespace(doc, report):
-    """A cluster-scoped object (DeviceClass, ResourceClass, ResourceSlice, DeviceTaintRule) has no namespace.
+    """A cluster-scoped object (DeviceClass, ResourceClass, ResourceSlice, DeviceTaintRule, ResourcePoolStatusRequest) has no namespace.
 
     The API server silently clears `metadata.namespace` on create, so the
     field is misleading; remove it.

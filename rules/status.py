@@ -22,7 +22,7 @@ from dralint.k8s.claims import (
     node_selector_problems,
     too_many_type,
 )
-from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size
+from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size, interface_address_problem, qualified_name
 from dralint.k8s.resource import CLASSIC, STRUCTURED
 
 ALL = [*CLASSIC, *STRUCTURED]
@@ -125,7 +125,8 @@ def allocation(doc, report):
     spec, a valid driver, pool and device name (and from 1.34 at most 4
     binding and 4 binding-failure conditions, from 1.35 at most 16
     tolerations, from 1.37 a set of known skipNodeOperations); at most 64 config entries
-    with `source` FromClass/FromClaim and valid opaque config; a valid node
+    with `source` FromClass/FromClaim, at most 32 unique request references
+    (validateDeviceAllocationConfiguration) and valid opaque config; a valid node
     selector. Classic: `driverName` required, at most 32 resource handles of
     at most 16 KiB each, `availableOnNodes` a valid node selector;
     `deallocationRequested` needs an allocation and no reservations.
@@ -177,10 +178,7 @@ def allocation(doc, report):
             report(p + ("source",), "source must be FromClass or FromClaim (Required)", error_type="Required")
         elif isinstance(source, str) and source not in ("FromClass", "FromClaim"):
             report(p + ("source",), f"source '{source}' is not supported: use FromClass or FromClaim (NotSupported)", error_type="NotSupported")
-        for m, ref in enumerate(cfg.get("requests") or []):
-            if isinstance(ref, str):
-                for _kind, msg in check_request_ref(doc, ref, names):
-                    report(p + ("requests", m), f"{msg} (Invalid)", error_type="Invalid")
+        _config_requests(doc, report, cfg.get("requests"), p + ("requests",), names)
         opaque = cfg.get("opaque")
         if opaque is None:
             report(p + ("opaque",), "config entry needs opaque (Required)", error_type="Required")
@@ -193,6 +191,27 @@ def allocation(doc, report):
     if isinstance(selector, dict):
         for api, src, etype, msg in node_selector_problems(selector, base + ("nodeSelector",), base + ("nodeSelector",)):
             report(api, f"{msg} ({etype})", error_type=etype, locate=src)
+
+
+def _config_requests(doc: Any, report: Any, seq: Any, path: tuple, names: Any) -> None:
+    """validateDeviceAllocationConfiguration's `requests`: a set of at most 32 request references.
+
+    From 1.35 an over-long list gets only its size error (validateSet short-circuits).
+    """
+    if not isinstance(seq, list):
+        return
+    if len(seq) > 32:
+        etype = too_many_type(doc)
+        report(path, f"{len(seq)} requests; at most 32 are allowed ({etype})", error_type=etype, at_key=True)
+        if doc.release_tuple >= (1, 35):
+            return
+    for m, ref in enumerate(seq):
+        if not isinstance(ref, str):
+            continue
+        for _kind, msg in check_request_ref(doc, ref, names):
+            report(path + (m,), f"{msg} (Invalid)", error_type="Invalid")
+        if ref in seq[:m]:
+            report(path + (m,), f"request '{ref}' is listed twice (Duplicate)", error_type="Duplicate")
 
 
 def _classic_allocation(doc: Any, report: Any, status: dict, alloc: Any) -> None:
@@ -258,9 +277,11 @@ def device_status(doc, report):
     """`status.devices` (device health and network data) as the `/status` endpoint validates it.
 
     Unique driver/pool/device(/shareID), each naming an allocated device;
-    at most 8 conditions; `data` a JSON object of at most 10 KiB;
+    at most 8 conditions, each as metav1 ValidateConditions checks it (type,
+    status, reason, lastTransitionTime, message); `data` a JSON object of at most 10 KiB;
     `networkData.interfaceName` at most 256 and `hardwareAddress` at most 128
-    characters, at most 16 unique IPs. Dropped while
+    characters, at most 16 unique IPs, each an address with a prefix length in
+    canonical form (`10.9.8.7/24`). Dropped while
     DRAResourceClaimDeviceStatus is off (1.32).
     """
     status = _status(doc)
@@ -292,8 +313,10 @@ def device_status(doc, report):
             report(p, f"device {key[0]}/{key[1]}/{key[2]} is listed twice (Duplicate)", error_type="Duplicate")
         seen.add(key)
         conditions = dev.get("conditions")
-        if isinstance(conditions, list) and len(conditions) > 8:
-            report(p + ("conditions",), f"{len(conditions)} conditions; at most 8 are allowed (TooMany)", error_type="TooMany", at_key=True)
+        if isinstance(conditions, list):
+            if len(conditions) > 8:
+                report(p + ("conditions",), f"{len(conditions)} conditions; at most 8 are allowed (TooMany)", error_type="TooMany", at_key=True)
+            _conditions(report, conditions, p + ("conditions",))
         data = dev.get("data")
         if data is not None:
             if go_json_size(data) > 10 * 1024:
@@ -306,13 +329,70 @@ def device_status(doc, report):
                 report(p + ("networkData", "interfaceName"), "interfaceName may be at most 256 characters (TooLong)", error_type="TooLong")
             if isinstance(net.get("hardwareAddress"), str) and len(net["hardwareAddress"]) > 128:
                 report(p + ("networkData", "hardwareAddress"), "hardwareAddress may be at most 128 characters (TooLong)", error_type="TooLong")
-            ips = net.get("ips")
-            if isinstance(ips, list):
-                if len(ips) > 16:
-                    report(p + ("networkData", "ips"), f"{len(ips)} IPs; at most 16 are allowed (TooMany)", error_type="TooMany", at_key=True)
-                for n, ip in enumerate(ips):
-                    if ip in ips[:n]:
-                        report(p + ("networkData", "ips", n), f"IP '{ip}' is listed twice (Duplicate)", error_type="Duplicate")
+            _network_ips(doc, report, net.get("ips"), p + ("networkData", "ips"))
+
+
+_CONDITION_REASON = r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"
+_CONDITION_STATUSES = ("False", "True", "Unknown")
+
+
+def _conditions(report: Any, conditions: list, path: tuple) -> None:
+    """metav1 ValidateConditions: a label-key `type` (each once), status True/False/Unknown,
+    `lastTransitionTime` and a CamelCase `reason` (at most 1024 characters) set, `message`
+    at most 32768 characters, `observedGeneration` not negative."""
+    seen: set[str] = set()
+    for n, cond in enumerate(conditions):
+        if not isinstance(cond, dict):
+            continue
+        p = path + (n,)
+        ctype = cond.get("type") if isinstance(cond.get("type"), str) else ""
+        if ctype in seen:
+            report(p + ("type",), f"condition type '{ctype}' is listed twice (Duplicate)", error_type="Duplicate")
+        seen.add(ctype)
+        errs = qualified_name(ctype)
+        if errs:
+            report(p + ("type",), f"condition type '{ctype}' is invalid: {errs[0]} (Invalid)", error_type="Invalid")
+        status = cond.get("status")
+        if status not in _CONDITION_STATUSES:
+            report(p + ("status",), f"condition status {status!r} is not supported: use True, False or Unknown (NotSupported)", error_type="NotSupported")
+        generation = cond.get("observedGeneration")
+        if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
+            report(p + ("observedGeneration",), f"observedGeneration {generation} must be greater than or equal to zero (Invalid)", error_type="Invalid")
+        if not cond.get("lastTransitionTime"):
+            report(p + ("lastTransitionTime",), "lastTransitionTime must be set (Required)", error_type="Required", locate=p, at_key=True)
+        reason = cond.get("reason")
+        if not reason:
+            report(p + ("reason",), "reason must be set (Required)", error_type="Required", locate=p, at_key=True)
+        elif isinstance(reason, str):
+            if not re.fullmatch(_CONDITION_REASON, reason):
+                report(p + ("reason",), f"reason '{reason}' must start with a letter and hold only letters, digits, '_', ',' and ':' (Invalid)", error_type="Invalid")
+            if len(reason) > 1024:
+                report(p + ("reason",), "reason may be at most 1024 characters (TooLong)", error_type="TooLong")
+        message = cond.get("message")
+        if isinstance(message, str) and len(message) > 32768:
+            report(p + ("message",), "message may be at most 32768 characters (TooLong)", error_type="TooLong")
+
+
+def _network_ips(doc: Any, report: Any, ips: Any, path: tuple) -> None:
+    """validateNetworkDeviceData's `ips`: a set of at most 16 interface addresses.
+
+    Over 16 is only TooMany from 1.35 (validateSet short-circuits); each entry must be
+    an IP with a prefix length in canonical form (IsValidInterfaceAddress).
+    """
+    if not isinstance(ips, list):
+        return
+    if len(ips) > 16:
+        report(path, f"{len(ips)} IPs; at most 16 are allowed (TooMany)", error_type="TooMany", at_key=True)
+        if doc.release_tuple >= (1, 35):
+            return
+    for n, ip in enumerate(ips):
+        if not isinstance(ip, str):
+            continue
+        problem = interface_address_problem(ip)
+        if problem:
+            report(path + (n,), f"IP '{ip}' {problem} (Invalid)", error_type="Invalid")
+        if ip in ips[:n]:
+            report(path + (n,), f"IP '{ip}' is listed twice (Duplicate)", error_type="Duplicate")
 
 
 def _device_key(entry: dict) -> tuple:

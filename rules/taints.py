@@ -7,21 +7,19 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from dralint.api import rule
-from dralint.k8s.claims import too_many_type
-from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, label_value, qualified_name
+from dralint.k8s.claims import kind_gate_enabled, too_many_type
+from dralint.k8s.names import dns1123_label, driver_name_error_types, label_value, pool_name_error_types, qualified_name
 from dralint.k8s.resource import STRUCTURED
-from dralint.k8s.slices import POOL_NAME_MAX, TAINTS_MAX, device_go_type, devices, kept, taint_effects
+from dralint.k8s.slices import TAINTS_MAX, device_go_type, kept, taint_effects, validated_devices
 
 
 def _taint_problems(taint: dict, release: tuple[int, int]) -> Iterator[tuple[tuple, str, str]]:
     """(field suffix, error type, message) for one DeviceTaint."""
     key = taint.get("key")
     if isinstance(key, str):
-        errs = qualified_name(key) if key else []
-        if not key:
-            yield ("key",), "Required", "a taint key is required"
-        elif errs:
-            yield ("key",), "Invalid", f"taint key '{key}' is invalid: {errs[0]}"
+        # metav1validation.ValidateLabelName, which "includes checking for non-empty": Invalid, not Required.
+        for msg in qualified_name(key):
+            yield ("key",), "Invalid", f"taint key '{key}' is invalid: {msg}"
     value = taint.get("value")
     if isinstance(value, str) and label_value(value):
         yield ("value",), "Invalid", f"taint value '{value}' is invalid: {label_value(value)[-1]}"
@@ -34,6 +32,11 @@ def _taint_problems(taint: dict, release: tuple[int, int]) -> Iterator[tuple[tup
             yield ("effect",), "NotSupported", f"taint effect '{effect}' is not supported: use {', '.join(allowed)}"
 
 
+def _rules_served(doc: Any) -> bool:
+    """DeviceTaintRule is served only with its gate (DRADeviceTaints up to 1.34, DRADeviceTaintRules from 1.35)."""
+    return kind_gate_enabled(doc, "DRADeviceTaintRules" if doc.release_tuple >= (1, 35) else "DRADeviceTaints")
+
+
 def _report_taint(report: Callable, taint: Any, release: tuple[int, int], api: tuple, src: tuple) -> None:
     if not isinstance(taint, dict):
         return
@@ -43,12 +46,15 @@ def _report_taint(report: Callable, taint: Any, release: tuple[int, int], api: t
 
 @rule("DRA573", "slice-device-taints", severity="error", kinds=["ResourceSlice"], api_versions=STRUCTURED, releases=("1.33", None))
 def slice_taints(doc, report):
-    """Device taints in a ResourceSlice (DRADeviceTaints): at most 16 per device; key a label key, value a label value, effect NoSchedule or NoExecute (or None from 1.35).
+    """Device taints in a ResourceSlice (DRADeviceTaints) as validateDevice and validateDeviceTaint check them: at most 16 per device; key a label key, value a label value, effect NoSchedule or NoExecute (or None from 1.35).
+
+    An empty key is Invalid (ValidateLabelName); from 1.35 more than 16 taints
+    is only TooMany (no taint is checked).
 
     Invalid: `taints: [{key: example.com/unhealthy, effect: PreferNoSchedule}]`.
     """
     go_type = device_go_type(doc)
-    for shape in devices(doc):
+    for shape in validated_devices(doc):
         seq = kept(doc, go_type, shape.fields, "taints")
         if not isinstance(seq, list):
             continue
@@ -56,16 +62,34 @@ def slice_taints(doc, report):
         if len(seq) > TAINTS_MAX:
             etype = too_many_type(doc)
             report(api, f"taints has {len(seq)} entries; at most {TAINTS_MAX} are allowed ({etype})", error_type=etype, locate=src, at_key=True)
+            if doc.release_tuple >= (1, 35):
+                continue  # validateSlice stops at the size from 1.35: no taint is checked
         for k, taint in enumerate(seq):
             _report_taint(report, taint, doc.release_tuple, api + (k,), src + (k,))
 
 
 @rule("DRA581", "taint-rule-taint", severity="error", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.33", None))
 def rule_taint(doc, report):
-    """`spec.taint` of a DeviceTaintRule: key a label key (required), value a label value, effect required and NoSchedule or NoExecute (or None from 1.35).
+    """`spec.taint` of a DeviceTaintRule: key a label key, value a label value, effect required and NoSchedule or NoExecute (or None from 1.35).
 
-    Invalid: `taint: {key: "bad key", effect: Evict}`.
+    Ports validateDeviceTaint as validateDeviceTaintRuleSpec calls it. `taint` is
+    a struct, not a pointer: a rule without it is decoded with an empty taint,
+    so the server answers Invalid at `spec.taint.key` (ValidateLabelName of "")
+    and Required at `spec.taint.effect`; both are reported at the `spec` key.
+
+    Not checked when the gate that serves DeviceTaintRule is configured off.
+
+    Invalid: `taint: {key: "bad key", effect: Evict}`, or no `taint` at all.
     """
+    if not _rules_served(doc):
+        return
+    spec = doc.get("spec", type=dict)
+    if spec is not None and spec.get("taint") is None:
+        report(("spec", "taint", "key"), "the rule has no taint: the server reads an empty taint key, which is not a label key (Invalid)",
+               error_type="Invalid", locate=("spec",), at_key=True)
+        report(("spec", "taint", "effect"), "the rule has no taint: a taint effect is required, one of " + ", ".join(taint_effects(doc.release_tuple)) + " (Required)",
+               error_type="Required", locate=("spec",), at_key=True)
+        return
     _report_taint(report, doc.get("spec", "taint", type=dict), doc.release_tuple, ("spec", "taint"), ("spec", "taint"))
 
 
@@ -73,10 +97,17 @@ def rule_taint(doc, report):
 def rule_selector(doc, report):
     """`spec.deviceSelector` of a DeviceTaintRule: `driver` a driver name, `pool` a pool name, `device` a DNS label, as in a ResourceSlice.
 
+    Ports validateDeviceTaintSelector: a driver is checked by ValidateCSIDriverName
+    (empty: Required; over 63 characters: TooLong; not a DNS subdomain: Invalid),
+    a pool by validatePoolName (empty: Required; over 253 characters: TooLong, and
+    each `/`-separated part a DNS subdomain: Invalid).
+
+    Not checked when the gate that serves DeviceTaintRule is configured off.
+
     Invalid: `deviceSelector: {driver: GPU_Driver}`.
     """
     selector = doc.get("spec", "deviceSelector", type=dict)
-    if selector is None:
+    if selector is None or not _rules_served(doc):
         return
     base = ("spec", "deviceSelector")
     driver = selector.get("driver")
@@ -85,10 +116,9 @@ def rule_selector(doc, report):
             report(base + ("driver",), f"driver '{driver}' is invalid: {msg} ({etype})", error_type=etype)
     pool = selector.get("pool")
     if isinstance(pool, str):
-        if len(pool) > POOL_NAME_MAX:
-            report(base + ("pool",), f"the pool name must be no more than {POOL_NAME_MAX} characters (TooLong)", error_type="TooLong")
-        elif any(not part or dns1123_subdomain(part) for part in pool.split("/")):
-            report(base + ("pool",), f"pool name '{pool}' is invalid: each part between '/' must be a DNS subdomain (Invalid)", error_type="Invalid")
+        for etype, msg in pool_name_error_types(pool):
+            shown = f"pool name '{pool}' is invalid: {msg}" if pool else msg
+            report(base + ("pool",), f"{shown} ({etype})", error_type=etype)
     device = selector.get("device")
     if isinstance(device, str) and dns1123_label(device):
         report(base + ("device",), f"device name '{device}' is invalid: {dns1123_label(device)[0]} (Invalid)", error_type="Invalid")

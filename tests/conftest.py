@@ -208,7 +208,8 @@ class Corpus:
 
 @pytest.fixture(scope="session")
 def corpus() -> Corpus:
-    """Linted once per session, in process, one run per release (as a user runs it)."""
+    """Linted once per session, in process, one run per release and set of feature gates the index
+    records for a file (what its cluster runs; the rest are the release's defaults), as a user runs it."""
     index = SHARED / "corpus" / "real-world" / "index.json"
     if not index.is_file():
         pytest.skip("the real-world corpus (../shared/corpus/real-world) is not present")
@@ -217,10 +218,10 @@ def corpus() -> Corpus:
         # Files without a release are prototypes of APIs no release served: judged at the newest.
         row["release"] = row.get("k8s_version") or "1.37"
     result = Corpus(index.parent, rows)
-    by_release = collections.defaultdict(list)
+    by_cluster = collections.defaultdict(list)
     for row in rows:
-        by_release[row["release"]].append(index.parent / row["file"])
-    for release, files in sorted(by_release.items()):
-        for problem in lint_paths(files, release=release).problems:
+        by_cluster[row["release"], tuple(sorted((row.get("feature_gates") or {}).items()))].append(index.parent / row["file"])
+    for (release, gates), files in sorted(by_cluster.items()):
+        for problem in lint_paths(files, release=release, feature_gates=dict(gates)).problems:
             result.problems.setdefault(os.path.realpath(problem.source), []).append(problem)
     return result

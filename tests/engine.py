@@ -27,8 +27,9 @@ def lint_paths(
     severities: dict[str, str] | None = None,
     stdin: str | bytes | None = None,
     policies: Iterable[str | Path] = (),
+    feature_gates: dict[str, bool] | None = None,
 ) -> LintResult:
-    """`dralint --no-config -k RELEASE --select ... --policy ... PATHS` in process; "-" reads `stdin`."""
+    """`dralint --no-config -k RELEASE --feature-gates ... --select ... --policy ... PATHS` in process; "-" reads `stdin`."""
     options, _ = build_options(
         Overrides(
             kubernetes_version=release,
@@ -37,6 +38,7 @@ def lint_paths(
             severity=tuple(f"{code}={level}" for code, level in (severities or {}).items()),
             policies=tuple(str(p) for p in policies),
             no_config=True,
+            feature_gates=tuple(f"{gate}={str(on).lower()}" for gate, on in (feature_gates or {}).items()),
         )
     )
     data = stdin.encode() if isinstance(stdin, str) else stdin

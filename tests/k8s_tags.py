@@ -20,7 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 K8S_API = ROOT.parent / "shared" / "k8s-api"
 
-CHECKED_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice", "DeviceTaintRule")
+# ResourcePoolStatusRequest by its spec: its status is written by the controller, never by a manifest.
+CHECKED_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice", "DeviceTaintRule", "ResourcePoolStatusRequestSpec")
 # Markers for code generators, not validation.
 _NOT_VALIDATION = re.compile(r"^(deepcopy-gen|prerelease-lifecycle-gen|supportsSubresource|opaqueType)\b")
 _PREFIX = re.compile(r"^\+k8s:(beta|alpha)\(since: *\"[0-9.]+\"\)=")

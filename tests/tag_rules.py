@@ -63,6 +63,11 @@ COVERAGE: dict[tuple[str, str, str], Covered] = {
     ("OpaqueDeviceConfiguration", "driver", "required"): covered("DRA527"),
     ("OpaqueDeviceConfiguration", "driver", "format=k8s-long-name-caseless"): covered("DRA527"),
     ("OpaqueDeviceConfiguration", "driver", "maxLength=63"): covered("DRA527"),
+    # derived attributes (1.37+, DRADerivedAttributes; rules/derived_attributes.py)
+    **{(t, "derivedAttributes", "maxItems=32"): covered("DRA321", since="1.37") for t in ("DeviceRequest", "ExactDeviceRequest", "DeviceSubRequest")},
+    ("DeviceDerivedAttribute", "name", "required"): covered("DRA322", since="1.37"),
+    ("DeviceDerivedAttribute", "name", "format=k8s-resource-fully-qualified-name"): covered("DRA322", since="1.37"),
+    ("DeviceDerivedAttribute", "expression", "required"): covered("DRA323", since="1.37"),
     # --- DeviceClass (§6) ---
     ("DeviceClass", "metadata", "subfield(name)=format=k8s-long-name"): covered("DRA202"),
     ("DeviceClassSpec", "selectors", "maxItems=32"): covered("DRA311"),
@@ -126,6 +131,16 @@ COVERAGE: dict[tuple[str, str, str], Covered] = {
     ("ResourceSliceSpec", "partitionTypeAttribute", "ifDisabled(DRAPartitionableDevicesType)=forbidden"): covered("DRA801", since="1.37"),
     ("ResourceSliceSpec", "skipNodeOperations", "listType=set"): covered("DRA575", since="1.37"),
     ("SkipNodeOperation", "", "enum"): covered("DRA575", "DRA602", since="1.37"),
+    # --- ResourcePoolStatusRequest (v1alpha3, 1.36+) ---
+    ("ResourcePoolStatusRequestSpec", "driver", "required"): covered("DRA583"),
+    ("ResourcePoolStatusRequestSpec", "driver", "format=k8s-long-name-caseless"): covered("DRA583"),
+    ("ResourcePoolStatusRequestSpec", "poolName", "format=k8s-resource-pool-name"): covered("DRA583"),
+    ("ResourcePoolStatusRequestSpec", "limit", "minimum=1"): covered("DRA583"),
+    ("ResourcePoolStatusRequestSpec", "limit", "maximum=1000"): covered("DRA583"),
+    ("ResourcePoolStatusRequestSpec", "defaultPartitionTypeAttribute",
+     "ifEnabled(DRAPartitionableDevicesType)=format=k8s-resource-fully-qualified-name"): covered("DRA583", since="1.37"),
+    # Not dropped by this kind's strategy: the enforced declarative tag makes it Forbidden.
+    ("ResourcePoolStatusRequestSpec", "defaultPartitionTypeAttribute", "ifDisabled(DRAPartitionableDevicesType)=forbidden"): covered("DRA583", since="1.37"),
     # --- device taints: ResourceSlice devices and DeviceTaintRule ---
     ("DeviceTaint", "effect", "required"): covered("DRA573", "DRA581"),
     ("DeviceTaintEffect", "", "enum"): covered("DRA573", "DRA581", "DRA318"),

@@ -23,3 +23,4 @@ is_namespace_name  # dralint.k8s.names
 DEVICE_MAX_DOMAIN  # dralint.k8s.names
 QUALIFIED_NAME_PREFIX_MAX  # dralint.k8s.names
 is_template  # dralint.k8s.claims (spec_path and devices_path test the kind inline: hot path)
+spec_fields  # dralint.k8s.claims (README: whether a document sets a field anywhere in spec, one set test)

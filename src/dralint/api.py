@@ -157,15 +157,23 @@ _MISSING = object()
 class DocumentView:
     """Read-only access to one document for rules: data, type, release, safe lookups."""
 
-    __slots__ = ("_doc", "release", "options", "api_version", "kind", "release_tuple", "_memo", "_lazy_places")
+    __slots__ = ("_doc", "release", "options", "api_version", "kind", "release_tuple", "_memo", "_lazy_places", "feature_gates", "dropped")
 
-    def __init__(self, doc: Document, release: str, options: dict[str, Any] | None = None, *, lazy_places: bool = False):
+    def __init__(
+        self, doc: Document, release: str, options: dict[str, Any] | None = None, *, lazy_places: bool = False,
+        feature_gates: dict[str, bool] | None = None, dropped: tuple = (),
+    ):
         self._doc = doc
         # A run that keeps its documents (the language server, the Python API) positions a Place only when a
         # problem is reported there: positioning every reference up front was a quarter of such a lint.
         self._lazy_places = lazy_places
         self.release = release
         self.options = options or {}
+        # The gates the user set for this document's cluster (the rest are the release's defaults), and the
+        # fields the API server dropped before validation because a gate is off (dralint.drop.Dropped):
+        # `data` is what is left, and `dropped` is what DRA801 reports.
+        self.feature_gates: dict[str, bool] = feature_gates if feature_gates is not None else _configured_gates(self.options)
+        self.dropped: tuple = dropped
         # Read by every rule for every document: computed once.
         self.api_version: str | None = doc.api_version
         self.kind: str | None = doc.kind
@@ -308,6 +316,12 @@ class DocumentView:
     def document(self) -> Document:
         """The underlying document, for the engine and for rules that need source text (CEL)."""
         return self._doc
+
+
+def _configured_gates(options: dict[str, Any]) -> dict[str, bool]:
+    """`rule-options: feature-gates`, for a view built without gates (a plugin's tests)."""
+    gates = options.get("feature-gates") if isinstance(options, dict) else None
+    return {k: v for k, v in gates.items() if isinstance(v, bool)} if isinstance(gates, dict) else {}
 
 
 _SHARED: dict[Any, Any] = {}

@@ -42,6 +42,8 @@ def add_rule_arguments(parser: argparse._ActionsContainer) -> None:
     parser.add_argument("--rules-dir", action="append", default=[], metavar="DIR", help="load extra rules from the *.py files in DIR")
     parser.add_argument("--policy", action="append", default=[], metavar="FILE", help="CEL policy file(s) to enforce")
     parser.add_argument("--no-plugins", action="store_true", help="do not load rules from installed plugins (entry points)")
+    parser.add_argument("--feature-gates", action="append", default=[], metavar="GATE=BOOL,...",
+                        help="the cluster's feature gates, as kube-apiserver takes them (default: the release's defaults), e.g. DRAListTypeAttributes=true")
     parser.add_argument("-c", "--config", metavar="FILE", help="configuration file (default: .dralint.yaml found upward from the working directory)")
     parser.add_argument("--no-config", action="store_true", help="ignore configuration files")
 
@@ -62,4 +64,5 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
         config=args.config,
         no_config=args.no_config,
         jobs=getattr(args, "jobs", None),
+        feature_gates=tuple(getattr(args, "feature_gates", ())),
     )

@@ -37,10 +37,11 @@ ENGINE_CHECKS: dict[str, Check] = {
         _c("DRA006", "unreadable", E, "The file or directory could not be read."),
         _c("DRA007", "missing-type", E, "A document has no apiVersion or kind, so the API server cannot decode it."),
         _c("DRA008", "non-string-key", E, "A mapping key is not a string; Kubernetes objects only have string keys."),
-        _c("DRA009", "bad-release-comment", E, "A `# dralint: kubernetes-version=` comment names a release dralint does not know, is malformed, or stands after the first document."),
+        _c("DRA009", "bad-release-comment", E, "A `# dralint: kubernetes-version=` or `# dralint: feature-gates=` comment names a release or gate dralint does not know (or a locked gate against its value), is malformed, or stands after the first document."),
         # Files that are not manifests: passed over, never failing the run (dralint.triage).
         _c("DRA014", "go-template", I, "A Go template (Helm chart templates): not checked; render it first (`helm template ... | dralint -`)."),
         _c("DRA015", "not-a-manifest", I, "A YAML or JSON file that holds no Kubernetes object was passed over, yet it mentions resource.k8s.io or is not valid YAML or JSON."),
+        _c("DRA016", "fix-not-written", E, "With --fix: the file's fixes could not be written (it changed during the run, has other hard links, or cannot be written); it was left as it was."),
         # API versions and kinds.
         _c("DRA010", "api-version-not-served", E, "The apiVersion/kind is not served by the selected Kubernetes release."),
         _c("DRA011", "api-version-disabled-by-default", W, "The apiVersion is served but disabled by default (alpha or beta): it must be enabled with --runtime-config."),

@@ -2,6 +2,7 @@
 
     dralint [lint] PATH...        lint files, folders (recursively) or - for stdin
     dralint rules                 list every rule
+    dralint gates [-k 1.NN]       the DRA feature gates of a release: stage, default, fields
     dralint serve ...             admission webhook
     dralint migrate ...           rewrite manifests to another API version
     dralint lsp                   language server over stdio (needs dralint[lsp])
@@ -23,21 +24,21 @@ from . import __version__, parallel, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, overrides_from
 from .config import ConfigError, build_options
 from .lint import lint
-from .model import Severity
+from .model import Problem, Severity
 from .registry import RuleLoadError
-from .report import FORMATS, ReportOptions, reads, write
+from .report import FORMATS, ReportOptions, printable, reads, write
 from .report.text import summary_line
 from .schemas import DEFAULT_RELEASE, RELEASES
 from .sources import collect, files, read_all
 
-SUBCOMMANDS = ("lint", "rules", "serve", "migrate", "lsp")
+SUBCOMMANDS = ("lint", "rules", "gates", "serve", "migrate", "lsp")
 
 
 def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser = Parser(
         prog=prog,
         description="Lint Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.",
-        epilog="Other commands: dralint rules | dralint serve --help | dralint migrate --help",
+        epilog="Other commands: dralint rules | dralint gates | dralint serve --help | dralint migrate --help",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files, folders (searched for *.yaml, *.yml, *.json) or - for standard input")
     parser.add_argument(
@@ -47,8 +48,10 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
     add_rule_arguments(parser)
-    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; 1: serial; small runs are serial)")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; at most 2 per core; 1: serial; small runs are serial)")
     parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
+    parser.add_argument("--break-hard-links", action="store_true",
+                        help="with --fix: rewrite a file that has other hard links too (its other names keep the old content); refused by default")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     parser.add_argument("--version", action="version", version=f"dralint {__version__}")
@@ -79,6 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .commands import rules_command
 
             return rules_command(rest)
+        if command == "gates":
+            from .gates_command import gates_command
+
+            return gates_command(rest)
         if command == "serve":
             from .webhook.cli import serve_command
 
@@ -115,6 +122,8 @@ def run_lint(argv: list[str]) -> int:
         options, settings = build_options(overrides_from(args))
     except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
+    if args.fix and "-" in args.paths:
+        return _fix_standard_input(args, options, settings)
 
     notice = schemas.preview_notice(options.release)
     if notice is not None:
@@ -123,6 +132,7 @@ def run_lint(argv: list[str]) -> int:
     if fmt == "auto":
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not sys.stdout.isatty() else "text"
     report = _report_options(fmt, args)
+    not_written: list[Problem] = []
     if args.fix:
         # Only runs that apply fixes: the fix modules, migrate and tempfile are ~10 ms of a clean file's
         # start-up. The migrate rewrite runs ruamel's round trip over a whole file (~30 ms a document),
@@ -131,10 +141,18 @@ def run_lint(argv: list[str]) -> int:
         from .migration_fixes import with_fixes
 
         with_fixes(options)
-        for name in fix_sources(collect(args.paths), options):
-            print(f"dralint: fixed {name}", file=sys.stderr)
+        written, not_written = fix_sources(collect(args.paths), options, break_hard_links=args.break_hard_links)
+        for name, notes in written:
+            print(f"dralint: fixed {printable(name)}", file=sys.stderr)
+            for note in notes:
+                print(f"dralint: {printable(name)}: {note}", file=sys.stderr)
+    elif args.break_hard_links:
+        raise UsageError("--break-hard-links only applies with --fix")
     options.keep = reads(fmt, report)
     result = _lint(args.paths, options, 1 if args.fix else settings.jobs)
+    if not_written:
+        # A file whose fixes could not be written is reported with the rest, selected and re-levelled as they are.
+        result.problems = sorted([*result.problems, *options.selection.apply(not_written)], key=Problem.sort_key)
     if result.files == 0:
         # Not an error (a pre-commit run may have nothing to check), but a CI gate
         # pointed at the wrong folder should not pass in silence.
@@ -148,6 +166,37 @@ def run_lint(argv: list[str]) -> int:
     return 1 if failed else 0
 
 
+def _fix_standard_input(args: argparse.Namespace, options, settings) -> int:
+    """`dralint --fix -`, as `ruff --fix -`: the fixed manifest on standard output (the input as it came when
+    nothing applies), the report of what is left on standard error, exit 1 when that fails the run."""
+    if args.paths != ["-"]:
+        raise UsageError("--fix -: standard input is fixed alone (its fixed text is written to standard output)")
+    from .fix import fix_stream
+    from .migration_fixes import with_fixes
+    from .sources import MAX_BYTES, Source
+
+    fmt = settings.format
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    report = _report_options(fmt, args)
+    with_fixes(options)
+    data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    fixed = fix_stream(data, options)
+    sys.stdout.buffer.write(fixed)
+    while len(data) > MAX_BYTES and (data := sys.stdin.buffer.read(1 << 16)):
+        sys.stdout.buffer.write(data)  # too big to lint (the report says so): passed through whole
+    sys.stdout.flush()
+    options.keep = reads(fmt, report)
+    result = lint([Source("-", fixed)], options)
+    failed = any(p.severity >= settings.fail_on for p in result.problems)
+    if args.quiet:
+        result.problems = [p for p in result.problems if p.severity >= Severity.ERROR]
+    write(fmt, result, report, sys.stderr)
+    if fmt == "text" and not args.quiet:
+        print(summary_line(result), file=sys.stderr)
+    return 1 if failed else 0
+
+
 def _report_options(fmt: str, args: argparse.Namespace) -> ReportOptions:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(sorted(FORMATS))} or auto")
@@ -158,7 +207,12 @@ def _report_options(fmt: str, args: argparse.Namespace) -> ReportOptions:
 
 def _lint(paths: list[str], options, jobs: int | None):
     """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes."""
-    jobs = jobs or parallel.usable_cores()
+    if jobs is None:
+        jobs = parallel.usable_cores()
+    else:
+        jobs, capped = parallel.capped_jobs(jobs)
+        if capped:
+            print(f"dralint: warning: {capped}", file=sys.stderr)
     # Streamed: not even the list of files is kept. Standard input is read once, by this process.
     if jobs == 1 or "-" in paths:
         return lint(parallel.frozen(read_all(files(paths))), options)

@@ -1,6 +1,7 @@
 """`.dralint.yaml`: project settings, found upward from the working directory.
 
     kubernetes-version: "1.35"
+    feature-gates: {DRAListTypeAttributes: true}   # what the cluster runs (default: the release's defaults)
     fail-on: error
     select: [DRA1, DRA3]          # codes, slugs or code prefixes
     ignore: [DRA011]
@@ -8,7 +9,7 @@
     rules-dirs: [lint/rules]      # relative to the config file
     policies: [lint/gpu-policy.yaml]
     plugins: true                 # load rules from installed entry points
-    jobs: 4                       # worker processes (default: the usable cores; 1: serial)
+    jobs: 4                       # worker processes (default: the usable cores; at most 2 per core; 1: serial)
 
 Command-line options win over the file; lists given on the command line are
 added to the file's. Every front door turns what it was told into `Overrides`
@@ -20,6 +21,7 @@ import os
 from typing import Any, NamedTuple
 
 from . import schemas
+from .gate_settings import check_gates, gate_mapping, parse_gate_list
 from .lint import LintOptions, known_codes
 from .load import load
 from .model import Document, Severity
@@ -39,6 +41,7 @@ KNOWN_KEYS = {
     "policies",
     "plugins",
     "rule-options",
+    "feature-gates",
     "ignore-paths",
     "jobs",
 }
@@ -65,6 +68,7 @@ class Overrides(NamedTuple):
     config: str | None = None  # an explicit file; else discovered
     no_config: bool = False
     jobs: int | None = None  # --jobs
+    feature_gates: tuple[str, ...] = ()  # --feature-gates=A=true,B=false (repeatable)
 
 
 class Settings(NamedTuple):
@@ -173,6 +177,7 @@ def build_options(overrides: Overrides) -> tuple[LintOptions, Settings]:
         rule_options=rule_options,
         extra_rules=extra_rules,
         target_version=target,
+        feature_gates=_feature_gates(config, rule_options, overrides.feature_gates, release),
     )
     known = known_codes(options.rules())
     unknown = selection.unknown(known)
@@ -252,6 +257,29 @@ def _release(given: str | None, config: ConfigFile | None, key: str, parse: Any)
         return parse(str(value))
     except ValueError as exc:
         raise ConfigError(f"{config.where(key)}: {key}: {exc}") from None
+
+
+def _feature_gates(config: ConfigFile | None, rule_options: dict, given: tuple[str, ...], release: str) -> dict[str, bool]:
+    """The cluster's gates: `rule-options: feature-gates`, then the top-level `feature-gates:`, then
+    `--feature-gates` (each over the one before), checked as kube-apiserver of `release` would."""
+    settings: dict[str, bool] = {}
+    for key, value in (("rule-options", rule_options.get("feature-gates")), ("feature-gates", config.data.get("feature-gates") if config else None)):
+        if value is None:
+            continue
+        assert config is not None
+        try:
+            settings.update(gate_mapping(value, config.where(key)))
+            check_gates(settings, release)
+        except ValueError as exc:
+            raise ConfigError(f"{config.where(key)}: {exc}" if not str(exc).startswith(config.path) else str(exc)) from None
+    for text in given:
+        try:
+            found = parse_gate_list(text)
+            check_gates(found, release)
+        except ValueError as exc:
+            raise ConfigError(f"--feature-gates: {exc}") from None
+        settings.update(found)
+    return settings
 
 
 def _severities(config: ConfigFile | None, given: tuple[str, ...]) -> dict[str, Severity]:

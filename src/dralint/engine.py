@@ -1,4 +1,9 @@
-"""Running rules: gives each rule a view of the documents it applies to and turns its reports into Problems."""
+"""Running rules: gives each rule a view of the documents it applies to and turns its reports into Problems.
+
+A rule that fails is a DRA901 of the document it was checking, whatever it raised: `sys.exit()` in a rule
+(SystemExit) or any other BaseException must not end the run without a report, in this process or in a
+worker's. Only Ctrl-C (KeyboardInterrupt) goes through and stops the run.
+"""
 
 from __future__ import annotations
 
@@ -88,7 +93,9 @@ def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Proble
         reporter.rule = rule
         try:
             rule.check(view, reporter)
-        except Exception as exc:  # one broken rule must not hide the others' findings (as in _run)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # one broken rule must not hide the others' findings (as in _run)
             problems.append(_failed(rule, view.document, exc))
     view.forget()
     return problems
@@ -151,7 +158,9 @@ def collect_records(collectors: list[Collector], view: DocumentView, problems: l
             continue
         try:
             record = collect(view)
-        except Exception as exc:  # a broken collector must not hide the others' findings
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a broken collector must not hide the others' findings
             problems.append(_failed(rules[0], view.document, exc))
             continue
         if record is not None:
@@ -177,7 +186,9 @@ def run_index_rules(rules: Iterable[Rule], records: dict[str, list[Any]], releas
         key = collector_key(rule)
         try:
             rule.check(RunIndex(records.get(key, []), release, memos.setdefault(key, {})), _PlaceReporter(rule, problems, messages))
-        except Exception as exc:  # one broken rule must not hide the others' findings
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # one broken rule must not hide the others' findings
             check = ENGINE_CHECKS["DRA901"]
             problems.append(Problem(rule=check.code, name=check.slug, severity=check.severity, source=first.source, document=first.document,
                                     message=f"rule {rule.code} ({rule.slug}) failed: {type(exc).__name__}: {exc}", span=first.span,
@@ -189,11 +200,13 @@ def _run(rule: Rule, problems: list[Problem], view: DocumentView | None, target:
     reporter = _Reporter(rule, view, problems)
     try:
         rule.check(target, reporter)
-    except Exception as exc:  # one broken rule must not hide the others' findings
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # one broken rule must not hide the others' findings
         doc = view.document if view is not None else fallback
         assert doc is not None
         problems.append(_failed(rule, doc, exc))
 
 
-def _failed(rule: Rule, doc: Document, exc: Exception) -> Problem:
+def _failed(rule: Rule, doc: Document, exc: BaseException) -> Problem:
     return engine_problem(doc, "DRA901", (), f"rule {rule.code} ({rule.slug}) failed: {type(exc).__name__}: {exc}")

@@ -3,19 +3,27 @@
 Each file is fixed in passes: lint, take every problem's best fix whose edits
 do not overlap an earlier one, apply, lint again (a move under `exactly` may
 need the `exactly` a previous fix created). A pass that would leave more
-errors than it found is thrown away and ends the file. Files are written only
-when their text changed, through the same atomic write as `dralint migrate`.
+errors than it found is thrown away and ends the file. Inserted line breaks
+take the file's own style (a CRLF file stays CRLF).
+
+Files are written only when their text changed, through the same rewrite as
+`dralint migrate` (`rewrite.rewrite`): whole, atomically, only if the file is
+still the bytes that were read, and not through a hard link unless the user
+allows breaking it. A file that cannot be written is a problem of that file
+(DRA016) and the run goes on with the next.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
+from .catalog import ENGINE_CHECKS
 from .lint import LintOptions, lint
-from .model import Edit, Problem, Severity
+from .model import Edit, Problem, Severity, Span
 from .repairs import apply
-from .rewrite import write_atomic
-from .sources import Source
+from .rewrite import RewriteError, rewrite
+from .sources import MAX_BYTES, Source
 
 MAX_PASSES = 5
 
@@ -39,12 +47,30 @@ def _chosen_edits(problems: list[Problem]) -> list[Edit]:
     return edits
 
 
+_BARE_LF = re.compile(r"(?<!\r)\n")
+
+
+def _crlf(text: str) -> bool:
+    """Whether the file's first line ends with CRLF: then a line a fix adds ends so too."""
+    first = text.find("\n")
+    return first > 0 and text[first - 1] == "\r"
+
+
+def _in_style(edits: list[Edit], crlf: bool) -> list[Edit]:
+    # Positions count lines at "\n", so a CRLF file's "\r" is the last character of a line's text and an
+    # edit's text keeps the "\r" of the lines it carries over: only the line breaks it adds are bare.
+    if not crlf:
+        return edits
+    return [Edit(e.span, _BARE_LF.sub("\r\n", e.text)) if "\n" in e.text else e for e in edits]
+
+
 def fix_text(name: str, text: str, options: LintOptions) -> str:
     """`text` with every applicable fix applied."""
     options = options.at_the_stream()  # the fixes edit this text, not the files it was rendered from
     problems = lint([Source(name, text.encode("utf-8"))], options).problems
+    crlf = _crlf(text)
     for _ in range(MAX_PASSES):
-        edits = _chosen_edits(problems)
+        edits = _in_style(_chosen_edits(problems), crlf)
         if not edits:
             break
         try:
@@ -58,18 +84,44 @@ def fix_text(name: str, text: str, options: LintOptions) -> str:
     return text
 
 
-def fix_sources(sources: Iterable[Source], options: LintOptions) -> list[str]:
-    """Fix and rewrite each readable file; the names of the files written."""
-    written = []
+def fix_sources(sources: Iterable[Source], options: LintOptions, *, break_hard_links: bool = False) -> tuple[list[tuple[str, list[str]]], list[Problem]]:
+    """Fix and rewrite each readable file: each file written with what the user should be told of it (a
+    broken hard link), and a DRA016 for each file whose fixes could not be written (it is as it was)."""
+    written: list[tuple[str, list[str]]] = []
+    failed: list[Problem] = []
     for source in sources:
-        if source.data is None or source.name == "-":
-            continue  # unreadable (the lint reports it) or standard input (nothing to write back to)
+        if source.data is None or source.name == "-" or len(source.data) > MAX_BYTES:
+            continue  # unreadable or not read whole (the lint reports it), or standard input (nothing to write back to)
         try:
             text = source.data.decode("utf-8")
         except UnicodeDecodeError:
             continue
         fixed = fix_text(source.name, text, options)
-        if fixed != text:
-            write_atomic(source.name, fixed.encode("utf-8"))
-            written.append(source.name)
-    return written
+        if fixed == text:
+            continue
+        try:
+            notes = rewrite(source.name, source.data, fixed.encode("utf-8"), break_hard_links=break_hard_links)
+        except RewriteError as exc:
+            failed.append(_not_written(source.name, str(exc)))
+            continue
+        written.append((source.name, notes))
+    return written, failed
+
+
+def _not_written(name: str, why: str) -> Problem:
+    check = ENGINE_CHECKS["DRA016"]
+    return Problem(rule=check.code, name=check.slug, severity=check.severity, message=f"its fixes were not applied: {why}",
+                   source=name, document=0, span=Span.point())
+
+
+def fix_stream(data: bytes, options: LintOptions) -> bytes:
+    """`dralint --fix -`: standard input's bytes with every applicable fix applied; the bytes as they came
+    when nothing applies, or when they are not UTF-8 text or too big to lint (the report says why)."""
+    if len(data) > MAX_BYTES:
+        return data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    fixed = fix_text("-", text, options)
+    return data if fixed == text else fixed.encode("utf-8")

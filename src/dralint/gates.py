@@ -19,7 +19,7 @@ from typing import Any
 
 from .schemas import schemas_dir
 
-__all__ = ["gate_default", "gate_stage", "field_gates", "gate_fields"]
+__all__ = ["gate_default", "gate_stage", "field_gates", "gate_fields", "internal_field_gates", "governing_gates", "release_gates", "all_gates", "api_versions", "gate_type_fields", "gate_releases"]
 
 
 @lru_cache(maxsize=1)
@@ -60,3 +60,65 @@ def gate_fields(release: str, api_version: str | None, gate: str) -> frozenset[s
     """JSON names of every field of `api_version` that `gate` governs in `release`."""
     types = _data()["fields"].get(release, {}).get(api_version or "", {})
     return frozenset(name for fields in types.values() for name, gates in fields.items() if gate in gates)
+
+
+# Go types that the API server converts into one internal type: the v1alpha3/v1beta1 device
+# wraps in `basic` what the internal `Device` holds.
+_SAME_INTERNAL = {"BasicDevice": ("BasicDevice", "Device"), "Device": ("BasicDevice", "Device")}
+
+
+@lru_cache(maxsize=None)
+def internal_field_gates(release: str, api_version: str | None, go_type: str) -> dict[str, tuple[str, ...]]:
+    """JSON field -> gates the registry strategy needs on to keep it, for one Go type of `api_version`.
+
+    The strategies drop fields from the internal type, into which every served version
+    converts: a field of `go_type` is governed by the gates its marker names in any API
+    version of the release (the v1beta1 device's `nodeSelector` has no marker; the
+    internal one has, and the strategy drops it). A request's fields differ in shape
+    between the flat and the nested versions, so `DeviceRequest` is taken as written.
+    """
+    if go_type == "DeviceRequest":
+        return field_gates(release, api_version, go_type)
+    merged: dict[str, tuple[str, ...]] = {}
+    for types in _data()["fields"].get(release, {}).values():
+        for name in _SAME_INTERNAL.get(go_type, (go_type,)):
+            for field, needed in types.get(name, {}).items():
+                merged[field] = tuple(dict.fromkeys((*merged.get(field, ()), *needed)))
+    return merged
+
+
+@lru_cache(maxsize=None)
+def governing_gates(release: str, api_version: str | None) -> frozenset[str]:
+    """Every gate that governs some field of `api_version` in `release` (of any version, as `internal_field_gates`)."""
+    if (api_version or "") not in _data()["fields"].get(release, {}):
+        return frozenset()
+    return frozenset(g for types in _data()["fields"][release].values() for fields in types.values() for needed in fields.values() for g in needed)
+
+
+def release_gates(release: str) -> list[str]:
+    """The DRA gates that exist in `release`, by name."""
+    return sorted(gate for gate, by_release in _data()["defaults"].items() if release in by_release)
+
+
+def all_gates() -> frozenset[str]:
+    """Every DRA gate of any release dralint knows."""
+    return frozenset(_data()["defaults"])
+
+
+def api_versions(release: str) -> list[str]:
+    """The API versions with gated fields in `release`, as the generated data lists them."""
+    return sorted(_data()["fields"].get(release, {}))
+
+
+def gate_type_fields(release: str, api_version: str, gate: str) -> list[str]:
+    """`Type.field` of every field of `api_version` that `gate` governs in `release`, sorted."""
+    types = _data()["fields"].get(release, {}).get(api_version, {})
+    return sorted(f"{go_type}.{name}" for go_type, fields in types.items() for name, needed in fields.items() if gate in needed)
+
+
+def gate_releases(gate: str) -> str:
+    """"in 1.36-1.37" (the releases that have `gate`), for messages."""
+    releases = sorted(_data()["defaults"].get(gate, {}), key=lambda r: tuple(int(p) for p in r.split(".")))
+    if not releases:
+        return "in no release"
+    return f"in {releases[0]}" if len(releases) == 1 else f"in {releases[0]}-{releases[-1]}"

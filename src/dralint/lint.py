@@ -1,6 +1,6 @@
 """The one `lint` function every front door (CLI, pre-commit, webhook, Python API) feeds.
 
-    source -> load -> Document -> resolve type -> schema check -> rules
+    source -> load -> Document -> resolve type -> schema check -> drop gated fields -> rules
            -> suppressions and ignore-paths -> upgrade check -> selection and severity -> problems
 
 It owns every stage, so the front doors differ only in how they report. Files
@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 from . import schemas
 from .api import DocumentView, Place, Rule
 from .catalog import ENGINE_CHECKS
+from .drop import Dropped, GateState, drop_disabled_fields
 from .engine import collect_records, collectors, run_document_rules, run_index_rules, run_run_rules
+from .gate_settings import file_gates
 from .kustomize import Kustomizations, Patch, as_patches, partial_problems
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
@@ -45,7 +47,7 @@ class LintOptions(Record):
     """What to check and how. Every front door builds one (the CLI and the webhook from
     the command line and `.dralint.yaml`, see `dralint.config`) and hands it to `lint`."""
 
-    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers", "keep", "origins")
+    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers", "keep", "feature_gates", "origins")
 
     def __init__(
         self,
@@ -61,12 +63,20 @@ class LintOptions(Record):
         inline_suppressions: bool = True,
         fixers: Iterable[Fixer] = (),
         keep: Iterable[str] | None = None,
+        feature_gates: dict[str, bool] | None = None,
     ):
         self.release = release  # the default; a file's `# dralint: kubernetes-version=` comment wins
         self.rules_dirs: tuple[str, ...] = tuple(rules_dirs)
         self.plugins = plugins  # rules from installed `dralint.rules` entry points
         self.selection = selection or Selection()
         self.rule_options: dict[str, Any] = rule_options or {}
+        # The gates the cluster sets otherwise than the release's defaults (`--feature-gates`, the config's
+        # `feature-gates:`; `rule-options: feature-gates` too, beneath them); a file's comment wins for it.
+        configured = self.rule_options.get("feature-gates")
+        self.feature_gates: dict[str, bool] = {
+            **({k: v for k, v in configured.items() if isinstance(v, bool)} if isinstance(configured, dict) else {}),
+            **(feature_gates or {}),
+        }
         self.extra_rules: tuple[Rule, ...] = tuple(extra_rules)  # rules from no module: compiled CEL policies
         self.target_version = target_version  # upgrade check (DRA020/DRA021); may lie beyond the schemas
         self.ignore_paths = ignore_paths  # the config's `ignore-paths`, parsed
@@ -184,6 +194,7 @@ class _Run:
         self.kustomizations: Kustomizations | None = None  # read when the first file is checked
         self.origins: Origins | None = None  # made for the first rendered stream (dralint.origins)
         self.rendered: dict[str, dict[int, Document]] = {}  # source -> its documents that name their origin
+        self.gate_states: dict[tuple, GateState] = {}
 
     def check_source(self, source: Source) -> None:
         result = self.result
@@ -194,11 +205,13 @@ class _Run:
             self._add(source.name, None, [_unreadable(source)])
             return
         release, problems = file_release(source.name, source.data, self.options.release)
+        gates, gate_problems = file_gates(source.name, source.data, release)
+        problems.extend(gate_problems)
         patch = self._patch_of(source.name)
         loaded = passed_over_unread(source.name, source.data) if patch is None else None
         late: list[Problem] = []
         if loaded is None:
-            raw = load(source.name, source.data, lists=patch is not None)
+            raw = load(source.name, source.data, size=source.size, lists=patch is not None)
             loaded = triage(source.name, source.data, raw)
             late = raw.late_problems
             if patch is not None and raw.documents and not any(p.rule == "DRA014" for p in loaded.problems):
@@ -213,7 +226,7 @@ class _Run:
         problems.extend(loaded.problems)
         rendered = _rendered_documents(source.data, loaded.documents) if self.options.origins else None
         text = loaded.documents[0].text if loaded.documents else None
-        problems = self._check(loaded.documents, release, problems)
+        problems = self._check(loaded.documents, release, problems, gates)
         if self.suppressor is None and self.options.inline_suppressions and b"dralint" in source.data:
             self.suppressor = self._suppressor()
         if self.suppressor is not None:
@@ -309,13 +322,14 @@ class _Run:
                 p.fixes = (p.fixes or ()) if self.build_fixes else ()  # () for none: not an empty list per problem
                 p.message = messages.setdefault(p.message, p.message)
 
-    def _check(self, documents: list[Document], release: str, problems: list[Problem]) -> list[Problem]:
+    def _check(self, documents: list[Document], release: str, problems: list[Problem], gates: dict[str, bool] | None = None) -> list[Problem]:
         """Every problem of one file's documents (added to the loader's), before suppressions and selection."""
         dra: set[int] = set()
         foreign: set[int] = set()
+        gates = gates or {}
         for doc in documents:
             start = len(problems)
-            verdict = self._check_document(doc, release, problems)
+            verdict = self._check_document(doc, release, problems, gates)
             if doc.patch is not None:
                 problems[start:] = partial_problems(doc, problems[start:])
             if verdict == "dra":
@@ -328,17 +342,29 @@ class _Run:
             fixer(problems, documents)
         return _soften_outside_dra(disabled_once_per_file(_merge_overlaps(problems)), dra, foreign)
 
-    def _check_document(self, doc: Document, release: str, problems: list[Problem]) -> str:
+    def _gate_state(self, release: str, gates: dict[str, bool]) -> GateState:
+        """The cluster's gates at `release`: the options' overrides, a file's own over them."""
+        key = (release, tuple(sorted(gates.items())))
+        state = self.gate_states.get(key)
+        if state is None:
+            state = self.gate_states[key] = GateState(release, {**self.options.feature_gates, **gates})
+        return state
+
+    def _check_document(self, doc: Document, release: str, problems: list[Problem], gates: dict[str, bool]) -> str:
         result = self.result
         result.documents += 1
         if self.keep_objects:
             result.objects.append(DocumentSummary(doc.source, doc.index, doc.list_item, doc.kind, doc.object_ref))
         resolution = resolve(doc, release)
         problems.extend(resolution.problems)
+        state = self._gate_state(release, gates)
+        dropped: tuple[Dropped, ...] = ()
         if resolution.info is not None:
             result.checked += 1
             problems.extend(check_schema(doc, schemas.catalog(release).schema(doc.api_version, doc.kind)))
-        view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.settle)
+            # What the API server validates: the fields of gates that are off dropped, as on create.
+            doc, dropped = drop_disabled_fields(doc, state)
+        view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.settle, feature_gates=state.overrides, dropped=dropped)
         if self.run_rules:
             self._collect(view, problems)
         applicable = self._rules_for(release, view.api_version, view.kind)
@@ -445,12 +471,15 @@ def _in_report_order(listed: list[Problem], late: list[Problem], messages: dict[
 def _capped(problems: list[Problem], listed: int = 0) -> list[Problem]:
     """At most MAX_PROBLEMS_PER_DOCUMENT of a document and MAX_PROBLEMS_PER_FILE of a file, then one
     DRA005 saying how many more: 30,000 broken claims in one file must not cost 100,000 Problems.
-    `listed`: how many of the file's problems were listed before (run-scope rules report at the end)."""
+    `listed`: how many of the file's problems were listed before (run-scope rules report at the end).
+
+    The DRA005 has the highest severity of the problems it stands for, as selection and `severity`
+    left them: 104 infos about a valid claim are not an error, and must not fail a run or deny it."""
     if len(problems) + listed <= MAX_PROBLEMS_PER_DOCUMENT:
         return problems
     kept: list[Problem] = []
     per_document: dict[int, int] = {}
-    dropped: dict[int, list[Problem]] = {}  # document, or -1 for the rest of the file -> [first dropped, count]
+    dropped: dict[int, list] = {}  # document, or -1 for the rest of the file -> [first dropped, count, highest severity]
     for p in problems:
         count = per_document.get(p.document, 0)
         if count < MAX_PROBLEMS_PER_DOCUMENT and len(kept) + listed < MAX_PROBLEMS_PER_FILE:
@@ -458,14 +487,15 @@ def _capped(problems: list[Problem], listed: int = 0) -> list[Problem]:
             kept.append(p)
             continue
         key = p.document if len(kept) + listed < MAX_PROBLEMS_PER_FILE else -1
-        entry = dropped.setdefault(key, [p, 0])
+        entry = dropped.setdefault(key, [p, 0, p.severity])
         entry[1] += 1
-    for key, (first, count) in dropped.items():
+        entry[2] = max(entry[2], p.severity)
+    for key, (first, count, severity) in dropped.items():
         where = "this file" if key == -1 else "this document"
         limit = MAX_PROBLEMS_PER_FILE if key == -1 else MAX_PROBLEMS_PER_DOCUMENT
         kept.append(
             Problem(
-                rule="DRA005", name=ENGINE_CHECKS["DRA005"].slug, severity=ENGINE_CHECKS["DRA005"].severity,
+                rule="DRA005", name=ENGINE_CHECKS["DRA005"].slug, severity=severity,
                 message=f"{count} more problems in {where} were not listed (at most {limit} are); this is where the first of them is",
                 source=first.source, document=first.document, span=first.span,
             )

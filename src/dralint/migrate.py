@@ -45,6 +45,7 @@ from itertools import accumulate
 from typing import Any
 
 from ruamel.yaml import YAML, YAMLError
+from ruamel.yaml.comments import TaggedScalar
 
 from . import linediff, schemas
 from .arguments import UsageError
@@ -105,31 +106,42 @@ def _is_map(value: Any) -> bool:
     return isinstance(value, dict)
 
 
+# What ruamel keeps as a TaggedScalar is a string to the API server (`!!str`, a local tag) unless tagged so.
+_CONVERTING_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("int", "float", "bool", "null"))
+
+
+def _type_field(obj: Any, key: str) -> Any:
+    """`apiVersion` or `kind` of `obj` as the API server reads it."""
+    value = obj.get(key)
+    text = isinstance(value, TaggedScalar) and isinstance(value.value, str) and str(getattr(value.tag, "value", value.tag)) not in _CONVERTING_TAGS
+    return value.value if text else value
+
+
 def _describe(obj: Any) -> str:
     meta = obj.get("metadata") if _is_map(obj) else None
     name = meta.get("name") or meta.get("generateName") if _is_map(meta) else None
     ns = meta.get("namespace") if _is_map(meta) else None
     ref = f"{ns}/{name}" if ns and name else (name or "<unnamed>")
-    return f"{obj.get('kind')}/{ref} ({obj.get('apiVersion')})"
+    return f"{_type_field(obj, 'kind')}/{ref} ({_type_field(obj, 'apiVersion')})"
 
 
 def _claim_spec(obj: Any) -> tuple[Any, str]:
     spec = obj.get("spec")
-    if obj.get("kind") == "ResourceClaimTemplate":
+    if _type_field(obj, "kind") == "ResourceClaimTemplate":
         return (spec.get("spec") if _is_map(spec) else None), "spec.spec"
     return spec, "spec"
 
 
 def needs_migration(obj: Any) -> bool:
-    return _is_map(obj) and obj.get("apiVersion") in SOURCES and obj.get("kind") in KINDS
+    return _is_map(obj) and _type_field(obj, "apiVersion") in SOURCES and _type_field(obj, "kind") in KINDS
 
 
 def check(obj: Any) -> list[str]:
     """Why `obj` cannot be converted without loss or guessing (empty: it can)."""
     reasons: list[str] = []
-    if obj.get("apiVersion") != V1BETA1:
+    if _type_field(obj, "apiVersion") != V1BETA1:
         return reasons  # v1beta2 has the v1 shape
-    kind = obj["kind"]
+    kind = _type_field(obj, "kind")
     if kind in ("ResourceClaim", "ResourceClaimTemplate"):
         spec, where = _claim_spec(obj)
         devices = spec.get("devices") if _is_map(spec) else None
@@ -202,8 +214,8 @@ def _move(src: Any, dst: Any, key: str) -> None:
 
 def convert(obj: Any, target: str) -> None:
     """Convert `obj` (checked with `check`) to `target` in place."""
-    if obj.get("apiVersion") == V1BETA1:
-        kind = obj["kind"]
+    if _type_field(obj, "apiVersion") == V1BETA1:
+        kind = _type_field(obj, "kind")
         if kind in ("ResourceClaim", "ResourceClaimTemplate"):
             spec, _ = _claim_spec(obj)
             devices = spec.get("devices") if _is_map(spec) else None
@@ -232,7 +244,10 @@ def convert(obj: Any, target: str) -> None:
                     _insert(dev, pos + offset, key, value)
                     if basic_ca is not None and dev_ca is not None and key in basic_ca.items:
                         dev_ca.items[key] = basic_ca.items[key]
-    obj["apiVersion"] = target
+    if isinstance(obj.get("apiVersion"), TaggedScalar):
+        obj["apiVersion"].value = target  # `apiVersion: !!str ...` keeps its tag
+    else:
+        obj["apiVersion"] = target
 
 
 # ---------------------------------------------------------------- documents in a file
@@ -247,7 +262,7 @@ def _yaml(indent: tuple[int, int, int]) -> Any:
 
 def _objects(root: Any) -> list[Any]:
     """The objects of a document: itself, or the items of a `kind: List`."""
-    if _is_map(root) and root.get("kind") == "List" and isinstance(root.get("items"), list):
+    if _is_map(root) and _type_field(root, "kind") == "List" and isinstance(root.get("items"), list):
         return [item for item in root["items"] if needs_migration(item)]
     return [root] if needs_migration(root) else []
 
@@ -307,7 +322,7 @@ def _load(job: _Job, chunk: Chunk, yaml: Any, text: str) -> Any:
     try:
         return yaml.load(text)
     except Exception as exc:  # any failure of the parser on hostile text: leave it to `dralint lint` to explain
-        if re.search(rf"^apiVersion:\s*['\"]?{re.escape(GROUP)}/v1beta[12]\b", text, re.MULTILINE):
+        if re.search(rf"^apiVersion:\s*(?:!\S*\s+)?['\"]?{re.escape(GROUP)}/v1beta[12]\b", text, re.MULTILINE):
             job.result.failed.append(Note(job.name, chunk.line, "document", f"not parsable as YAML ({type(exc).__name__}); not migrated"))
         return None
 
@@ -492,7 +507,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def migrate_command(argv: list[str]) -> int:
-
     parser = _parser()
     try:
         args = parser.parse_args(argv)

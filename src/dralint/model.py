@@ -1,6 +1,6 @@
 """The data every stage of the pipeline hands to the next.
 
-source -> load -> Document -> schema check -> rules -> Problem -> report.
+source -> load -> Document -> schema check -> drop gated fields -> rules -> Problem -> report.
 Nothing here knows about YAML: a Document is plain data plus a table that
 maps field paths to source ranges.
 """

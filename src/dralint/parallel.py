@@ -65,6 +65,20 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+# More workers than this many per usable core only add processes (each a fork of the parent's heap)
+# that wait for a core: `jobs: 300` in a repository's config must not fork 300 processes.
+JOBS_PER_CORE = 2
+
+
+def capped_jobs(jobs: int) -> tuple[int, str | None]:
+    """`jobs`, at most JOBS_PER_CORE per usable core, and a warning when it was more."""
+    cores = usable_cores()
+    cap = JOBS_PER_CORE * cores
+    if jobs <= cap:
+        return jobs, None
+    return cap, f"{jobs} worker processes asked for, {cap} used ({JOBS_PER_CORE} per usable core, {cores} usable)"
+
+
 def can_fork() -> bool:
     return sys.platform != "win32" and hasattr(os, "fork")
 
@@ -208,4 +222,4 @@ def _check_chunk(chunk: list[tuple[str, str | None]]) -> Any:
     return run.partial()
 
 
-__all__ = ["lint_parallel", "usable_cores", "serial_reason", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES", "CHUNK_BYTES"]
+__all__ = ["lint_parallel", "usable_cores", "capped_jobs", "serial_reason", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES", "CHUNK_BYTES"]

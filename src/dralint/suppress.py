@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .catalog import ENGINE_CHECKS
+from .gate_settings import GATE_DIRECTIVE
 from .ignore_paths import UNUSED, IgnorePaths
 from .load import load
 from .model import Document, Problem, Span
@@ -106,10 +107,11 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
         at = i + 1  # text, not a comment: look on from its `#`; a comment may follow on the same line
         if i > 0 and text[i - 1] not in " \t\r\n":
             continue  # `a#b` is part of a plain scalar
-        if RELEASE_DIRECTIVE.match(_LINE_END.split(text[body_start:body_start + 40], 1)[0]):
+        head = _LINE_END.split(text[body_start:body_start + 40], 1)[0]
+        if RELEASE_DIRECTIVE.match(head) or GATE_DIRECTIVE.match(head):
             end = _LINE_END.search(text, body_start)
             at = end.start() if end else len(text)
-            continue  # the release comment, also misspelt: dralint.releases reports it (the rest of its line too)
+            continue  # the release or gates comment, also misspelt: dralint.releases / gate_settings report it
         breaks = text.count("\n", counted, i)
         if breaks:
             line += breaks

@@ -20,6 +20,11 @@ Selectors
     scalar and list attributes alike. Capacity values are Quantities, as at the
     API server: operators on them (`>=`, `+`, `==` with a number) are type errors.
 
+`compile_derived_attribute(expression, release, *, feature_gates=()) -> DerivedVerdict`
+    A derived attribute's expression (1.37+): the same checks, except that any
+    result type is accepted; `DerivedVerdict(issues, cost)` also carries the
+    estimated cost, which a claim's derived attributes share a budget of.
+
 `CelIssue(kind, message, offset, length)`
     `kind`: "syntax", "undeclared", "type", "result-type", "too-long", "cost";
     or, when the expression could not be judged, "internal" (the CEL
@@ -53,6 +58,8 @@ __all__ = [
     "UNCHECKED",
     "Policy",
     "compile_selector",
+    "compile_derived_attribute",
+    "DerivedVerdict",
     "compile_policy",
     "evaluate",
     "MAX_EXPRESSION_LENGTH",
@@ -140,18 +147,42 @@ def _verdicts() -> Any:
     return VerdictCache("cel-selectors", code_fingerprint(*files))
 
 
-@functools.lru_cache(maxsize=4096)
+class DerivedVerdict(NamedTuple):
+    issues: list[CelIssue]
+    cost: int  # estimated worst-case cost of an expression that compiled; 0 when it did not
+
+
+def compile_derived_attribute(expression: str, release: str, *, feature_gates: Iterable[str] = ()) -> DerivedVerdict:
+    """A derived attribute's `expression` (1.37+) as validateCELExpression checks it.
+
+    Compiled in the selectors' environment, but any result type is accepted (a
+    scalar or a list of scalars groups devices); over MAX_COST alone is a "cost"
+    issue, and the cost is returned so that the claim's derived attributes can be
+    held to their shared budget (DeviceClaimDerivedAttributeCELMaxCost). Not cached
+    on disk: derived attributes are rare.
+    """
+    gates = set(feature_gates)
+    issues, cost = _judge(expression, release, "DRAConsumableCapacity" in gates, "DRAListTypeAttributes" in gates, want_bool=False)
+    return DerivedVerdict(list(issues), cost or 0)
+
+
 def _compile_selector(expression: str, release: str, multi_alloc: bool, list_attributes: bool = False) -> tuple[CelIssue, ...]:
+    return _judge(expression, release, multi_alloc, list_attributes, want_bool=True)[0]
+
+
+@functools.lru_cache(maxsize=4096)
+def _judge(expression: str, release: str, multi_alloc: bool, list_attributes: bool, want_bool: bool) -> tuple[tuple[CelIssue, ...], int | None]:
+    """(issues, estimated cost when it was estimated) of one expression; `want_bool`: a selector's result must be a bool."""
     rel = _release(release)
     if rel < SUPPORTED[0]:
-        return ()
+        return (), None
     rel = min(rel, SUPPORTED[1])
     if rel >= (1, 32) and len(expression.encode("utf-8")) > MAX_EXPRESSION_LENGTH:
         return (CelIssue("too-long", f"may not be longer than {MAX_EXPRESSION_LENGTH} bytes "
-                         f"(the expression has {len(expression.encode('utf-8'))})", None, 0),)
+                         f"(the expression has {len(expression.encode('utf-8'))})", None, 0),), None
     if not available():
         return (CelIssue("internal", "CEL selectors were not checked: cel-expr-python or protobuf cannot be imported; "
-                         "they are dependencies of dralint: reinstall it (pip install 'cel-expr-python>=0.1.3' protobuf)", None, 0),)
+                         "they are dependencies of dralint: reinstall it (pip install 'cel-expr-python>=0.1.3' protobuf)", None, 0),), None
     # cel-expr-python and protobuf (~19 ms) load only when a selector is not in the verdict cache.
     from . import _env
 
@@ -159,38 +190,39 @@ def _compile_selector(expression: str, release: str, multi_alloc: bool, list_att
     env = _env.selector_env(compat, multi_alloc and rel >= (1, 34), list_attributes and rel >= (1, 36))
     compiled, issues = _compile(env, expression, rel)
     if issues:
-        return tuple(issues)
+        return tuple(issues), None
     # Only compiled expressions are walked (~14 ms of imports with their protobuf messages).
     from . import _ast, _quantity
 
     tree = _ast.checked(compiled.serialize())
     misuses = _quantity.misuses(tree)
     if misuses:
-        return tuple(CelIssue("type", m.message, m.offset, len(m.operator)) for m in misuses[:5])
+        return tuple(CelIssue("type", m.message, m.offset, len(m.operator)) for m in misuses[:5]), None
     result = compiled.return_type().name().lower()
-    if result not in ("bool", "dyn", "google.protobuf.any", "any"):
+    if want_bool and result not in ("bool", "dyn", "google.protobuf.any", "any"):
         return (CelIssue("result-type", f"must evaluate to bool or the unknown type, not {_type_text(result)}",
-                         _first_token(expression), _token_length(expression, _first_token(expression))),)
-    if rel >= (1, 32):
-        # The cost estimator (~4 ms) is needed only from 1.32, for an expression that compiled.
-        from . import _cost
+                         _first_token(expression), _token_length(expression, _first_token(expression))),), None
+    if rel < (1, 32):
+        return (), None
+    # The cost estimator (~4 ms) is needed only from 1.32, for an expression that compiled.
+    from . import _cost
 
-        try:
-            est = _cost.estimate(tree)
-        except Exception as exc:  # noqa: BLE001 - an estimator bug must not hide the other checks, nor pass silently
-            return (CelIssue("cost-unknown", f"the cost of this selector could not be estimated ({type(exc).__name__}: {exc}), "
-                             f"so whether the API server accepts it (limit {MAX_COST}) is unknown; please report it", None, 0),)
-        if est.cost > MAX_COST:
-            where = est.hot_offset if est.hot_offset is not None else 0
-            if expression[where:where + 1] == "(":  # a macro call: point at its name
-                m = re.search(r"[A-Za-z_][A-Za-z0-9_]*\s*$", expression[:where])
-                where = m.start() if m else where
-            elif expression[where:where + 1] == ".":
-                where += 1
-            return (CelIssue("cost", f"estimated worst-case cost {est.cost} exceeds the limit of {MAX_COST} "
-                             "(the API server rejects it; iterating the attribute or capacity maps in nested "
-                             "comprehensions is the usual cause)", where, _token_length(expression, where)),)
-    return ()
+    try:
+        est = _cost.estimate(tree)
+    except Exception as exc:  # noqa: BLE001 - an estimator bug must not hide the other checks, nor pass silently
+        return (CelIssue("cost-unknown", f"the cost of this selector could not be estimated ({type(exc).__name__}: {exc}), "
+                         f"so whether the API server accepts it (limit {MAX_COST}) is unknown; please report it", None, 0),), None
+    if est.cost > MAX_COST:
+        where = est.hot_offset if est.hot_offset is not None else 0
+        if expression[where:where + 1] == "(":  # a macro call: point at its name
+            m = re.search(r"[A-Za-z_][A-Za-z0-9_]*\s*$", expression[:where])
+            where = m.start() if m else where
+        elif expression[where:where + 1] == ".":
+            where += 1
+        return (CelIssue("cost", f"estimated worst-case cost {est.cost} exceeds the limit of {MAX_COST} "
+                         "(the API server rejects it; iterating the attribute or capacity maps in nested "
+                         "comprehensions is the usual cause)", where, _token_length(expression, where)),), est.cost
+    return (), est.cost
 
 
 def _type_text(name: str) -> str:

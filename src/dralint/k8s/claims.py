@@ -9,8 +9,8 @@ What the API server does before validation matters for what it reports
   flat-shape problems under `requests[i].exactly.<field>` (`Exact.api`)
   while the YAML has them at `requests[i].<field>` (`Exact.src`);
 * defaulting of `allocationMode`/`count`;
-* fields dropped because their feature gate is off by default
-  (overridable with `rule-options: {feature-gates: {Gate: true}}`);
+* feature gates: the release's defaults unless the user set them (the fields of
+  a gate that is off are dropped before the rules run, dralint.drop);
 * release differences: TooLong (1.31) vs TooMany (1.32+), duplicate paths
   (`…[n].name` up to 1.34, `…[n]` in 1.35), and from 1.37 the short-circuit of
   the declarative checks of an over-long list (see `short_circuits`).
@@ -101,39 +101,39 @@ def gate_default(release: tuple[int, int], gate: str) -> bool:
 
 
 def _gate_override(doc: Any, gate: str) -> bool | None:
-    options = getattr(doc, "options", None)
-    overrides = options.get("feature-gates") if isinstance(options, dict) else None
-    if isinstance(overrides, dict) and isinstance(overrides.get(gate), bool):
-        return overrides[gate]
-    return None
+    """The state the user set for `gate` (`--feature-gates`, `feature-gates:` in the config, a file's
+    `# dralint: feature-gates=` comment, `rule-options: feature-gates`), or None."""
+    configured = getattr(doc, "feature_gates", None)
+    if configured is None:
+        options = getattr(doc, "options", None)
+        configured = options.get("feature-gates") if isinstance(options, dict) else None
+    value = configured.get(gate) if isinstance(configured, dict) else None
+    return value if isinstance(value, bool) else None
 
 
 def gate_on_by_default(doc: Any, gate: str) -> bool:
-    """The gate as a default cluster has it (or as `rule-options: feature-gates` says)."""
+    """The gate as the cluster has it: as the user set it, else the release's default."""
     override = _gate_override(doc, gate)
     return override if override is not None else gate_default(doc.release_tuple, gate)
 
 
-def gate_enabled(doc: Any, gate: str) -> bool:
-    """Whether to validate as if the gate were on.
+def kind_gate_enabled(doc: Any, gate: str) -> bool:
+    """Whether to validate a kind that `gate` serves (e.g. DRAResourcePoolStatus): unless configured off.
 
-    An explicit `rule-options: {feature-gates: {Gate: bool}}` wins. Otherwise
-    a gate that is on by default is on, and a gate that is off by default is
-    assumed on when the manifest uses its fields (whoever writes them runs a
-    cluster that enables it); DRA801 warns that a default cluster drops them.
-    Decided once per document and gate (several rules ask).
+    A cluster with the gate off does not serve the kind at all, so none of its
+    checks run; whoever writes one runs a cluster that enables it.
     """
-    return doc.memo(("gate", gate), _gate_enabled, doc, gate)
+    return _gate_override(doc, gate) is not False
 
 
-def _gate_enabled(doc: Any, gate: str) -> bool:
-    override = _gate_override(doc, gate)
-    if override is not None:
-        return override
-    if gate_default(doc.release_tuple, gate):
-        return True
-    keys = gates.gate_fields(doc.release, doc.api_version, gate)
-    return bool(keys) and not keys.isdisjoint(spec_fields(doc))
+def gate_enabled(doc: Any, gate: str) -> bool:
+    """Whether to validate as if the gate were on: as the user set it, else the release's default.
+
+    The fields of a gate that is off are gone by the time the rules run (dralint.drop,
+    as the API server drops them before validation; DRA801 says so), so a manifest
+    that uses them is judged as the server judges what is left of it.
+    """
+    return gate_on_by_default(doc, gate)
 
 
 def spec_fields(doc: Any) -> set[str]:
@@ -477,7 +477,9 @@ def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tupl
         if not isinstance(term, dict):
             continue
         tp = ("nodeSelectorTerms", t)
-        for x, req in enumerate(term.get("matchExpressions") or []):
+        # A list of the wrong type is the schema check's to report.
+        expressions, fields = term.get("matchExpressions"), term.get("matchFields")
+        for x, req in enumerate(expressions if isinstance(expressions, list) else ()):
             if not isinstance(req, dict):
                 continue
             p = tp + ("matchExpressions", x)
@@ -499,7 +501,7 @@ def node_selector_problems(selector: Any, api: Path, src: Path) -> Iterator[tupl
                 errs = qualified_name(key)
                 if errs:
                     yield api + p + ("key",), src + p + ("key",), "Invalid", f"key '{key}' is not a valid label key: {errs[0]}"
-        for x, req in enumerate(term.get("matchFields") or []):
+        for x, req in enumerate(fields if isinstance(fields, list) else ()):
             if not isinstance(req, dict):
                 continue
             p = tp + ("matchFields", x)

@@ -197,6 +197,51 @@ def driver_name_error_types(value: str) -> list[tuple[str, str]]:
     return out
 
 
+POOL_NAME_MAX = 253
+
+
+def pool_name_error_types(value: str) -> list[tuple[str, str]]:
+    """validatePoolName: (error type, detail), each type once, in the server's order.
+
+    Empty is Required and nothing else; over 253 characters is TooLong, and each
+    `/`-separated part must still be a DNS subdomain (Invalid), both reported.
+    """
+    if value == "":
+        return [("Required", "a pool name is required")]
+    out: list[tuple[str, str]] = []
+    if len(value) > POOL_NAME_MAX:
+        out.append(("TooLong", f"must be no more than {POOL_NAME_MAX} characters"))
+    for part in value.split("/"):
+        errs = dns1123_subdomain(part)
+        if errs:
+            out.append(("Invalid", f"part '{part}' is not a DNS subdomain: {errs[-1]}"))
+            break
+    return out
+
+
+def interface_address_problem(value: str) -> str | None:
+    """IsValidInterfaceAddress: what is wrong with an "ifaddr" (an IP and a prefix length), or None.
+
+    It must parse as `<ip>/<bits>` and be written canonically: the address as the
+    server prints it (IPv6 compressed, lower case; an IPv4-mapped IPv6 address as
+    IPv4 with the prefix length shortened by 96) and the prefix length in decimal.
+    """
+    import ipaddress
+
+    try:
+        iface = ipaddress.ip_interface(value)
+    except ValueError:
+        return "must be a valid address in CIDR form (e.g. 10.9.8.7/24 or 2001:db8::1/64)"
+    if "/" not in value:
+        return "must be a valid address in CIDR form (e.g. 10.9.8.7/24 or 2001:db8::1/64)"
+    ip, bits = iface.ip, iface.network.prefixlen
+    mapped = getattr(ip, "ipv4_mapped", None)
+    if mapped is not None and bits >= 96:
+        ip, bits = mapped, bits - 96
+    canonical = f"{ip}/{bits}"
+    return None if value == canonical else f"must be in canonical form ('{canonical}')"
+
+
 def fully_qualified_name(value: str, release: tuple[int, int]) -> list[tuple[tuple[str, ...], str, str]]:
     """validateFullyQualifiedName (constraint matchAttribute/distinctAttribute), and validateQualifiedName
     (attribute and capacity keys) without its "must include a domain" error.

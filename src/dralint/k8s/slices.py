@@ -17,6 +17,7 @@ from typing import Any, Iterator, NamedTuple
 
 from .. import gates
 from .claims import gate_enabled
+from .names import DEVICE_MAX_ID, c_identifier, fully_qualified_name
 
 Path = tuple
 
@@ -126,3 +127,49 @@ def devices_max(doc: Any) -> tuple[int, str]:
         why = "taints, consumes counters or has list attributes" if doc.release_tuple >= (1, 36) else "taints or consumes counters"
         return DEVICES_MAX_ADVANCED, f" because a device uses {why}"
     return DEVICES_MAX, ""
+
+
+def qualified_name_problems(doc: Any, key: str) -> list[tuple[str, str]]:
+    """validateQualifiedName (attribute and capacity keys): (error type, message) pairs.
+
+    A C identifier, or a domain (the driver-name rule) and '/' and a C identifier of at most 32.
+    """
+    if "/" not in key:
+        out = []
+        if len(key) > DEVICE_MAX_ID:
+            out.append(("TooLong", f"the identifier must be no more than {DEVICE_MAX_ID} characters"))
+        out += [("Invalid", m) for m in c_identifier(key)] if key else [("Required", "the name must not be empty")]
+        return out
+    return [(etype, msg) for _, etype, msg in fully_qualified_name(key, doc.release_tuple) if "must include a domain" not in msg]
+
+
+def validated_devices(doc: Any) -> Iterator[DeviceShape] | tuple[()]:
+    """The devices the server validates: none when the slice has more than its limit from 1.35.
+
+    validateSet stops at a list over its size (dra-api-rules.md §13 places this in 1.35):
+    spec.devices is then only TooMany, and no device is looked at.
+    """
+    return () if devices_short_circuit(doc) else devices(doc)
+
+
+def devices_short_circuit(doc: Any) -> bool:
+    """Whether the slice has more devices than its limit, at a release that then checks none of them."""
+    return doc.release_tuple >= (1, 35) and doc.memo("slice-over-device-limit", _over_device_limit, doc)
+
+
+def _over_device_limit(doc: Any) -> bool:
+    seq = doc.get("spec", "devices", type=list)
+    return seq is not None and len(seq) > devices_max(doc)[0]
+
+
+KEY_PATH_MAX = 63 + 1 + 32  # attributeAndCapacityMaxKeyLength: DeviceMaxDomainLength + "/" + DeviceMaxIDLength
+
+
+def key_in_path(key: Any, max_len: int = KEY_PATH_MAX) -> str:
+    """truncateIfTooLong: how validateMap names a long attribute or capacity key in an entry's path."""
+    text = str(key)
+    max_len = max(max_len, 16)
+    if len(text) <= max_len:
+        return text
+    remaining = max_len - 3
+    return text[: (remaining + 1) // 2] + "..." + text[len(text) - remaining // 2:]

@@ -18,15 +18,19 @@ _BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
          (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
 
 
-def decode(source: str, data: bytes, problems: list[Problem], max_bytes: int) -> str | None:
-    """The text of `data`, or None with a problem recorded."""
+def decode(source: str, data: bytes, problems: list[Problem], max_bytes: int, size: int | None = None) -> str | None:
+    """The text of `data`, or None with a problem recorded. `size`: the file's own size, when `data` may
+    stop at the cap (a reader keeps at most `max_bytes` + 1 bytes, enough to tell the file is too big)."""
     def bad(message: str, line: int = 1, column: int = 1) -> None:
         problems.append(problem("DRA004", message, source, 0, Span.point(line, column)))
 
     if len(data) > max_bytes:
+        if size is None and len(data) == max_bytes + 1:
+            what = "the input is"  # a stream cut at the cap: its size is not known
+        else:
+            what = f"the file is {max(size or 0, len(data))} bytes,"  # one that grew after it was opened: what was read
         problems.append(problem(
-            "DRA005", f"the file is {len(data)} bytes, more than the {max_bytes // (1024 * 1024)} MiB limit; "
-            "it was not checked", source, 0, Span.point()))
+            "DRA005", f"{what} more than the {max_bytes // (1024 * 1024)} MiB limit; it was not checked", source, 0, Span.point()))
         return None
     for bom, codec in _BOMS:
         if data.startswith(bom):
