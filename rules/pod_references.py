@@ -196,11 +196,11 @@ def _containers(doc: DocumentView, base: tuple[str, ...]) -> Iterator[tuple[tupl
 def container_claim_reference(doc, report):
     """A container's `resources.claims[].name` must name one of the pod's `resourceClaims`.
 
-    The API server reports a name that the pod does not declare (NotFound;
-    in a kustomize patch: that neither the patch nor the objects it patches declare),
+    The API server reports a name that the pod does not declare (NotFound),
     an empty name (Required) and the same claim (or claim/request pair) twice
     (Duplicate), at `...resources.claims[N]`. A `request`, where set, must be
-    a DNS label; it names a request of that claim.
+    a DNS label; it names a request of that claim. In a kustomize patch the
+    pod declares what the patch and the objects it patches declare.
     """
     base = pod_spec_path(doc)
     if base is None:
