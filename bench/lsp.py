@@ -1,6 +1,6 @@
 """`dralint lsp` latency and memory, driven by a real LSP client (pygls) over stdio.
 
-    python bench/lsp.py            # needs dralint[lsp]
+    python bench/lsp.py            # needs the lsp extra: pip install -e '.[lsp]'
 
 1. End of typing -> published diagnostics: an edit is sent, the clock runs until
    the publish for that version arrives; the debounce pause is part of it and is

@@ -36,7 +36,9 @@ def test_a_misspelt_cel_function_gets_the_name_it_was_meant_to_be(expression, co
 
 
 def test_a_name_close_to_nothing_gets_no_guess():
-    assert _selector("foo(device.driver)") == [("DRA402", 8, 20, "undeclared reference to 'foo': the only variable is `device`")]
+    # A called name is a function that does not exist; "the only variable is `device`" was beside the point.
+    assert _selector("foo(device.driver)") == [("DRA402", 8, 20, "undeclared reference to 'foo': no such function in DRA selectors of Kubernetes 1.35")]
+    assert _selector("foo.size() > 0") == [("DRA402", 8, 20, "undeclared reference to 'foo': the only variable is `device`")]
 
 
 def test_only_functions_of_the_release_are_suggested():

@@ -134,3 +134,128 @@ def test_fix_of_standard_input_writes_the_fixed_manifest_to_standard_output(tmp_
 
     mixed = run("--fix", "-", "a.yaml", data=b"")
     assert mixed.returncode == 2 and b"standard input is fixed alone" in mixed.stderr
+
+
+FLAT_JSON = """\
+{
+  "apiVersion": "resource.k8s.io/v1",
+  "kind": "ResourceClaim",
+  "metadata": {"name": "gpu"},
+  "spec": {
+    "devices": {
+      "requests": [
+        {
+          "name": "gpu",
+          "deviceClassName": "gpu.example.com",
+          "selectors": [
+            {"cel": {"expression": "device.driver == \\"gpu.example.com\\""}}
+          ],
+          "count": 2
+        },
+        {"deviceClassName": "gpu.example.com", "name": "one", "exactly": {"count": 1}}
+      ]
+    }
+  }
+}
+"""
+
+FLAT_JSON_FIXED = """\
+{
+  "apiVersion": "resource.k8s.io/v1",
+  "kind": "ResourceClaim",
+  "metadata": {"name": "gpu"},
+  "spec": {
+    "devices": {
+      "requests": [
+        {
+          "name": "gpu",
+          "exactly": {
+            "deviceClassName": "gpu.example.com",
+            "selectors": [
+              {"cel": {"expression": "device.driver == \\"gpu.example.com\\""}}
+            ],
+            "count": 2
+          }
+        },
+        {"name": "one", "exactly": {"deviceClassName": "gpu.example.com", "count": 1}}
+      ]
+    }
+  }
+}
+"""
+
+
+def test_fix_moves_flat_fields_under_exactly_in_json_too(tmp_path: Path):
+    # The move was written as YAML block text into the JSON (a DRA001 file); it is JSON's own edit now.
+    target = tmp_path / "claim.json"
+    target.write_text(FLAT_JSON)
+    report = json.loads(_dralint("--no-config", "--format", "json", "claim.json", cwd=tmp_path).stdout)
+    assert [(p["rule"], p["line"], p["fixes"][0]["description"]) for p in report["problems"] if p.get("fixes")] == [
+        ("DRA304", 8, "move 'deviceClassName', 'selectors', 'count' under 'exactly'"),
+        ("DRA101", 16, "move 'deviceClassName' under 'exactly'"),
+    ]
+    run = _dralint("--no-config", "--fix", "--ignore", "DRA713", "claim.json", cwd=tmp_path)
+    assert (run.returncode, run.stdout) == (0, ""), run.stderr
+    assert target.read_text() == FLAT_JSON_FIXED
+
+
+MOVED_COMMENTS = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: gpu
+spec:
+  devices:
+    requests:
+    - name: gpu
+      # the class
+      deviceClassName: gpu.example.com
+      selectors:
+      - cel:
+          expression: device.driver == "gpu.example.com"
+      # two of them,
+      # at most
+      count: 2
+      # the next request
+    - name: one
+      exactly:
+        deviceClassName: gpu.example.com
+      # just one
+      count: 1
+"""
+
+MOVED_COMMENTS_FIXED = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: gpu
+spec:
+  devices:
+    requests:
+    - name: gpu
+      # the class
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors:
+        - cel:
+            expression: device.driver == "gpu.example.com"
+        # two of them,
+        # at most
+        count: 2
+      # the next request
+    - name: one
+      exactly:
+        # just one
+        count: 1
+        deviceClassName: gpu.example.com
+"""
+
+
+def test_fix_moves_the_comments_above_moved_fields_with_them(tmp_path: Path):
+    # The comments above the first field stay above the new `exactly`, the one after the last above the next
+    # request; those above the other fields were left behind, at their old indentation.
+    target = tmp_path / "claim.yaml"
+    target.write_text(MOVED_COMMENTS)
+    run = _dralint("--no-config", "--fix", "--ignore", "DRA713", "claim.yaml", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert target.read_text() == MOVED_COMMENTS_FIXED

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import tarfile
+import tomllib
 import zipfile
 
 import pytest
@@ -82,3 +84,39 @@ def test_the_documented_pre_commit_rev_is_no_tag_that_does_not_exist():
     for doc in (ROOT / "README.md", ROOT / "docs" / "ci.md"):
         for rev in re.findall(r"^\s*rev:\s*(\S+)", doc.read_text(), re.M):
             assert re.fullmatch(r"[0-9a-f]{40}", rev) or rev in tags, f"{doc.name}: rev {rev!r} is neither a commit SHA nor a tag"
+
+
+def _without(module: str, argv: list[str]) -> subprocess.CompletedProcess:
+    code = f"import sys; sys.modules[{module!r}] = None; from dralint.cli import main; sys.exit(main({argv!r}))"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    "module, argv, extra",
+    [
+        ("uvicorn", ["serve", "--tls-cert", "c", "--tls-key", "k"], "webhook"),
+        ("pygls", ["lsp"], "lsp"),
+        ("lsprotocol", ["lsp"], "lsp"),
+    ],
+)
+def test_a_missing_extra_is_installed_as_the_message_says_while_unpublished(module, argv, extra):
+    run = _without(module, argv)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.startswith(
+        f"dralint: error: 'dralint {argv[0]}' needs the {extra} extra: from a checkout of dralint, "
+        f"pip install -e '.[{extra}]' (or pip install 'dralint[{extra}] @ git+URL@COMMIT'"
+    ), run.stderr
+    # The extra the message names is one pyproject declares.
+    assert extra in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+
+def test_the_docs_install_the_extras_from_a_checkout_or_a_git_url():
+    # `pip install 'dralint[lsp]'` finds nothing on PyPI: every such command names a checkout or a URL.
+    docs = ["README.md", "docs/editors.md", "docs/webhook.md", "editors/vscode/README.md", "editors/vscode/package.json"]
+    for name in docs:
+        text = (ROOT / name).read_text()
+        commands = re.findall(r"pip install [^`\n)]*?dralint\[\w+\][^`\n]*", text)
+        # ... or is said to work once the package is published.
+        assert all(" @ " in c or "once" in text[max(0, text.find(c) - 80):text.find(c)].lower() for c in commands), (name, commands)
+    assert "pip install -e '.[lsp]'" in (ROOT / "docs/editors.md").read_text()
+    assert "pip install -e '.[webhook]'" in (ROOT / "docs/webhook.md").read_text()

@@ -146,3 +146,19 @@ def test_render_table_mentions_every_version():
     text = lifecycle.render_table(["1.34", "1.35", "1.38"])
     for gv in schemas.index()["versions"]:
         assert gv in text
+
+
+def test_a_target_below_the_release_judged_against_is_a_usage_error(tmp_path):
+    # Looking "ahead" to an older release read v1 as removed; the command line or the config is wrong.
+    f = tmp_path / "c.yaml"
+    f.write_text(CLAIM.format(version="v1", body=FLAT))
+    run = run_dralint("--no-config", "-k", "1.35", "--target-version", "1.33", str(f))
+    assert (run.code, run.stdout) == (2, "")
+    assert run.stderr.startswith(
+        "dralint: error: target-version 1.33 is older than kubernetes-version 1.35: the upgrade check looks ahead"
+    ), run.stderr
+    (tmp_path / ".dralint.yaml").write_text("kubernetes-version: '1.36'\ntarget-version: '1.34'\n")
+    run = run_dralint(str(f), cwd=tmp_path)
+    assert run.code == 2 and "target-version 1.34 is older than kubernetes-version 1.36" in run.stderr
+    # The same release, or a later one, is an upgrade check as before.
+    assert lint_json("-k", "1.35", "--target-version", "1.35", str(f)).code in (0, 1)

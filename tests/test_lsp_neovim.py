@@ -72,4 +72,4 @@ def test_without_the_lsp_extra_the_command_says_what_to_install():
     code = "import sys; sys.modules['pygls'] = None; from dralint.cli import main; sys.exit(main(['lsp']))"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
-    assert run.stderr.startswith("dralint: error: 'dralint lsp' needs the lsp extra: pip install 'dralint[lsp]'")
+    assert run.stderr.startswith("dralint: error: 'dralint lsp' needs the lsp extra: from a checkout of dralint, pip install -e '.[lsp]'")

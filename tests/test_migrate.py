@@ -373,3 +373,85 @@ def test_nothing_to_do_exits_0(tmp_path):
     f.write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: a.b\n")
     run = run_dralint(*TO, str(tmp_path))
     assert run.code == 0 and run.stdout == ""
+
+
+def test_comments_move_with_the_keys_they_are_written_above(tmp_path):
+    # Left at their old indentation (and, above the first key of `basic`, lost) when the keys moved.
+    claim = tmp_path / "claim.yaml"
+    claim.write_text("""\
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata:
+  name: gpu
+spec:
+  devices:
+    requests:
+    - name: gpu
+      # the class
+      deviceClassName: gpu.example.com
+      selectors:
+      - cel:
+          expression: device.driver == "gpu.example.com"
+      # two of them
+      allocationMode: ExactCount
+      # at most
+      count: 2
+      # the next request
+    - name: other
+      deviceClassName: gpu.example.com
+""")
+    slice_ = tmp_path / "slice.yaml"
+    slice_.write_text("""\
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata:
+  name: node-1-gpu
+spec:
+  driver: gpu.example.com
+  nodeName: node-1
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    basic:
+      # what it is
+      attributes:
+        model: {string: "A100"}
+      # how much
+      capacity:
+        memory: {value: 80Gi}
+""")
+    run = run_dralint(*TO, "--write", str(claim), str(slice_))
+    assert run.code == 0, run.stderr
+    assert claim.read_text() == """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: gpu
+spec:
+  devices:
+    requests:
+    - name: gpu
+      # the class
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors:
+        - cel:
+            expression: device.driver == "gpu.example.com"
+        # two of them
+        allocationMode: ExactCount
+        # at most
+        count: 2
+      # the next request
+    - name: other
+      exactly:
+        deviceClassName: gpu.example.com
+"""
+    assert slice_.read_text().split("  devices:\n", 1)[1] == """\
+  - name: gpu-0
+    # what it is
+    attributes:
+      model: {string: "A100"}
+    # how much
+    capacity:
+      memory: {value: 80Gi}
+"""

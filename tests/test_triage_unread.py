@@ -48,6 +48,7 @@ PASSED_OVER = {
     "deep.json": _nested(MAX_DEPTH - 1),
     "wide.json": "[" + ",".join(["0"] * (MAX_NODES - 1)) + "]",
     "braces.yaml": '{"looks": "like JSON to the loader too"}',
+    "braces-array.json": '["{{ anything }}"]',  # braces in a list are no template of a manifest
     "quoted-action.json": '{"annotation": "{{ $labels.instance }} is down"}',
 }
 
@@ -62,7 +63,6 @@ LOADED = {  # only loading can tell: a manifest, a problem to report, a template
     "group.json": '{"note": "see resource.k8s.io"}',
     "stream.json": '{"a": 1}\n{"b": 2}',
     "comments.json": '{\n  // a comment\n  "a": 1\n}',
-    "template-array.json": '["{{ anything }}"]',
     "go-template.json": '{"image": "{{ .Values.image }}"}',
     "empty.json": "",
     "yaml.yaml": "a: 1\n",

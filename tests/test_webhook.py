@@ -433,6 +433,28 @@ def test_update_does_not_deny_problems_the_object_already_had(server):
     assert any("[DRA101]" in w for w in response["warnings"])
 
 
+@pytest.mark.parametrize(("before", "after", "changed"), [
+    (True, 1, True), (1, True, True), (False, 0, True), (0, False, True), (1, 1.0, True), ("1", 1, True),
+    ([True], [1], True), ({"n": False}, {"n": 0}, True),
+    (True, True, False), (1, 1, False), (1.5, 1.5, False), ([0, False], [0, False], False),
+])
+def test_update_compares_spec_values_as_json_type_and_all(server, before, after, changed):
+    # Opaque parameters are kept as the JSON sent: `true` -> `1` is a changed spec, whatever Python's `True == 1` says.
+    old = claim()
+    old["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sharing"]["value"] = before
+    new = copy.deepcopy(old)
+    new["spec"]["devices"]["config"][0]["opaque"]["parameters"]["sharing"]["value"] = after
+    new["metadata"]["labels"]["tier"] = "gold"
+    _, answer = server.review(review_of(new, "UPDATE", old=old))
+    response = answer["response"]
+    if changed:
+        assert response["allowed"] is False, response
+        causes = response["status"]["details"]["causes"]
+        assert [(c["field"], c["reason"], c["message"].rsplit(" [", 1)[1]) for c in causes] == [("spec", "FieldValueInvalid", "DRA022]")]
+    else:
+        assert response == {"uid": response["uid"], "allowed": True}
+
+
 # --------------------------------------------------------------------------- bad requests
 
 
@@ -708,7 +730,25 @@ def test_deploy_manifests_pass_an_independent_strict_validator():
     # Only cert-manager's kinds are unknown to it (custom resources); everything else was validated.
     skipped = [line for line in lines if line.startswith("WARN")]
     assert all("cert-manager.io/v1" in line for line in skipped), skipped
-    assert sum(line.startswith("INFO") and "passed" in line for line in lines) >= 7
+    assert sum(line.startswith("INFO") and "passed" in line for line in lines) >= 8
+    assert any(line.startswith("INFO") and "passed" in line and "networkpolicy/dralint-webhook" in line for line in lines), run.stdout
+
+
+def test_deploy_network_policy_admits_the_https_port_only_and_no_egress():
+    docs = [d for p in _manifests() for d in _yaml_documents(p)]
+    (policy,) = [d for d in docs if d["kind"] == "NetworkPolicy"]
+    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    template = deployment["spec"]["template"]
+    assert policy["metadata"]["namespace"] == deployment["metadata"]["namespace"]
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= template["metadata"]["labels"].items()
+    assert sorted(policy["spec"]["policyTypes"]) == ["Egress", "Ingress"]
+    assert policy["spec"]["egress"] == []  # the webhook calls nothing
+    (container,) = template["spec"]["containers"]
+    ports = [p["containerPort"] for p in container["ports"]]
+    assert [rule["ports"] for rule in policy["spec"]["ingress"]] == [[{"protocol": "TCP", "port": port} for port in ports]]
+    # `kubectl apply -k deploy/` applies every manifest of the folder.
+    (kustomization,) = _yaml_documents(DEPLOY / "kustomization.yaml")
+    assert sorted(kustomization["resources"]) == [p.name for p in _manifests()]
 
 
 def test_deploy_manifests_are_clean_for_dralint():

@@ -25,7 +25,7 @@ from conftest import CASES
 pytest.importorskip("uvicorn", reason="the webhook extra is not installed")
 pytest.importorskip("cryptography.x509", reason="cryptography is needed to make a test CA")
 
-from test_webhook import PKI, WAIT, Webhook, claim, read_response, review_of  # noqa: E402
+from test_webhook import PKI, WAIT, Webhook, claim, read_response, review_of, wait_until  # noqa: E402
 
 PROBE_LIMIT = 0.100  # seconds
 RULES = CASES / "webhook_abuse" / "rules"
@@ -155,6 +155,80 @@ def test_a_judge_that_dies_is_replaced(strict):
         assert status == 200 and answer["response"]["allowed"] is True
 
 
+def judge_pids(server) -> list[int]:
+    return [int(pid) for pid in Path(f"/proc/{server.proc.pid}/task/{server.proc.pid}/children").read_text().split()]
+
+
+def process_state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return "gone"
+
+
+def assert_judged_without_failure(server, count: int) -> None:
+    before = server.metrics()
+    for _ in range(count):
+        status, answer = server.review(review_of(claim()))
+        assert status == 200 and answer["response"]["allowed"] is True, answer
+        assert "warnings" not in answer["response"], answer
+    after = server.metrics()
+    for name in ("dralint_webhook_internal_errors_total", "dralint_webhook_review_timeouts_total"):
+        assert after[name] == before[name], name
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the judge processes through /proc")
+def test_both_idle_judges_killed_the_next_claim_is_judged(strict):
+    judges = judge_pids(strict)
+    assert len(judges) == 2
+    for pid in judges:
+        os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: all(process_state(pid) in ("Z", "gone") for pid in judges), "the judges to die")
+    assert_judged_without_failure(strict, 3)  # not denied per --on-error: judged by fresh judges
+    assert not set(judges) & set(judge_pids(strict))
+    assert len(judge_pids(strict)) == 2
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the judge processes through /proc")
+@pytest.mark.parametrize("stopped", [1, 2])
+def test_stopped_judges_are_replaced_not_waited_for(strict, stopped):
+    judges = judge_pids(strict)
+    assert len(judges) == 2
+    for pid in judges[:stopped]:
+        os.kill(pid, signal.SIGSTOP)
+    wait_until(lambda: all(process_state(pid) == "T" for pid in judges[:stopped]), "the judges to stop")
+    # Each review would meet a stopped judge within two; none runs out of --review-timeout.
+    assert_judged_without_failure(strict, 4)
+    wait_until(lambda: all(process_state(pid) == "gone" for pid in judges[:stopped]), "the stopped judges to be ended")
+    assert len(judge_pids(strict)) == 2
+    entries = [e for e in strict.logs() if e.get("msg") == "a judge process stopped while idle; started another"]
+    assert {e["judge_pid"] for e in entries} >= set(judges[:stopped])
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads process states through /proc")
+def test_a_judge_stopped_while_judging_is_replaced_and_the_review_judged_again(lenient, tmp_path):
+    before = lenient.metrics()
+    pid_file = tmp_path / "pids"
+    obj = claim()
+    obj["metadata"]["name"] = "slow-judge"  # the local rule LOCAL902 says which judge has it, then takes 0.5 s
+    obj["metadata"]["annotations"] = {"test.dralint.dev/pid-file": str(pid_file)}
+    review = review_of(obj)
+    with lenient.raw_socket() as sock:
+        post(sock, json.dumps(review).encode())
+        first = int(wait_until(lambda: pid_file.exists() and pid_file.read_text().split(), "a judge to take the review")[0])
+        os.kill(first, signal.SIGSTOP)
+        status, _, data = read_response(sock)
+    response = json.loads(data)["response"]
+    # Judged again by a fresh judge: not answered per --on-error (allowed with a warning) after --review-timeout.
+    assert status == 200 and response == {"uid": review["request"]["uid"], "allowed": True}, response
+    pids = [int(pid) for pid in pid_file.read_text().split()]
+    assert len(pids) == 2 and pids[0] == first and pids[1] != first
+    after = lenient.metrics()
+    for name in ("dralint_webhook_internal_errors_total", "dralint_webhook_review_timeouts_total"):
+        assert after[name] == before[name], name
+    wait_until(lambda: process_state(first) == "gone", "the stopped judge to be ended")
+
+
 # --------------------------------------------------------------------------- slow and broken clients
 
 
@@ -259,6 +333,24 @@ def test_deep_parameters_are_checked_by_every_rule(lenient, depth):
     assert status == 200
     response = json.loads(data)["response"]
     assert response == {"uid": response["uid"], "allowed": True}
+    assert lenient.metrics()["dralint_webhook_internal_errors_total"] == before
+
+
+@pytest.mark.parametrize("depth", [6000, 10000])
+@pytest.mark.parametrize(("opening", "closing"), [('{"a":', "}"), ("[", "]")])
+def test_deeply_nested_unknown_fields_are_checked_not_failed(lenient, depth, opening, closing):
+    # Up to the 10,000 levels the API server decodes: one DRA101 at the unknown field, never a
+    # RecursionError (which --on-error=allow would turn into an unchecked admission).
+    before = lenient.metrics()["dralint_webhook_internal_errors_total"]
+    obj = claim()
+    obj["spec"]["devices"]["requests"][0]["exactly"]["extra"] = "DEEP"
+    text = json.dumps(review_of(obj)).replace('"DEEP"', opening * depth + "1" + closing * depth)
+    status, data = raw_review(lenient, text)
+    assert status == 200
+    response = json.loads(data)["response"]
+    assert response["allowed"] is False, response
+    causes = [(c["field"], c["reason"], c["message"].rsplit(" [", 1)[1]) for c in response["status"]["details"]["causes"]]
+    assert causes == [("spec.devices.requests[0].exactly.extra", "FieldValueInvalid", "DRA101]")]
     assert lenient.metrics()["dralint_webhook_internal_errors_total"] == before
 
 

@@ -88,3 +88,29 @@ def test_documented_options_match_the_parser():
         value = defaults[flag]
         assert (f"{value:g}" if isinstance(value, float) else str(value)) == default, flag
     assert {"--review-timeout", "--judges", "--on-error", "--read-timeout"} <= set(documented)
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    # As the API server writes it: the request's own fields before the object.
+    (b'{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"u-1","kind":{"group":"resource.k8s.io",'
+     b'"version":"v1","kind":"ResourceClaim"},"name":"c","namespace":"ns","operation":"CREATE","userInfo":{"uid":"not-it"},'
+     b'"object":{"metadata":{"name":"not-it"}}}}',
+     {"uid": "u-1", "kind": "ResourceClaim", "name": "c", "namespace": "ns", "operation": "CREATE"}),
+    # Escapes, a lone surrogate, white space between tokens.
+    (b'{ "request" : { "uid" : "\\ud800-\\"q\\"" , "name" : "a\\u00e9" } }', {"uid": "\ud800-\"q\"", "name": "a\u00e9"}),
+    # Keys of the same name deeper down, or inside an array, are not the request's.
+    (b'{"x":{"request":{"uid":"no"}},"request":[{"uid":"no"}]}', {}),
+    (b'{"request":{"object":{"uid":"no"},"uid":"yes"}}', {"uid": "yes"}),
+    # Not strings, empty, or cut off: nothing.
+    (b'{"request":{"uid":1,"name":"","namespace":null,"operation":"CREA', {}),
+    # Nested far deeper than any recursion limit before the uid: read without recursion, then out of the head.
+    (b'{"request":{"object":' + b"[" * 200_000 + b"]" * 200_000 + b'},"uid":"late"}}', {}),
+])
+def test_peek_head_reads_the_request_fields_from_the_head_only(body, expected):
+    assert rv.peek_head(body) == expected
+
+
+def test_peek_head_reads_no_further_than_its_limit():
+    head = b'{"request":{"name":"n","padding":"' + b"x" * rv.PEEK_BYTES + b'","uid":"late"}}'
+    assert rv.peek_head(head) == {"name": "n"}
+    assert rv.peek(head) == {"name": "n", "uid": "late"}  # the whole body has it

@@ -15,14 +15,23 @@ class UsageError(Exception):
     """Wrong words on the command line or in the configuration: exit 2 with a message, no traceback."""
 
 
-def _help_formatter(prog: str) -> argparse.HelpFormatter:
+def _width() -> int:
     # Given a width, argparse does not import shutil to ask the terminal for one
     # (on every add_argument call): a few milliseconds of every pre-commit run.
     try:
         width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
     except (ValueError, OSError):
         width = 80
-    return argparse.HelpFormatter(prog, width=max(width - 2, 40))
+    return max(width - 2, 40)
+
+
+def _help_formatter(prog: str) -> argparse.HelpFormatter:
+    return argparse.HelpFormatter(prog, width=_width())
+
+
+def epilog_as_written(prog: str) -> argparse.HelpFormatter:
+    """A help formatter that keeps the description and epilog's lines (a table of subcommands) as written."""
+    return argparse.RawDescriptionHelpFormatter(prog, width=_width())
 
 
 class Parser(argparse.ArgumentParser):
@@ -32,6 +41,15 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]  # argparse exits 2 too, but prints usage noise first
         raise UsageError(message)
+
+
+def install_extra(extra: str) -> str:
+    """How to install an optional extra while dralint is not on PyPI (`pip install 'dralint[lsp]'` finds no
+    package): from the checkout dralint was installed from, or from a git URL of the user's copy."""
+    return (
+        f"from a checkout of dralint, pip install -e '.[{extra}]' (or pip install "
+        f"'dralint[{extra}] @ git+URL@COMMIT', URL being your copy of the repository)"
+    )
 
 
 def add_rule_arguments(parser: argparse._ActionsContainer) -> None:

@@ -5,7 +5,7 @@
     dralint gates [-k 1.NN]       the DRA feature gates of a release: stage, default, fields
     dralint serve ...             admission webhook
     dralint migrate ...           rewrite manifests to another API version
-    dralint lsp                   language server over stdio (needs dralint[lsp])
+    dralint lsp                   language server over stdio (needs the lsp extra)
 
 Exit codes: 0 clean, 1 a problem at or above --fail-on, 2 usage or internal error.
 """
@@ -21,7 +21,7 @@ import sys
 from typing import Sequence
 
 from . import __version__, parallel, schemas
-from .arguments import Parser, UsageError, add_rule_arguments, overrides_from
+from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written, install_extra, overrides_from
 from .config import ConfigError, build_options
 from .lint import lint
 from .model import Problem, Severity
@@ -32,13 +32,27 @@ from .schemas import DEFAULT_RELEASE, RELEASES
 from .sources import collect, files, read_all
 
 SUBCOMMANDS = ("lint", "rules", "gates", "serve", "migrate", "lsp")
+# The optional extra each subcommand needs, and the modules of it that tell whether it is installed.
+EXTRAS = {"serve": ("webhook", ("uvicorn",)), "lsp": ("lsp", ("pygls", "lsprotocol"))}
 
 
 def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser = Parser(
         prog=prog,
         description="Lint Kubernetes Dynamic Resource Allocation (resource.k8s.io) manifests.",
-        epilog="Other commands: dralint rules | dralint gates | dralint serve --help | dralint migrate --help",
+        formatter_class=epilog_as_written,
+        epilog=(
+            "other commands:\n"
+            "  dralint rules                  every rule with code, slug, severity and summary\n"
+            "  dralint gates [-k 1.NN]        the DRA feature gates of a release: stage, default, fields\n"
+            "  dralint serve --help           validating admission webhook (the webhook extra)\n"
+            "  dralint migrate --help         rewrite manifests to another API version\n"
+            "  dralint lsp                    language server over stdio for editors (the lsp extra)\n"
+            "\n"
+            "environment: NO_COLOR (set and not empty) turns colour off unless --color always;\n"
+            "DRALINT_DEBUG=1 shows the traceback of an internal error.\n"
+            "exit codes: 0 clean, 1 a problem at or above --fail-on, 2 usage or internal error"
+        ),
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files, folders (searched for *.yaml, *.yml, *.json) or - for standard input")
     parser.add_argument(
@@ -53,7 +67,8 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--break-hard-links", action="store_true",
                         help="with --fix: rewrite a file that has other hard links too (its other names keep the old content); refused by default")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text report: auto (default) on a terminal unless NO_COLOR is set, always or never")
     parser.add_argument("--version", action="version", version=f"dralint {__version__}")
     return parser
 
@@ -75,6 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return run_lint(rest)
             finally:
                 gc.unfreeze()  # what the run froze (dralint.parallel.frozen), for callers of main() in process
+        if command in EXTRAS and not {"-h", "--help"} & set(rest):
+            _require_extra(command)
         # Each other subcommand loads only what it runs (measured with -X importtime): `rules` ~115 ms
         # (jsonschema and every rule's docs), `serve` ~230 ms (uvicorn, the judges), `lsp` ~110 ms
         # (pygls), `migrate` ~190 ms (ruamel's round-trip loader); a lint run pays for none of them.
@@ -112,6 +129,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"dralint: internal error: {type(exc).__name__}: {exc} (set DRALINT_DEBUG=1 for a traceback)", file=sys.stderr)
         return 2
+
+
+def _require_extra(command: str) -> None:
+    import importlib.util  # noqa: PLC0415 - only for the subcommands that need an extra
+
+    extra, modules = EXTRAS[command]
+    if any(importlib.util.find_spec(module) is None for module in modules):
+        raise UsageError(f"'dralint {command}' needs the {extra} extra: {install_extra(extra)}")
 
 
 def run_lint(argv: list[str]) -> int:

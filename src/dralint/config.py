@@ -153,8 +153,17 @@ def build_options(overrides: Overrides) -> tuple[LintOptions, Settings]:
     # Paths in the config file are relative to the file's folder.
     base = os.path.dirname(os.path.abspath(config.path)) if config else os.getcwd()
 
-    release = _release(overrides.kubernetes_version, config, "kubernetes-version", supported_release) or schemas.DEFAULT_RELEASE
+    given = _release(overrides.kubernetes_version, config, "kubernetes-version", supported_release)
+    release = given or schemas.DEFAULT_RELEASE
     target = _release(overrides.target_version, config, "target-version", parse_release)
+    if given and target and schemas.release_key(target) < schemas.release_key(given):
+        # The upgrade check looks ahead from the release judged against; below it, every version that
+        # release serves but the older one did not would read as "removed". (Without a release given, a
+        # file's own release comment may well lie below the target.)
+        raise ConfigError(
+            f"target-version {target} is older than kubernetes-version {release}: the upgrade check looks "
+            f"ahead, so give a release from {release} on (or judge against {target} with -k {target})"
+        )
     selection = Selection(
         select=_split([*_list(config, "select"), *overrides.select]),
         ignore=_split([*_list(config, "ignore"), *overrides.ignore]),

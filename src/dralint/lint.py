@@ -361,9 +361,10 @@ class _Run:
         dropped: tuple[Dropped, ...] = ()
         if resolution.info is not None:
             result.checked += 1
-            problems.extend(check_schema(doc, schemas.catalog(release).schema(doc.api_version, doc.kind)))
+            schema_problems = check_schema(doc, schemas.catalog(release).schema(doc.api_version, doc.kind))
             # What the API server validates: the fields of gates that are off dropped, as on create.
             doc, dropped = drop_disabled_fields(doc, state)
+            problems.extend(_decoded(schema_problems, dropped) if dropped else schema_problems)
         view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.settle, feature_gates=state.overrides, dropped=dropped)
         if self.run_rules:
             self._collect(view, problems)
@@ -535,6 +536,23 @@ def _merge_overlaps(problems: list[Problem]) -> list[Problem]:
         else:
             precise.adopt_fixes(p)  # the schema knows how to repair what the rule explains
     return kept
+
+
+# What decoding rejects before the registry strategy drops anything: an unknown field (strict
+# decoding), a value of the wrong JSON type, or one that does not parse (a quantity, an int64 out of
+# range) fails the request even inside a field that would be dropped.
+_DECODE_TIME = frozenset({"DRA101", "DRA103", "DRA105"})
+
+
+def _decoded(schema_problems: list[Problem], dropped) -> list[Problem]:
+    """The schema problems the API server reports when `dropped` fields are removed before validation.
+
+    Required fields, enums, formats and bounds are validation (after PrepareForCreate drops the
+    fields of disabled gates), so inside a dropped field they are never judged; decoding errors are.
+    """
+    cut = [d.path for d in dropped]
+    return [p for p in schema_problems
+            if p.rule in _DECODE_TIME or not any(p.path[:len(c)] == c for c in cut)]
 
 
 def _soften_outside_dra(problems: list[Problem], dra: set[int], foreign: set[int]) -> list[Problem]:

@@ -52,6 +52,7 @@ from .arguments import UsageError
 from .k8s.resource import EXACT_FIELDS, GROUP, MIGRATION_KINDS, MIGRATION_SOURCES
 from .lint import LintOptions, lint
 from .model import Severity
+from .moved_comments import keep_above_first, move_comments_between, move_keys
 from .releases import declared_release
 from .rewrite import RewriteError, rewrite, write_atomic
 from .selection import Selection
@@ -200,20 +201,8 @@ def _insert(mapping: Any, pos: int, key: str, value: Any) -> Any:
     return mapping
 
 
-def _new_map(like: Any) -> Any:
-    return type(like)() if hasattr(like, "ca") else {}
-
-
-def _move(src: Any, dst: Any, key: str) -> None:
-    dst[key] = src[key]
-    ca = getattr(src, "ca", None)
-    if ca is not None and key in ca.items:
-        dst.ca.items[key] = ca.items.pop(key)
-    del src[key]
-
-
-def convert(obj: Any, target: str) -> None:
-    """Convert `obj` (checked with `check`) to `target` in place."""
+def convert(obj: Any, target: str, indent: int = 2) -> None:
+    """Convert `obj` (checked with `check`) to `target` in place (`indent`: the file's mapping indentation)."""
     if _type_field(obj, "apiVersion") == V1BETA1:
         kind = _type_field(obj, "kind")
         if kind in ("ResourceClaim", "ResourceClaimTemplate"):
@@ -223,11 +212,9 @@ def convert(obj: Any, target: str) -> None:
                 flat = [k for k in req if k in EXACT_FIELDS]
                 if not flat:
                     continue
-                pos = list(req).index(flat[0])
-                exactly = _new_map(req)
-                for key in flat:
-                    _move(req, exactly, key)
-                _insert(req, pos, "exactly", exactly)
+                order = list(req)
+                exactly = move_keys(req, flat, order, indent)
+                _insert(req, order.index(flat[0]), "exactly", exactly)
         elif kind == "ResourceSlice":
             spec = obj.get("spec")
             for dev in (spec.get("devices") or []) if _is_map(spec) else []:
@@ -237,13 +224,14 @@ def convert(obj: Any, target: str) -> None:
                 basic = dev["basic"] or {}
                 basic_ca = getattr(basic, "ca", None)
                 dev_ca = getattr(dev, "ca", None)
-                if dev_ca is not None:
-                    dev_ca.items.pop("basic", None)
+                above = dev_ca.items.pop("basic", None) if dev_ca is not None else None  # [3]: above its first key
                 del dev["basic"]
                 for offset, (key, value) in enumerate(list(basic.items())):
                     _insert(dev, pos + offset, key, value)
                     if basic_ca is not None and dev_ca is not None and key in basic_ca.items:
                         dev_ca.items[key] = basic_ca.items[key]
+                keep_above_first(dev, list(basic), above[3] if above is not None and len(above) > 3 else None, -indent)
+                move_comments_between(dev, list(basic), list(basic), -indent)
     if isinstance(obj.get("apiVersion"), TaggedScalar):
         obj["apiVersion"].value = target  # `apiVersion: !!str ...` keeps its tag
     else:
@@ -338,7 +326,8 @@ def _convert_document(job: _Job, chunk: Chunk, plain: str) -> tuple[str, list[tu
 
     None when there is nothing to convert or it cannot be done (then it is reported).
     """
-    yaml = _yaml(guess_indent(plain))
+    indent = guess_indent(plain)
+    yaml = _yaml(indent)
     collapsed = collapse_comment_runs(plain)
     root = _load(job, chunk, yaml, collapsed.text)
     objects = _objects(root) if root is not None else []
@@ -359,7 +348,7 @@ def _convert_document(job: _Job, chunk: Chunk, plain: str) -> tuple[str, list[tu
         return None
     descriptions = [(_describe(obj), line_of(obj)) for obj in objects]
     for obj in objects:
-        convert(obj, job.target)
+        convert(obj, job.target, indent[0])
     emitted = collapsed.expand(_dump(yaml, root))
     if emitted is None:
         # A placeholder ended up inside a scalar the emitter re-flowed: convert the text as it is (slower on long comment runs).
@@ -367,7 +356,7 @@ def _convert_document(job: _Job, chunk: Chunk, plain: str) -> tuple[str, list[tu
         if root is None:
             return None
         for obj in _objects(root):
-            convert(obj, job.target)
+            convert(obj, job.target, indent[0])
         emitted = _dump(yaml, root)
     return emitted, descriptions, file_line
 

@@ -157,12 +157,16 @@ def replace_value(doc: Document, path: Path, wrong: Any, allowed: list[Any]) -> 
 def move_under(doc: Document, path: Path, home: str) -> list[Fix]:
     """A field that lost a level of nesting (`deviceClassName` beside `exactly`): move it under `home`.
 
-    Only block-style YAML whose field starts its own line (after an optional
-    `- `) is rewritten; anything else gets no fix rather than a guess.
+    Block-style YAML is rewritten where the field starts its own line (after an
+    optional `- `), with the comment lines written just above it when it moves
+    into an existing `home`; a flow mapping (JSON) as a flow mapping. Anything
+    else gets no fix rather than a guess.
     """
     node = doc.positions.get(path)
     if node is None or node.key is None or doc.text is None:
         return []
+    if _in_flow_mapping(doc, path[:-1]):
+        return _flow_move(doc, [path], home)
     lines = _Lines(doc.text)
     key, value = node.key, node.value
     prefix = lines[key.line - 1][: key.column - 1]
@@ -179,10 +183,10 @@ def move_under(doc: Document, path: Path, home: str) -> list[Fix]:
         return [Fix(description, (Edit(end, f"{home}:\n{body}"),))]
     if prefix.strip() or target.key is None or target.value.line <= target.key.line:
         return []  # the field carries the list item's `- `, or `home` is a flow mapping
-    shift = target.value.column - key.column
-    moved = [" " * (target.value.column - 1) + block[0], *(_shift(line, shift) for line in block[1:])]
+    first = _comments_above(doc, lines, path)  # the key's line starts with indentation only, as they do
+    moved = [_shift(line, target.value.column - key.column) for line in lines[first - 1 : last]]
     insert = Span(target.value.line, 1, target.value.line, 1)
-    remove = Span(key.line, 1, last + 1, 1)
+    remove = Span(first, 1, last + 1, 1)
     return [Fix(description, (Edit(remove, ""), Edit(insert, "\n".join(moved) + "\n")))]
 
 
@@ -196,8 +200,12 @@ def move_all_under(doc: Document, paths: list[Path], home: str) -> list[Fix]:
         return move_under(doc, paths[0], home)
     if doc.text is None or any(doc.positions.get(p) is None or doc.positions[p].key is None for p in paths):
         return []
+    if _in_flow_mapping(doc, paths[0][:-1]):
+        return _flow_move(doc, paths, home)
     lines = _Lines(doc.text)
-    fields = sorted((doc.positions[p] for p in paths), key=lambda node: node.key.line)  # type: ignore[union-attr]
+    names = ", ".join(f"'{p[-1]}'" for p in paths)
+    paths = sorted(paths, key=lambda p: doc.positions[p].key.line)  # type: ignore[union-attr]
+    fields = [doc.positions[p] for p in paths]
     blocks, spans = [], []
     for n, node in enumerate(fields):
         key, value = node.key, node.value
@@ -206,13 +214,99 @@ def move_all_under(doc: Document, paths: list[Path], home: str) -> list[Fix]:
         if prefix.strip() not in (("", "-") if n == 0 else ("",)) or key.column != fields[0].key.column:  # type: ignore[union-attr]
             return []
         last = value.end_line - 1 if value.end_column == 1 and value.end_line > key.line else value.end_line
-        blocks.append([lines[key.line - 1][key.column - 1 :], *lines[key.line : last]])
-        spans.append((key, last))
+        # The comment lines just above a field move with it; the first field's stay above the new `home`.
+        first = _comments_above(doc, lines, paths[n]) if n else key.line
+        blocks.append([lines[first - 1][key.column - 1 :], *lines[first : last]])
+        spans.append((Span(first, key.column, first, key.column), last))
     first_key, first_last = spans[0]
     indent = " " * (first_key.column + 1)
     body = "\n".join(indent + block[0] + "".join("\n" + (("  " + line) if line.strip() else line) for line in block[1:]) for block in blocks)
     edits = [Edit(Span(first_key.line, first_key.column, first_last, len(lines[first_last - 1]) + 1), f"{home}:\n{body}")]
     edits += [Edit(Span(key.line, 1, last + 1, 1), "") for key, last in spans[1:]]
+    return [Fix(f"move {names} under '{home}'", tuple(edits))]
+
+
+def _comments_above(doc: Document, lines: _Lines, path: Path) -> int:
+    """The first line of the full-line comments written just above the key at `path`, at its column, below
+    the field before it (its key's line if there are none)."""
+    key = doc.positions[path].key
+    assert key is not None
+    before = [n.value for n in _members(doc, path[:-1]) if n.key.line < key.line]
+    floor = max((v.end_line - (v.end_column == 1) for v in before), default=0)
+    first = key.line
+    while first - 1 > floor:
+        line = lines[first - 2]
+        if line[: key.column - 1].strip() or not line[key.column - 1 :].startswith("#"):
+            break
+        first -= 1
+    return first
+
+
+def _members(doc: Document, parent: Path) -> list[Any]:
+    """The position nodes of the fields of the mapping at `parent`, in source order."""
+    data: Any = doc.data
+    for part in parent:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return []
+    if not isinstance(data, dict):
+        return []
+    nodes = [doc.positions.get(parent + (k,)) for k in data]
+    return sorted((n for n in nodes if n is not None and n.key is not None), key=lambda n: (n.key.line, n.key.column))
+
+
+def _in_flow_mapping(doc: Document, parent: Path) -> bool:
+    """Whether the mapping at `parent` is written in flow style (`{...}`: all of JSON)."""
+    node = doc.positions.get(parent)
+    return node is not None and _slice(doc, node.value.line, node.value.column, node.value.line, node.value.column + 1) == "{"
+
+
+def _slice(doc: Document, line: int, column: int, end_line: int, end_column: int) -> str:
+    assert doc.text is not None
+    table = _Lines(doc.text)
+    if end_line > len(table):
+        return ""
+    return doc.text[table.start(line - 1) + column - 1 : table.start(end_line - 1) + end_column - 1]
+
+
+def _flow_move(doc: Document, paths: list[Path], home: str) -> list[Fix]:
+    """`move_under` / `move_all_under` in a flow mapping: the members are cut out with the comma before them
+    (after them, for the mapping's first) and written as members of `home`, a new one in place of the first."""
+    members = _members(doc, paths[0][:-1])
+    moved = sorted((doc.positions[p] for p in paths), key=lambda n: (n.key.line, n.key.column))  # type: ignore[union-attr]
+    if any(n not in members for n in moved):
+        return []
+    texts = [_slice(doc, n.key.line, n.key.column, n.value.end_line, n.value.end_column) for n in moved]  # type: ignore[union-attr]
+    target = doc.positions.get(paths[0][:-1] + (home,))
+    first = moved[0]
+    edits = []
+    for node in moved if target is not None else moved[1:]:
+        at = members.index(node)
+        if at:
+            start = members[at - 1].value
+            edits.append(Edit(Span(start.end_line, start.end_column, node.value.end_line, node.value.end_column), ""))
+        elif len(members) > 1:
+            after = members[1].key
+            edits.append(Edit(Span(node.key.line, node.key.column, after.line, after.column), ""))
+        else:
+            return []  # the only member: `home` cannot be beside it
+    if target is not None:
+        if not _in_flow_mapping(doc, paths[0][:-1] + (home,)):
+            return []
+        empty = _slice(doc, target.value.line, target.value.column, target.value.end_line, target.value.end_column)[1:-1].strip() == ""
+        at = Span(target.value.line, target.value.column + 1, target.value.line, target.value.column + 1)
+        edits.append(Edit(at, ", ".join(texts) + ("" if empty else ", ")))
+    else:
+        quote = texts[0][:1] if texts[0][:1] in ("'", '"') else ""
+        indent = _slice(doc, first.key.line, 1, first.key.line, first.key.column)  # type: ignore[union-attr]
+        if len({n.key.line for n in moved}) == len(moved) and not indent.strip():  # one member a line: so is each
+            inner = ",\n".join(indent + "  " + text.replace("\n", "\n  ") for text in texts)
+            body = f"{{\n{inner}\n{indent}}}"
+        else:
+            body = "{" + ", ".join(texts) + "}"
+        replace = Span(first.key.line, first.key.column, first.value.end_line, first.value.end_column)  # type: ignore[union-attr]
+        edits.append(Edit(replace, f"{quote}{home}{quote}: {body}"))
     names = ", ".join(f"'{p[-1]}'" for p in paths)
     return [Fix(f"move {names} under '{home}'", tuple(edits))]
 

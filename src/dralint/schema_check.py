@@ -148,12 +148,28 @@ def _full_validator(schema: dict[str, Any]) -> Any:
 
 
 def without_nulls(value: Any) -> Any:
-    """The object as the API server decodes it: a `null` field is the same as an absent one."""
-    if isinstance(value, dict):
-        return {k: without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [without_nulls(v) for v in value]
-    return value
+    """The object as the API server decodes it: a `null` field is the same as an absent one.
+
+    Copied without recursion: an object may be nested as deep as the API server decodes (10,000 levels)."""
+    if not isinstance(value, (dict, list)):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    pending = [(value, root)]
+    while pending:
+        source, copy = pending.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if item is None and isinstance(source, dict):
+                continue
+            if isinstance(item, (dict, list)):
+                child: Any = {} if isinstance(item, dict) else []
+                pending.append((item, child))
+                item = child
+            if isinstance(copy, dict):
+                copy[key] = item
+            else:
+                copy.append(item)
+    return root
 
 
 _decoding_cache: dict[int, dict[str, Any]] = {}

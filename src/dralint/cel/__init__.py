@@ -267,6 +267,10 @@ def _issues(text: str, expression: str, rel: tuple[int, int]) -> list[CelIssue]:
             found.append(issue)
         if len(found) >= 5:
             break
+    assignment = _lone_equals(expression) if any(i.kind == "syntax" for i in found) else None
+    if assignment is not None:  # `model = "H100"`: the parser's two complaints say less than this
+        message = "syntax error: `=` is no CEL operator; did you mean `==`?"
+        return [CelIssue("syntax", message, assignment, 1, ("==",))]
     hinted = [i for i in found if "not available in DRA selectors" in i.message]
     if hinted:  # one missing library cascades into several errors: report the cause only
         found = hinted[:1]
@@ -290,10 +294,9 @@ def _classify(msg: str, expression: str, offset: int, rel: tuple[int, int]) -> C
     if m:
         name = m.group(1)
         off, length = _name_position(expression, offset, name)
+        called = off is not None and "." not in name and expression[off + len(name):].lstrip().startswith("(")
         suggestions = _function_suggestions(name, rel, expression, off)
-        message = _undeclared_message(name, rel)
-        if suggestions and "did you mean" not in message:
-            message = message.replace(": the only variable is `device`", ": no such function") + f"; did you mean '{suggestions[0]}'?"
+        message = _undeclared_message(name, rel, suggestions if called else None)
         return CelIssue("undeclared", message, off, length, suggestions)
     m = re.match(r"undefined field '([^']+)'", msg)
     if m:
@@ -310,7 +313,7 @@ def _classify(msg: str, expression: str, offset: int, rel: tuple[int, int]) -> C
     if m:
         name = m.group(1)
         off, length = _name_position(expression, offset, name)
-        hint = _later_hint(name, rel)
+        hint = _later_hint(name, rel) or _quantity_hint(name, msg)
         return CelIssue("type", msg + (f"; {hint}" if hint else ""), off, length)
     return CelIssue("type", msg, offset, _token_length(expression, offset))
 
@@ -337,7 +340,9 @@ def _function_suggestions(name: str, rel: tuple[int, int], expression: str, offs
     return tuple(difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.75))
 
 
-def _undeclared_message(name: str, rel: tuple[int, int]) -> str:
+def _undeclared_message(name: str, rel: tuple[int, int], called: tuple[str, ...] | None = None) -> str:
+    """What an undeclared name is: a function that does not exist when it is called (`called`: the declared
+    names close to it), else a variable, and the only variable is `device`."""
     first = name.split(".")[0]
     if first in ("devic", "dev", "devices", "d") or (first != "device" and "." in name and name.split(".")[1] in ("driver", "attributes", "capacity")):
         return f"undeclared reference to '{first}': the only variable is `device` (did you mean 'device'?)"
@@ -352,9 +357,57 @@ def _undeclared_message(name: str, rel: tuple[int, int]) -> str:
 
     close = difflib.get_close_matches(name, _function_names(rel), n=2, cutoff=0.8)
     close = [c for c in close if c != name]  # `format` of `format.x()` is a namespace, not a misspelling
+    if called is not None:
+        close = close or list(called) or _same_words(name, _function_names(rel))
     if close:
         return f"{base}: no such function; did you mean '{close[0]}'?"
+    if called is not None:
+        return f"{base}: no such function in DRA selectors of Kubernetes {rel[0]}.{rel[1]}"
     return base + (": the only variable is `device`" if "." in name or name.isidentifier() else "")
+
+
+def _same_words(name: str, known: tuple[str, ...]) -> list[str]:
+    """Known names that hold every word of a camel-case `name` in its order (`asFloat`: `asApproximateFloat`)."""
+    words = [w.lower() for w in re.findall(r"[a-z]+|[A-Z][a-z]*|\d+", name)]
+    if len(words) < 2:
+        return []
+    pattern = re.compile(".*".join(map(re.escape, words)), re.I)
+    return [k for k in known if k != name and "." not in k and pattern.fullmatch(k)][:1]
+
+
+# How a relational operator reads on quantities (k8s.io/apiserver/pkg/cel/library/quantity.go): they are no
+# numbers, so `<`, `>`, `<=` and `>=` have no overload for them; compareTo and isLessThan/isGreaterThan do.
+_QUANTITY_COMPARISONS = {
+    "_>_": "a.compareTo(b) > 0 or a.isGreaterThan(b)",
+    "_<_": "a.compareTo(b) < 0 or a.isLessThan(b)",
+    "_>=_": "a.compareTo(b) >= 0",
+    "_<=_": "a.compareTo(b) <= 0",
+}
+
+
+def _quantity_hint(name: str, msg: str) -> str | None:
+    if name not in _QUANTITY_COMPARISONS or "kubernetes.Quantity" not in msg:
+        return None
+    return (f"quantities are compared with compareTo, isGreaterThan or isLessThan, not `{name.strip('_')}`: "
+            f"write {_QUANTITY_COMPARISONS[name]}, with b a quantity (quantity(\"40Gi\"))")
+
+
+# A CEL string literal: quoted, raw (r"..") or triple-quoted; a lone `=` is looked for outside them.
+_STRING = re.compile(r'''[rR]?(?:"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')''')
+
+
+def _lone_equals(expression: str) -> int | None:
+    """The offset of the first `=` outside a string that is not part of `==`, `!=`, `<=` or `>=`."""
+    at = 0
+    for literal in [*_STRING.finditer(expression), None]:
+        end = literal.start() if literal is not None else len(expression)
+        for i in range(at, end):
+            if expression[i] == "=" and expression[i - 1:i] not in ("=", "!", "<", ">") and expression[i + 1:i + 2] != "=":
+                return i
+        if literal is None:
+            return None
+        at = literal.end()
+    return None
 
 
 # Functions and macros of standard CEL and of the strings extension, which every

@@ -9,6 +9,14 @@ The event loop only moves bytes: each review is judged (parsed, linted,
 encoded) by a forked judge process (judging.py) within --review-timeout, so
 probes and other reviews never wait behind a heavy one.
 
+What a worker holds is bounded, so that slow or hostile clients cannot push it
+past its memory limit (an OOM kill of a `failurePolicy: Fail` webhook blocks
+every object it guards): at most --max-in-flight reviews at a time, and at
+most --max-buffered-bytes of their bodies, counted from each one's
+Content-Length before its body is read (a chunked body as it arrives). A
+review past either cap is answered 503 with Retry-After at once, without
+reading its body. Probes are not counted: they hold nothing.
+
 It is a bare ASGI callable rather than a framework app: five fixed routes need
 no router, and on the hot path every microsecond is the webhook's latency
 budget, which the API server spends out of the user's request.
@@ -31,6 +39,10 @@ log = logging.getLogger("dralint.webhook")
 
 MiB = 1024 * 1024
 DEFAULT_MAX_BODY = 3 * MiB  # the API server's own limit for a request body
+DEFAULT_MAX_IN_FLIGHT = 32  # reviews per worker; the API server waits at most 30 s for any of them
+DEFAULT_MAX_BUFFERED = 8 * DEFAULT_MAX_BODY  # body bytes per worker: eight full-size reviews at once
+RETRY_AFTER_SECONDS = 1
+DEFAULT_JUDGE_MEMORY = 64 * MiB  # per judge: room for the heaviest claim within the API's limits, not for a body of a million empty objects
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -40,6 +52,7 @@ _JSON = [(b"content-type", b"application/json")]
 _TEXT = [(b"content-type", b"text/plain; charset=utf-8")]
 _PROM = [(b"content-type", b"text/plain; version=0.0.4; charset=utf-8")]
 _CLOSE = [(b"connection", b"close")]
+_RETRY = [(b"retry-after", str(RETRY_AFTER_SECONDS).encode("ascii"))]
 
 
 @dataclass
@@ -51,10 +64,40 @@ class Settings:
     read_timeout: float = 10.0  # seconds for the whole body, counted from the end of the headers
     review_timeout: float = 3.0  # seconds to judge a review once its body is read, queueing included
     judges: int = 0  # judge processes; 0 judges on the event loop (tests, embedding)
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT  # reviews being read or judged at once
+    max_buffered: int = DEFAULT_MAX_BUFFERED  # body bytes held (or promised by Content-Length) at once
+    judge_memory: int | None = None  # each judge's memory beyond what it has when forked; None: no cap
 
 
 class _BodyTooLarge(Exception):
     pass
+
+
+class _Overloaded(Exception):
+    pass
+
+
+class _Budget:
+    """Body bytes held by one review, out of the worker's --max-buffered-bytes."""
+
+    __slots__ = ("app", "held")
+
+    def __init__(self, app: WebhookApp):
+        self.app = app
+        self.held = 0
+
+    def take(self, size: int) -> None:
+        if size <= 0:
+            return
+        app = self.app
+        if app.buffered + size > app.settings.max_buffered:
+            raise _Overloaded
+        app.buffered += size
+        self.held += size
+
+    def release(self) -> None:
+        self.app.buffered -= self.held
+        self.held = 0
 
 
 class WebhookApp:
@@ -64,11 +107,13 @@ class WebhookApp:
         self.ready = False
         self.decide: Callable[[dict[str, Any], rv.Policy], rv.Decision] = rv.decide  # replaceable in tests
         self.pool: JudgePool | None = None
+        self.in_flight = 0  # reviews being read or judged by this worker
+        self.buffered = 0  # body bytes they hold or were promised
 
     def start_judges(self) -> None:
         """Fork the judge processes (before the event loop starts; they inherit `decide` as it is now)."""
         if self.settings.judges > 0 and self.pool is None:
-            self.pool = JudgePool(self.judge_body, self.settings.judges)
+            self.pool = JudgePool(self.judge_body, self.settings.judges, self.settings.judge_memory)
             self.pool.start()
 
     def stop_judges(self) -> None:
@@ -111,13 +156,20 @@ class WebhookApp:
             metrics.bad_request("method_not_allowed")
             await _status(send, 405, "use POST with an AdmissionReview body", "MethodNotAllowed", extra=[(b"allow", b"POST")])
             return
+        if self.in_flight >= self.settings.max_in_flight:
+            await self._overloaded(scope, send, f"{self.in_flight} reviews in flight (--max-in-flight={self.settings.max_in_flight})")
+            return
+        self.in_flight += 1
         metrics.enter()
+        budget = _Budget(self)
         try:
-            await self._review(scope, receive, send, started)
+            await self._review(scope, receive, send, started, budget)
         finally:
+            budget.release()
             metrics.leave()
+            self.in_flight -= 1
 
-    async def _review(self, scope: Scope, receive: Receive, send: Send, started: float) -> None:
+    async def _review(self, scope: Scope, receive: Receive, send: Send, started: float, budget: _Budget) -> None:
         settings, metrics = self.settings, self.metrics
         content_type = b""
         length: int | None = None
@@ -138,9 +190,13 @@ class WebhookApp:
             await self._too_large(scope, send, length)
             return
         try:
-            body = await self._read_body(receive, started + settings.read_timeout)
+            budget.take(length or 0)
+            body = await self._read_body(receive, started + settings.read_timeout, None if length is not None else budget)
         except _BodyTooLarge:
             await self._too_large(scope, send, None)
+            return
+        except _Overloaded:
+            await self._overloaded(scope, send, f"{self.buffered} bytes of request bodies held (--max-buffered-bytes={settings.max_buffered})")
             return
         except asyncio.TimeoutError:
             metrics.bad_request("read_timeout")
@@ -187,7 +243,8 @@ class WebhookApp:
         if log.isEnabledFor(logging.INFO):
             log.info("admission", extra={**verdict.log, "duration_ms": round(seconds * 1000, 3)})
 
-    async def _read_body(self, receive: Receive, deadline: float) -> bytes | None:
+    async def _read_body(self, receive: Receive, deadline: float, budget: _Budget | None) -> bytes | None:
+        """The whole body; bytes beyond a Content-Length already taken from the budget are taken as they arrive."""
         limit = self.settings.max_body
         chunks: list[bytes] = []
         size = 0
@@ -204,15 +261,25 @@ class WebhookApp:
                     size += len(chunk)
                     if size > limit:
                         raise _BodyTooLarge
+                    if budget is not None:
+                        budget.take(len(chunk))
                     chunks.append(chunk)
                 if not message.get("more_body", False):
-                    return b"".join(chunks)
+                    body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+                    chunks.clear()
+                    return body
 
     async def _too_large(self, scope: Scope, send: Send, length: int | None) -> None:
         self.metrics.bad_request("too_large")
         limit = self.settings.max_body
         _log_http(scope, 413, "request body too large", content_length=length, limit=limit)
         await _status(send, 413, f"request body exceeds the limit of {limit} bytes", "RequestEntityTooLarge", close=True)
+
+    async def _overloaded(self, scope: Scope, send: Send, why: str) -> None:
+        self.metrics.bad_request("overloaded")
+        _log_http(scope, 503, "refusing a review: the worker is at its cap", cause=why)
+        await _status(send, 503, f"the webhook is busy ({why}); retry after {RETRY_AFTER_SECONDS} s", "ServiceUnavailable",
+                      close=True, extra=_RETRY)
 
 
 def _log_http(scope: Scope, status: int, message: str, **fields: Any) -> None:

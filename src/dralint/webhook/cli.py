@@ -25,7 +25,7 @@ from ..model import Severity
 from ..registry import RuleLoadError, all_rules
 from ..schemas import DEFAULT_RELEASE, RELEASES
 from . import logs, tls
-from .app import Settings, WebhookApp
+from .app import DEFAULT_JUDGE_MEMORY, DEFAULT_MAX_BUFFERED, DEFAULT_MAX_IN_FLIGHT, Settings, WebhookApp
 from .metrics import Metrics
 from .review import IMMUTABLE_CODE, Policy, decide
 from .server import ServerSettings, serve
@@ -62,6 +62,9 @@ def serve_parser() -> argparse.ArgumentParser:
     net.add_argument("--review-timeout", type=_positive(float), default=3.0, metavar="SECONDS", help="time to judge one review once its body is read, queueing included; then it is answered per --on-error (default 3, below the 5 s timeoutSeconds of deploy/webhook.yaml)")
     net.add_argument("--judges", type=_positive(int), default=2, metavar="N", help="judge processes per worker, each judging one review at a time (default 2: one heavy review never holds up the rest)")
     net.add_argument("--max-body-bytes", type=_positive(int), default=3 * 1024 * 1024, metavar="BYTES", help="largest request body accepted (default 3 MiB, as the API server)")
+    net.add_argument("--max-in-flight", type=_positive(int), default=DEFAULT_MAX_IN_FLIGHT, metavar="N", help=f"reviews each worker reads or judges at once; past it a review is answered 503 with Retry-After (default {DEFAULT_MAX_IN_FLIGHT})")
+    net.add_argument("--max-buffered-bytes", type=_positive(int), default=DEFAULT_MAX_BUFFERED, metavar="BYTES", help=f"request body bytes each worker holds at once, counted from Content-Length before reading; past it a review is answered 503 with Retry-After (default {DEFAULT_MAX_BUFFERED}: eight 3 MiB bodies; at least --max-body-bytes)")
+    net.add_argument("--judge-memory-bytes", type=_positive(int), default=DEFAULT_JUDGE_MEMORY, metavar="BYTES", help=f"memory each judge may take beyond what it shares with its worker; a review that needs more is answered per --on-error (default {DEFAULT_JUDGE_MEMORY}; Linux)")
     net.add_argument("--read-timeout", type=_positive(float), default=10.0, metavar="SECONDS", help="time allowed for a request's headers, and again for its body (default 10)")
     net.add_argument("--idle-timeout", type=_positive(float), default=60.0, metavar="SECONDS", help="close keep-alive connections idle this long (default 60)")
     net.add_argument("--shutdown-timeout", type=_positive(float), default=25.0, metavar="SECONDS", help="after SIGTERM, time given to requests in flight (default 25)")
@@ -83,6 +86,8 @@ def serve_command(argv: Sequence[str]) -> int:
         print("dralint: error: `dralint serve` needs the webhook extra: pip install 'dralint[webhook]'", file=sys.stderr)
         return 2
 
+    if args.max_buffered_bytes < args.max_body_bytes:
+        raise UsageError(f"--max-buffered-bytes ({args.max_buffered_bytes}) must be at least --max-body-bytes ({args.max_body_bytes}): a review of the largest size must fit")
     policy = build_policy(args)
 
     for label, path in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key)):
@@ -110,7 +115,8 @@ def serve_command(argv: Sequence[str]) -> int:
         info={"version": __version__, "kubernetes_version": options.release, "workers": str(args.workers)},
     )
     app = WebhookApp(Settings(policy=policy, metrics=metrics, on_error=args.on_error, max_body=args.max_body_bytes, read_timeout=args.read_timeout,
-                              review_timeout=args.review_timeout, judges=args.judges))
+                              review_timeout=args.review_timeout, judges=args.judges, max_in_flight=args.max_in_flight,
+                              max_buffered=args.max_buffered_bytes, judge_memory=args.judge_memory_bytes))
     server_settings = ServerSettings(
         host=args.host,
         port=args.port,

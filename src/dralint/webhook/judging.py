@@ -19,6 +19,19 @@ its socket, answers with a pickled Verdict, and exits when the socket closes
 (its worker stopped) or, through PR_SET_PDEATHSIG, when its worker dies. A
 judge that runs past the review's time is killed and replaced.
 
+A judge can also die or be stopped (SIGSTOP, a debugger) while it waits for
+work. Each one is looked at (waitpid, which reports a death or a stop without
+blocking) before it is handed a review, and while it judges one every
+WATCH_SECONDS: a dead or stopped judge is replaced at once and the review goes
+to the fresh one, so it costs neither a verdict nor a full --review-timeout.
+
+A judge's memory is capped (RLIMIT_DATA at what it has when forked, plus its
+thread's stack, plus --judge-memory-bytes): a body of 3 MiB can hold a million
+empty objects, many times its size once parsed and checked, and a pod's
+judges at that at once would pass its memory limit. A review that needs more is
+answered per --on-error, and that judge then exits (what the review left
+allocated or scattered goes with it) to be replaced by a fresh fork.
+
 Judging runs in a thread with a large stack and a recursion limit above the
 10,000 levels of nesting that the API server's JSON decoder accepts, so any
 object the API server can send is parsed and checked, never refused for
@@ -38,6 +51,7 @@ import struct
 import sys
 import threading
 import traceback
+from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from . import review as rv
@@ -47,6 +61,8 @@ log = logging.getLogger("dralint.webhook")
 MAX_NESTING = 10_000  # Go's encoding/json (and so the API server) decodes no deeper
 JUDGE_RECURSION_LIMIT = MAX_NESTING + 2_000  # the review's own levels and the checking code's frames
 JUDGE_STACK_BYTES = 256 * 1024 * 1024  # address space only: pages are used as the stack grows
+OUT_OF_MEMORY = "it needs more memory than --judge-memory-bytes allows"
+WATCH_SECONDS = 0.1  # how often a busy judge is looked at for having died or been stopped
 _LENGTH = struct.Struct("!Q")
 _PR_SET_PDEATHSIG = 1
 
@@ -79,6 +95,8 @@ def judge(body: bytes, policy: rv.Policy, on_error: str, decide: Callable[[dict[
     """Parse, decide and encode one review; never raises (a failure is answered as `on_error` says)."""
     try:
         request = rv.parse_review(body)
+    except MemoryError:
+        return failed(rv.peek_head(body), on_error, "MemoryError while reading the review", OUT_OF_MEMORY)
     except rv.ReviewError as exc:
         message = f"malformed AdmissionReview: {exc}"
         return Verdict(400, rv.encode(rv.bad_request_status(message)), "malformed", rv.peek_uid(body), "", {"error": str(exc)})
@@ -88,6 +106,8 @@ def judge(body: bytes, policy: rv.Policy, on_error: str, decide: Callable[[dict[
             failure = decision.failures[0]
             return failed(request_info(request), on_error, failure.message, "a rule failed (DRA901)")
         answer = rv.encode(decision.review)
+    except MemoryError:
+        return failed(request_info(request), on_error, "MemoryError while checking the review", OUT_OF_MEMORY)
     except Exception as exc:  # noqa: BLE001 - dralint failed: answered per --on-error, never a stack trace to the caller
         return failed(request_info(request), on_error, f"{type(exc).__name__}: {exc}", type(exc).__name__, traceback.format_exc(limit=20))
     verdict = "allowed" if decision.allowed else "denied"
@@ -105,14 +125,9 @@ def judge(body: bytes, policy: rv.Policy, on_error: str, decide: Callable[[dict[
 
 
 def peek(body: bytes) -> dict[str, Any]:
-    """`review.peek` as deep as a judge parses, for a review no judge answered (the event loop's thread:
-    nothing else runs while the limit is raised; the main thread's stack holds this depth of JSON)."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, JUDGE_RECURSION_LIMIT))
-    try:
-        return rv.peek(body)
-    finally:
-        sys.setrecursionlimit(limit)
+    """uid, kind, operation and object of a review no judge answered, read on the event loop: from the
+    head of the body only (review.peek_head), never by parsing the whole of it there."""
+    return rv.peek_head(body)
 
 
 def request_info(request: dict[str, Any]) -> dict[str, Any]:
@@ -157,17 +172,35 @@ def failed(info: dict[str, Any], on_error: str, error: str, what: str, trace: st
 
 
 class _Judge:
-    __slots__ = ("pid", "sock")
+    __slots__ = ("pid", "sock", "reaped")
 
     def __init__(self, pid: int, sock: socket.socket):
         self.pid = pid
         self.sock = sock
+        self.reaped = False  # waited for: its pid may already belong to another process
+
+    def trouble(self) -> str | None:
+        """Whether this judge can no longer judge: "died", "stopped", or None (alive; it may be busy)."""
+        if self.reaped:
+            return "died"
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG | os.WUNTRACED)
+        except ChildProcessError:
+            self.reaped = True
+            return "died"
+        if pid == 0:
+            return None
+        if os.WIFSTOPPED(status):
+            return "stopped"  # reported once: the judge is replaced now
+        self.reaped = True
+        return "died"
 
 
 class JudgePool:
-    def __init__(self, work: Callable[[bytes], Verdict], size: int):
+    def __init__(self, work: Callable[[bytes], Verdict], size: int, memory_bytes: int | None = None):
         self.work = work
         self.size = size
+        self.memory_bytes = memory_bytes  # each judge's memory beyond what it has when forked; None: no cap
         self._idle: asyncio.Queue[_Judge] | None = None
         self._spare: list[_Judge] = []  # started before the loop; queued on first use
         self._all: dict[int, _Judge] = {}  # pid -> judge, idle or busy
@@ -201,20 +234,65 @@ class JudgePool:
                 judge_ = await idle.get()
         except TimeoutError:
             raise JudgeTimeout(f"no judge free within {timeout:g} s") from None
+        trouble = judge_.trouble()
+        if trouble is not None:  # died or stopped while idle: this review goes to a fresh judge
+            judge_ = self._fresh(judge_, trouble)
         try:
             async with asyncio.timeout_at(deadline):
-                verdict = await _exchange(asyncio.get_running_loop(), judge_.sock, body)
+                verdict = await self._watched(judge_, body)
         except BaseException as exc:
             # Timed out, died, or the request was cancelled: the judge is in an unknown state.
             self._replace(judge_)
             if isinstance(exc, TimeoutError):
                 raise JudgeTimeout(f"not judged within {timeout:g} s") from None
+            if isinstance(exc, _Stopped):
+                log.warning("a judge process stopped while judging; started another", extra={"judge_pid": judge_.pid})
+                raise JudgeLost("the judge process was stopped") from None
             if isinstance(exc, (OSError, EOFError, pickle.UnpicklingError)):
                 log.warning("a judge process died; started another", extra={"judge_pid": judge_.pid, "error": f"{type(exc).__name__}: {exc}"})
                 raise JudgeLost(f"the judge process died ({type(exc).__name__}: {exc})") from None
             raise
         idle.put_nowait(judge_)
         return verdict
+
+    async def _watched(self, judge_: _Judge, body: bytes) -> Verdict:
+        """The judge's verdict on `body`; _Stopped as soon as the judge is seen stopped (a death ends the exchange itself).
+
+        A timer looks at the judge every WATCH_SECONDS and cancels this task when it finds it stopped:
+        no task or wait is added to a review that is answered in time, which is nearly all of them."""
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        seen_stopped = False
+
+        def look() -> None:
+            nonlocal timer, seen_stopped
+            if judge_.trouble() == "stopped":
+                seen_stopped = True
+                task.cancel()
+            else:
+                timer = loop.call_later(WATCH_SECONDS, look)
+
+        timer = loop.call_later(WATCH_SECONDS, look)
+        try:
+            return await _exchange(loop, judge_.sock, body)
+        except asyncio.CancelledError:
+            if seen_stopped and task.uncancel() == 0:  # our cancellation, not the request's or a timeout's
+                raise _Stopped from None
+            raise
+        finally:
+            timer.cancel()
+
+    def _fresh(self, judge_: _Judge, trouble: str) -> _Judge:
+        """A new judge in place of one found dead or stopped before it was handed a review."""
+        log.warning(f"a judge process {trouble} while idle; started another", extra={"judge_pid": judge_.pid})
+        self._all.pop(judge_.pid, None)
+        _end(judge_)
+        try:
+            return self._spawn()
+        except OSError as exc:  # fork refused (memory, process limit): serve with one judge fewer
+            log.error("could not start a judge process", extra={"error": str(exc), "judges": self._queue().qsize()})
+            raise JudgeLost(f"the judge process {trouble} and no other could be started ({exc})") from None
 
     def _replace(self, judge_: _Judge) -> None:
         self._all.pop(judge_.pid, None)
@@ -240,7 +318,7 @@ class JudgePool:
             code = 1
             try:
                 ours.close()
-                code = _judge_main(theirs, self.work, worker)
+                code = _judge_main(theirs, self.work, worker, self.memory_bytes)
             finally:
                 os._exit(code)
         theirs.close()
@@ -249,10 +327,16 @@ class JudgePool:
         return judge_
 
 
+class _Stopped(Exception):
+    """The judge was seen stopped (SIGSTOP, a debugger) while judging."""
+
+
 def _end(judge_: _Judge) -> None:
     judge_.sock.close()
+    if judge_.reaped:
+        return
     try:
-        os.kill(judge_.pid, signal.SIGKILL)
+        os.kill(judge_.pid, signal.SIGKILL)  # a stopped process dies of it too
     except ProcessLookupError:
         pass
     try:
@@ -287,7 +371,7 @@ async def _receive(loop: asyncio.AbstractEventLoop, sock: socket.socket, size: i
 # --------------------------------------------------------------------------- inside a judge
 
 
-def _judge_main(sock: socket.socket, work: Callable[[bytes], Verdict], worker: int) -> int:
+def _judge_main(sock: socket.socket, work: Callable[[bytes], Verdict], worker: int, memory_bytes: int | None) -> int:
     # The worker's listening socket and client connections were copied by fork: a judge holding
     # them would keep connections open that the worker closed. Keep only our socket and stdio.
     fd = sock.fileno()
@@ -301,10 +385,26 @@ def _judge_main(sock: socket.socket, work: Callable[[bytes], Verdict], worker: i
     sock.setblocking(True)
     sys.setrecursionlimit(JUDGE_RECURSION_LIMIT)
     threading.stack_size(JUDGE_STACK_BYTES)
+    if memory_bytes is not None:
+        _cap_memory(JUDGE_STACK_BYTES + memory_bytes)  # the stack is a private writable mapping: counted
     serving = threading.Thread(target=_serve, args=(sock, work), name="judge")
     serving.start()
     serving.join()
     return 0
+
+
+def _cap_memory(extra: int) -> None:
+    """RLIMIT_DATA (private writable memory: heap, anonymous mappings) at what this process has plus `extra`."""
+    try:
+        import resource  # not on Windows
+
+        status = Path("/proc/self/status").read_text()
+        used = next(int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmData:"))
+        _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        limit = used + extra if hard == resource.RLIM_INFINITY else min(hard, used + extra)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    except (ImportError, OSError, StopIteration, ValueError) as exc:  # not Linux: judges run uncapped
+        log.warning("could not cap a judge's memory", extra={"error": f"{type(exc).__name__}: {exc}"})
 
 
 def _die_with_parent(worker: int) -> None:
@@ -325,10 +425,16 @@ def _serve(sock: socket.socket, work: Callable[[bytes], Verdict]) -> None:
         body = _receive_blocking(sock, _LENGTH.unpack(header)[0])
         if body is None:
             return
-        data = pickle.dumps(work(bytes(body)), protocol=pickle.HIGHEST_PROTOCOL)
+        verdict = work(bytes(body))
+        del body
+        data = pickle.dumps(verdict, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             sock.sendall(_LENGTH.pack(len(data)) + data)
         except OSError:  # the worker gave up on this review (and will kill us) or stopped
+            return
+        if verdict.log.get("reason") == OUT_OF_MEMORY:
+            # What the failed review left allocated (or scattered) stays ours: end, and the worker forks
+            # a fresh judge in our place when it next looks.
             return
 
 

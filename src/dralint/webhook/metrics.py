@@ -15,7 +15,8 @@ Exposed (text format 0.0.4):
     dralint_webhook_problems_total{code}                      every problem reported, by rule code
     dralint_webhook_warnings_total                            warnings returned to clients
     dralint_webhook_bad_requests_total{reason}                malformed | too_large | read_timeout |
-                                                              unsupported_media_type | method_not_allowed | not_found
+                                                              unsupported_media_type | method_not_allowed | not_found |
+                                                              overloaded (503: past --max-in-flight or --max-buffered-bytes)
     dralint_webhook_internal_errors_total                     reviews dralint failed to judge (see --on-error):
                                                               an exception, a failed rule, a judge that died, a timeout
     dralint_webhook_review_timeouts_total                     of those, reviews not judged within --review-timeout
@@ -30,7 +31,7 @@ import mmap
 from typing import Iterable
 
 VERDICTS = ("allowed", "denied", "error")
-BAD_REQUEST_REASONS = ("malformed", "too_large", "read_timeout", "unsupported_media_type", "method_not_allowed", "not_found")
+BAD_REQUEST_REASONS = ("malformed", "too_large", "read_timeout", "unsupported_media_type", "method_not_allowed", "not_found", "overloaded")
 RELOAD_RESULTS = ("success", "failure")
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 OTHER = "other"

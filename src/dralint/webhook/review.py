@@ -36,6 +36,7 @@ What is answered:
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,7 @@ from typing import Any
 from ..k8s.resource import GROUP
 from ..lint import lint_documents
 from ..model import Document, Node, Problem, Severity, Span, format_path
+from ..selection import Selection
 
 REVIEW_API_VERSION = "admission.k8s.io/v1"
 REVIEW_KIND = "AdmissionReview"
@@ -94,6 +96,15 @@ class Policy:
 
     options: Any  # dralint.lint.LintOptions
     fail_on: Severity = Severity.ERROR
+
+    def __post_init__(self) -> None:
+        # What admission never reports is not selected at all, so it cannot reach the engine's cap
+        # either: a DRA005 summary standing for 104 DRA801 warnings would otherwise deny the object
+        # under --fail-on warning, though none of the 104 would have been sent.
+        selection = self.options.selection
+        missing = tuple(code for code in sorted(NOT_IN_ADMISSION) if code not in selection.ignore)
+        if missing:
+            self.options.selection = Selection(selection.select, selection.ignore + missing, selection.severities)
 
 
 @dataclass
@@ -220,6 +231,66 @@ def peek(body: bytes) -> dict[str, Any]:
         "name": request.get("name"),
     }
     return {k: v for k, v in found.items() if isinstance(v, str) and v}
+
+
+PEEK_BYTES = 64 * 1024
+# One JSON token after optional white space: a string (unrolled, so that an unterminated one fails in
+# linear time), a bracket or separator, or a bare literal (number, true, false, null).
+_TOKEN = re.compile(rb'[ \t\r\n]*(?:("[^"\\]*(?:\\.[^"\\]*)*")|([{}\[\]:,])|([^ \t\r\n{}\[\]:,"]+))', re.DOTALL)
+_PEEKED = {
+    ("request", "uid"): "uid",
+    ("request", "operation"): "operation",
+    ("request", "namespace"): "namespace",
+    ("request", "name"): "name",
+    ("request", "kind", "kind"): "kind",
+}
+
+
+def peek_head(body: bytes | bytearray) -> dict[str, Any]:
+    """`peek` from the first PEEK_BYTES of the body only, without building it and without recursion.
+
+    For the server's event loop, which must answer a review no judge answered without spending on it
+    the time or memory a full parse of up to 3 MiB (and 10,000 levels) takes. The API server writes
+    `request.uid`, `kind`, `name`, `namespace` and `operation` before the object (Go encodes struct
+    fields in declaration order), so they are in the head of any review it sends.
+    """
+    head = bytes(body[:PEEK_BYTES])
+    found: dict[str, Any] = {}
+    # One entry per open container: [the key being read or holding the value, whether a key comes next];
+    # arrays have no key (None) and never expect one.
+    stack: list[list[Any]] = []
+    pos = 0
+    while len(found) < len(_PEEKED):
+        match = _TOKEN.match(head, pos)
+        if match is None:
+            break
+        pos = match.end()
+        string, punct, _literal = match.groups()
+        top = stack[-1] if stack else None
+        if punct is not None:
+            if punct in b"{[":
+                stack.append([None, punct == b"{"])
+            elif punct in b"}]":
+                if stack:
+                    stack.pop()
+            elif punct == b":" and top is not None:
+                top[1] = False
+            elif punct == b"," and top is not None and top[0] is not None:
+                top[0], top[1] = None, True
+            continue
+        if string is None:
+            continue
+        try:
+            text = json.loads(string)
+        except ValueError:
+            text = None
+        if top is not None and top[1]:
+            top[0] = text if isinstance(text, str) else ""
+        elif top is not None:
+            name = _PEEKED.get(tuple(entry[0] for entry in stack))
+            if name is not None and isinstance(text, str) and text:
+                found.setdefault(name, text)
+    return found
 
 
 def _json_type(value: Any) -> str:
@@ -384,7 +455,11 @@ def _immutable_spec(old: dict[str, Any], new: dict[str, Any], request: dict[str,
 
 def _same_spec(old: Any, new: Any) -> bool:
     """Equal as the API server sees them (a null field is an absent field), compared without recursion:
-    the spec may hold deeply nested opaque parameters."""
+    the spec may hold deeply nested opaque parameters.
+
+    Scalars compare as JSON values, type and all: `true` is not `1` (Python's `True == 1`), and an
+    integer is not a fraction (`1` is not `1.0`): opaque parameters are kept as the JSON text sent,
+    so the API server sees either change as a changed spec."""
     pending = [(old, new)]
     while pending:
         a, b = pending.pop()
@@ -397,9 +472,17 @@ def _same_spec(old: Any, new: Any) -> bool:
             if len(a) != len(b):
                 return False
             pending.extend(zip(a, b, strict=True))
-        elif isinstance(a, (dict, list)) or isinstance(b, (dict, list)) or a != b:
+        elif isinstance(a, (dict, list)) or isinstance(b, (dict, list)) or not _same_scalar(a, b):
             return False
     return True
+
+
+def _same_scalar(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):  # bool vs int, int vs float, HugeInteger vs int
+        return False
+    if type(a) is HugeInteger:
+        return a == b and a.digits == b.digits
+    return a == b
 
 
 def _object_namespace(obj: dict[str, Any] | None) -> str | None:
