@@ -26,7 +26,7 @@ from .gate_settings import file_gates
 from .kustomize import Kustomizations, Patch, as_patches, partial_problems
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
-from .origins import Origins, may_name_origins, name_origins
+from .origins import Origins, portable, rendered_documents
 from .registry import all_rules
 from .releases import file_release
 from .resolve import disabled_once_per_file, resolve
@@ -224,7 +224,7 @@ class _Run:
                 result.passed_over_files.append(source.name)
         result.empty += loaded.empty
         problems.extend(loaded.problems)
-        rendered = _rendered_documents(source.data, loaded.documents) if self.options.origins else None
+        rendered = rendered_documents(source.data, loaded.documents) if self.options.origins else None
         text = loaded.documents[0].text if loaded.documents else None
         problems = self._check(loaded.documents, release, problems, gates)
         if self.suppressor is None and self.options.inline_suppressions and b"dralint" in source.data:
@@ -274,7 +274,7 @@ class _Run:
         """What this run kept of its files, for a parent run to `absorb` (dralint.parallel: a worker's chunk).
         Picklable once `settle`d: the problems hold positions and fixes, not documents."""
         late = [p for problems in self.late for p in problems]
-        rendered = {name: {i: _portable(doc) for i, doc in docs.items()} for name, docs in self.rendered.items()}
+        rendered = {name: {i: portable(doc) for i, doc in docs.items()} for name, docs in self.rendered.items()}
         return self.result, self.records, self.first, late, self.suppressor, rendered
 
     def absorb(self, partial: tuple) -> None:
@@ -423,22 +423,6 @@ class _Run:
         if rules is None:
             rules = self.rules_by_type[key] = [r for r in self.document_rules if r.applies_to(api_version, kind, release)]
         return rules
-
-
-def _portable(doc: Document) -> Document:
-    """A rendered document as a worker sends it back (its positions computed: a lazy table holds functions),
-    so that the parent moves the run-scope problems judged at the end to the document's origin too."""
-    copy = Document(doc.source, doc.index, doc.data, dict(doc.positions.items()), doc.text, None, doc.list_item)
-    copy.origin = doc.origin
-    return copy
-
-
-def _rendered_documents(data: bytes, documents: list[Document]) -> dict[int, Document] | None:
-    """The documents of a rendered stream that name the file they came from, by index (dralint.origins)."""
-    if not documents or not may_name_origins(data):
-        return None
-    name_origins(documents)
-    return {doc.index: doc for doc in documents if doc.origin is not None} or None
 
 
 def _in_report_order(listed: list[Problem], late: list[Problem], messages: dict[str, str]) -> list[Problem]:

@@ -100,6 +100,22 @@ def _helm_source(lines: list[str], doc: Document) -> str | None:
     return None
 
 
+def portable(doc: Document) -> Document:
+    """A rendered document as a worker sends it back (its positions computed: a lazy table holds functions),
+    so that the parent moves the run-scope problems judged at the end to the document's origin too."""
+    copy = Document(doc.source, doc.index, doc.data, dict(doc.positions.items()), doc.text, None, doc.list_item)
+    copy.origin = doc.origin
+    return copy
+
+
+def rendered_documents(data: bytes, documents: list[Document]) -> dict[int, Document] | None:
+    """The documents of a rendered stream that name the file they came from, by index; None for other sources."""
+    if not documents or not may_name_origins(data):
+        return None
+    name_origins(documents)
+    return {doc.index: doc for doc in documents if doc.origin is not None} or None
+
+
 class _Read(NamedTuple):
     name: str  # as reported: the path found, relative to the working directory
     text: str
