@@ -66,6 +66,7 @@ def _in_style(edits: list[Edit], crlf: bool) -> list[Edit]:
 
 def fix_text(name: str, text: str, options: LintOptions) -> str:
     """`text` with every applicable fix applied."""
+    options = options.at_the_stream()  # the fixes edit this text, not the files it was rendered from
     problems = lint([Source(name, text.encode("utf-8"))], options).problems
     crlf = _crlf(text)
     for _ in range(MAX_PASSES):

@@ -13,7 +13,7 @@ judges the run-scope rules over the merged records, so the report is the one
 Serial whatever `--jobs` says: fewer than MIN_FILES files holding less than
 MIN_BYTES (forking and pickling cost more than they save), standard input, and runs with a legacy
 run-scope rule (it needs every document in one process). The pre-commit hook
-passes `--jobs 1`: pre-commit already runs one hook process per core.
+is `require_serial`: pre-commit hands one dralint every file, and this spreads them.
 """
 
 from __future__ import annotations

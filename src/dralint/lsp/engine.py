@@ -75,7 +75,7 @@ def forget_settings() -> None:
 
 def lint_buffer(path: str, text: str) -> Outcome:
     data = lintable(text)
-    result = lint([Source(path, data)], settings_for(path).options)
+    result = lint([Source(path, data)], settings_for(path).options.at_the_stream())
     problems = [p for p in result.problems if p.source == path]
     # Files without a Kubernetes object (dralint.triage) get nothing: other YAML servers run beside this one.
     kubernetes = not result.files_passed_over and (result.documents > 0 or (b"apiVersion" in data and b"kind" in data))

@@ -40,6 +40,10 @@ def problem_line(p: Problem) -> str:
             f'"rule": {encode_basestring(p.rule)}, "name": {encode_basestring(p.name)}, "message": {encode_basestring(p.message)}, '
             f'"path": {encode_basestring(format_path(p.path))}, "document": {p.document:d}, "api_version": {_text(p.api_version)}, '
             f'"kind": {_text(p.kind)}, "object": {_text(p.object)}')
+    origin = p.origin
+    if origin is not None:  # a rendered stream's problem (dralint.origins)
+        line += (f', "origin": {{"file": {encode_basestring(origin.file)}, "found": {"true" if origin.found else "false"}, '
+                 f'"rendered": {{"file": {encode_basestring(origin.stream)}, "line": {origin.span.line:d}, "column": {origin.span.column:d}}}}}')
     fixes = p.fixes
     line = line + ', "fixes": ' + _encode(_fixes(fixes)) + "}" if fixes else line + "}"
     # Only inside strings (the rest is ASCII), where the escape is what ensure_ascii writes.

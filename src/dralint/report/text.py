@@ -40,7 +40,17 @@ def problem_line(p: Problem, color: bool = False) -> str:
     if color:
         where = f"{_BOLD}{where}{_RESET}"
         severity = f"{_COLORS[p.severity]}{severity}{_RESET}"
-    return f"{where}: {severity}: {printable(p.message)}{path_text} [{printable(p.rule)} {printable(p.name)}]"
+    return f"{where}: {severity}: {printable(p.message)}{path_text}{_origin_text(p)} [{printable(p.rule)} {printable(p.name)}]"
+
+
+def _origin_text(p: Problem) -> str:
+    """Where a problem of a rendered stream stands in the stream, or the file it came from (dralint.origins)."""
+    origin = p.origin
+    if origin is None:
+        return ""
+    if origin.found:
+        return f" (rendered at {printable(origin.stream)}:{origin.span.line}:{origin.span.column})"
+    return f" (from {printable(origin.file)}, not readable from the working directory)"
 
 
 def _source_excerpt(p: Problem, result: LintResult, cache: dict[str, list[str]], color: bool) -> list[str]:
