@@ -98,9 +98,8 @@ class Policy:
     fail_on: Severity = Severity.ERROR
 
     def __post_init__(self) -> None:
-        # What admission never reports is not selected at all, so it cannot reach the engine's cap
-        # either: a DRA005 summary standing for 104 DRA801 warnings would otherwise deny the object
-        # under --fail-on warning, though none of the 104 would have been sent.
+        # What admission never reports is not selected, so no DRA005 cap summary can stand for it
+        # (104 DRA801 warnings, none of them sent, would otherwise deny under --fail-on warning).
         selection = self.options.selection
         missing = tuple(code for code in sorted(NOT_IN_ADMISSION) if code not in selection.ignore)
         if missing:
