@@ -29,7 +29,7 @@ import os
 from typing import Any, Iterator
 
 from .load import load
-from .model import Document, Node, Path
+from .model import Document, Node, Path, value_at
 
 NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 MAX_LEVELS = 16  # folders above a patch searched for its kustomization
@@ -323,12 +323,8 @@ def _deleted(data: Any, path: Path) -> bool:
     return isinstance(data, dict) and data.get("$patch") == "delete"
 
 
+_MISSING = object()
+
+
 def _written(data: Any, path: Path) -> bool:
-    for part in path:
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
-            data = data[part]
-        else:
-            return False
-    return True
+    return value_at(data, path, _MISSING) is not _MISSING

@@ -293,6 +293,18 @@ class MapKey(str):
     __slots__ = ()
 
 
+def value_at(data: Any, path: Path, default: Any = None) -> Any:
+    """The value a path names in a document's plain data (mappings by key, lists by index), else `default`."""
+    for part in path:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return default
+    return data
+
+
 def format_path(path: Path) -> str:
     """The API server's field path form: `spec.devices.requests[0].name`, map keys as `[key]`."""
     out: list[str] = []

@@ -31,7 +31,7 @@ import os
 import re
 from typing import Any, NamedTuple
 
-from .model import Document, Origin, Path, Problem, Span
+from .model import Document, Origin, Path, Problem, Span, value_at
 
 ANNOTATION = "config.kubernetes.io/origin"
 _MARKERS = (b"# Source: ", ANNOTATION.encode())
@@ -227,7 +227,7 @@ def _kustomize_span(read: _Read, rendered: Document, p: Problem) -> Span:
     located = _located(rendered, p.path)
     if located is None or not _present(source.data, located):
         return doc_start
-    if located == p.path and _value(source.data, located) != _value(rendered.data, located):
+    if located == p.path and value_at(source.data, located) != value_at(rendered.data, located):
         return doc_start  # the stream's value came from elsewhere (a patch, a generator)
     node = rendered.positions.get(located)
     at_key = node is not None and node.key is not None and node.key == p.span
@@ -258,21 +258,12 @@ def _located(doc: Document, path: Path) -> Path | None:
 
 
 def _present(data: Any, path: Path) -> bool:
-    return _value(data, path, _ABSENT) is not _ABSENT
+    return value_at(data, path, _ABSENT) is not _ABSENT
 
 
 _ABSENT = object()
 
 
-def _value(data: Any, path: Path, default: Any = None) -> Any:
-    for part in path:
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
-            data = data[part]
-        else:
-            return default
-    return data
 
 
 # ---------------------------------------------------------------------------
