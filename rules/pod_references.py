@@ -172,6 +172,20 @@ def pod_claim_shape(doc, report):
                            at_key=True)
 
 
+def _patched_claims(doc: DocumentView, base: tuple[str, ...]) -> set[str]:
+    """The pod claims a kustomize patch's target declares: the patch is merged into them."""
+    names: set[str] = set()
+    for data in doc.patched():
+        node: Any = data
+        for part in base:
+            node = node.get(part) if isinstance(node, dict) else None
+        claims = node.get("resourceClaims") if isinstance(node, dict) else None
+        for claim in claims if isinstance(claims, list) else ():
+            if isinstance(claim, dict) and isinstance(claim.get("name"), str) and claim["name"]:
+                names.add(claim["name"])
+    return names
+
+
 def _containers(doc: DocumentView, base: tuple[str, ...]) -> Iterator[tuple[tuple, dict]]:
     for field in ("initContainers", "containers"):
         for i, container in doc.items(*base, field):
@@ -185,12 +199,14 @@ def container_claim_reference(doc, report):
     The API server reports a name that the pod does not declare (NotFound),
     an empty name (Required) and the same claim (or claim/request pair) twice
     (Duplicate), at `...resources.claims[N]`. A `request`, where set, must be
-    a DNS label; it names a request of that claim.
+    a DNS label; it names a request of that claim. In a kustomize patch the
+    pod declares what the patch and the objects it patches declare.
     """
     base = pod_spec_path(doc)
     if base is None:
         return
-    declared = sorted({c["name"] for _, c in doc.items(*base, "resourceClaims") if isinstance(c.get("name"), str) and c["name"]})
+    declared = sorted({c["name"] for _, c in doc.items(*base, "resourceClaims") if isinstance(c.get("name"), str) and c["name"]}
+                      | _patched_claims(doc, base))
     declared_set = set(declared)
     known = _known_names(declared)
     hints = _Hints(declared)
@@ -365,6 +381,8 @@ class _Object(NamedTuple):
     source: str
     pod_refs: tuple[Reference, ...]  # claims and templates a pod spec names
     class_refs: tuple[Reference, ...]  # classes a claim's requests name
+    # A kustomize patch: what the objects of its kustomization declare, as records that reference nothing.
+    context: tuple["_Object", ...] = ()
 
 
 def _collect(view: DocumentView) -> _Object | None:
@@ -373,7 +391,21 @@ def _collect(view: DocumentView) -> _Object | None:
     class_refs = tuple((view.place(path), kind, shared(name)) for path, kind, name in _class_references(view)) if view.group == GROUP else ()
     if not (declares or pod_refs or class_refs):
         return None
-    return _Object(shared(view.kind or "") if declares else None, view.name, shared(view.namespace), view.source, pod_refs, class_refs)
+    context = _patch_context(view) if pod_refs or class_refs else ()
+    return _Object(shared(view.kind or "") if declares else None, view.name, shared(view.namespace), view.source, pod_refs, class_refs, context)
+
+
+def _patch_context(view: DocumentView) -> tuple[_Object, ...]:
+    """The DRA objects a patch's kustomization defines: its references resolve against them too, so that
+    a patch linted alone (pre-commit passes the changed files) is judged as with its base."""
+    found = []
+    for source, data in view.patch_context():
+        api_version, kind, meta = data.get("apiVersion"), data.get("kind"), data.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        if isinstance(api_version, str) and api_version.rpartition("/")[0] == GROUP and isinstance(kind, str) and isinstance(name, str) and name:
+            namespace = meta.get("namespace")
+            found.append(_Object(kind, name, namespace if isinstance(namespace, str) else None, source, (), ()))
+    return tuple(found)
 
 
 def _index(run: RunIndex) -> "_Index":
@@ -387,7 +419,7 @@ class _Index:
         # name -> its record, or a list of them when several objects share it: no list nor tuple per
         # name (a third of the memory of judging 100,000 records).
         self.by_kind: dict[str, dict[str, _Object | list[_Object]]] = {}
-        for record in records:
+        for record in _with_context(records):
             if record.kind is not None:
                 names = self.by_kind.setdefault(record.kind, {})
                 held = names.get(record.name)
@@ -430,6 +462,16 @@ class _Index:
             return f"{kind} {name!r} is not defined in the linted files; {otherwise}"
         return (f"{kind} {name!r} is not defined in the linted files; did you mean {close!r} "
                 f"({self.find(kind, close)[0][1]})? Otherwise {otherwise}")
+
+
+def _with_context(records: RunIndex) -> Iterator[_Object]:
+    """The run's records, and after them what kustomize patches' kustomizations define (each file once)."""
+    context: dict[tuple, _Object] = {}
+    for record in records:
+        yield record
+        for found in record.context:
+            context.setdefault((found.source, found.kind, found.namespace, found.name), found)
+    yield from context.values()
 
 
 def _pod_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:

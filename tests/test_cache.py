@@ -35,3 +35,30 @@ def test_no_cache_leaves_nothing_behind(tmp_path):
     run = lint_json(str(ROOT / "examples" / "deviceclass.yaml"), env={"DRALINT_CACHE_DIR": str(tmp_path)})
     assert run.code == 0
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cache_that_is_not_a_small_regular_file_is_ignored_with_a_note(tmp_path):
+    """A FIFO (blocked every run), a link to /dev/zero (filled memory), a huge file (slow to parse), in
+    the cache's place or the key's: the run judges afresh, says so, and replaces them when it saves."""
+    import os
+
+    target = str(ROOT / "examples" / "mistakes.yaml")
+    env = {"DRALINT_CACHE_DIR": str(tmp_path), "DRALINT_NO_CACHE": None}
+    expected = lint_json(target, env=env)
+    assert '"DRA401"' in expected.stdout and expected.stderr == ""
+    [cache] = tmp_path.glob("cel-selectors-*.json")
+    key = tmp_path / "key"
+    for victim in (cache, key):
+        for make, why in (
+            (os.mkfifo, "not a regular file"),
+            (lambda p: os.symlink("/dev/zero", p), "not a regular file"),
+            (lambda p: os.truncate(open(p, "wb").name, 64 * 1024 * 1024), "larger than"),
+        ):
+            victim.unlink()
+            make(str(victim))
+            run = lint_json(target, env=env, timeout=30)
+            assert run.stdout == expected.stdout
+            assert run.stderr.startswith(f"dralint: note: verdict cache {victim} ignored: {why}"), run.stderr
+            assert victim.is_file() and not victim.is_symlink() and victim.stat().st_size < 1024 * 1024
+    again = lint_json(target, env=env)
+    assert again.stdout == expected.stdout and again.stderr == ""

@@ -47,3 +47,20 @@ def test_the_webhook_admits_the_valid_claim_with_104_infos():
     assert len(decision.problems) == 101
     assert decision.denying == [] and decision.allowed
     assert decision.review["response"]["allowed"] is True
+
+
+def test_the_webhook_never_counts_what_admission_does_not_report():
+    """104 DRA801 warnings (a 1.35 claim whose gated fields a default cluster drops): admission never sends
+    DRA801, so no DRA005 may stand for them either — not even under --fail-on warning."""
+    pytest.importorskip("uvicorn", reason="the webhook extra is not installed")
+    from dralint.webhook import review as rv
+    from dralint.webhook.cli import build_policy, serve_parser
+
+    claim = YAML(typ="safe", pure=True).load(WARNINGS.read_text())
+    policy = build_policy(serve_parser().parse_args(
+        ["--tls-cert", "c", "--tls-key", "k", "--no-config", "-k", "1.35", "--fail-on", "warning", "--ignore", "DRA713"]))
+    request = {"uid": "u-2", "operation": "CREATE", "kind": {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceClaim"},
+               "object": claim}
+    decision = rv.decide(request, policy)
+    assert [p.rule for p in decision.problems] == []
+    assert decision.allowed and decision.review["response"]["allowed"] is True

@@ -114,14 +114,14 @@ def test_unreadable_path_is_a_problem_not_a_crash(tmp_path):
 
 def test_directories_are_walked_for_yaml_and_json(tmp_path):
     (tmp_path / "a").mkdir()
-    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".git").mkdir()  # a tool's folder (dot-folders of manifests are walked: tests/test_walk.py)
     good = (ROOT / "examples" / "deviceclass.yaml").read_text()
     (tmp_path / "a" / "one.yaml").write_text(good)
     (tmp_path / "a" / "two.yml").write_text(good)
     bad_json = json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "x"}, "spec": {"bogus": 1}})
     (tmp_path / "three.json").write_text(bad_json)
     (tmp_path / "notes.txt").write_text("not: yaml: at: all:")
-    (tmp_path / ".hidden" / "skip.yaml").write_text("{")
+    (tmp_path / ".git" / "skip.yaml").write_text("{")
     result = lint_paths([tmp_path], select=ENGINE)
     assert result.files == 3
     assert brief_of(result.problems) == [("DRA101", "spec.bogus", 1, bad_json.index('"bogus"') + 1)]

@@ -100,6 +100,42 @@ def test_cel_function_typo_gets_the_declared_name_inside_the_expression(tmp_path
     assert target.read_text().splitlines()[-1] == '      expression: device.driver.startsWith("gpu") && device.driver.endsWith("com")'
 
 
+def test_fix_of_standard_input_writes_the_fixed_manifest_to_standard_output(tmp_path: Path):
+    broken = ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: x\nspec:\n  devices:\n    requests:\n"
+              "    - name: {}\n      exactly:\n        deviceClasName: gpu.example.com\n        allocationMode: all\n")
+    fixed = broken.replace("deviceClasName", "deviceClassName").replace(": all", ": All")
+
+    def run(*args: str, data: bytes) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "dralint", "--no-config", *args], input=data, cwd=tmp_path,
+                              capture_output=True, timeout=60, env={**os.environ, "DRALINT_NO_CACHE": "1"})
+
+    # As `ruff --fix -`: the fixed text on standard output, what is left on standard error, exit 1 while errors remain.
+    left = run("--fix", "-", data=broken.format("Bad_Name").encode())
+    assert left.stdout.decode() == fixed.format("Bad_Name")
+    assert left.returncode == 1
+    assert left.stderr.decode().splitlines()[0].startswith("-:8:13: error: request name 'Bad_Name' is invalid")
+    assert left.stderr.decode().splitlines()[-1] == "1 file, 1 document: 1 error, 0 warnings, 1 info"
+
+    clean = run("--fix", "-", "-f", "json", data=broken.format("gpu").encode())
+    assert clean.stdout.decode() == fixed.format("gpu") and clean.returncode == 0
+    assert [(p["rule"], p["line"], p["column"]) for p in json.loads(clean.stderr)["problems"]] == [("DRA713", 10, 26)]
+
+    # Nothing to fix, or not UTF-8: the bytes as they came, every one.
+    for data in (fixed.format("gpu").encode(), b"\xff\xfe" + broken.encode("utf-16-le"), b""):
+        same = run("--fix", "-", data=data)
+        assert same.stdout == data and same.returncode in (0, 1) and b"Traceback" not in same.stderr
+
+    from dralint.sources import MAX_BYTES
+
+    # Past what is linted: passed through whole, and reported.
+    big = b"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n" + b"# padding\n" * (MAX_BYTES // 10 + 1000)
+    passed = run("--fix", "-", data=big)
+    assert passed.stdout == big and passed.returncode == 1 and b"DRA005" in passed.stderr
+
+    mixed = run("--fix", "-", "a.yaml", data=b"")
+    assert mixed.returncode == 2 and b"standard input is fixed alone" in mixed.stderr
+
+
 FLAT_JSON = """\
 {
   "apiVersion": "resource.k8s.io/v1",

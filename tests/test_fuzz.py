@@ -4,7 +4,8 @@ Mutants of real manifests (the test cases, the examples and ../shared/corpus
 when present) are linted with every rule and rendered in every output format:
 no exception, no DRA901, valid JSON and SARIF, every position inside its file,
 and no input slower than a few seconds. tools/fuzz.py is the same check for
-longer runs (see its docstring).
+longer runs (see its docstring). The language server's leg (random incremental
+edits, the server's buffer compared with the client's) is tests/test_lsp_fuzz.py.
 """
 
 from __future__ import annotations

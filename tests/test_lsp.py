@@ -3,36 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-import collections
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest_lsp = pytest.importorskip("pytest_lsp")
+from lsp_helpers import SERVER_COMMAND  # noqa: E402
+from lsp_helpers import change_whole as _change  # noqa: E402
+from lsp_helpers import open_document as _open  # noqa: E402
+from lsp_helpers import published as _published  # noqa: E402
+from lsp_helpers import start as _start  # noqa: E402
+from lsp_helpers import where as _where  # noqa: E402
 from lsprotocol import types  # noqa: E402
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from dralint.lint import lint  # noqa: E402
 from dralint.sources import Source  # noqa: E402
 
 CASES = Path(__file__).parent / "cases" / "lsp"
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "dralint", "lsp"])
-PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+SERVER = ClientServerConfig(server_command=SERVER_COMMAND)
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # one server for the module (xdist: --dist loadfile)
-
-
-async def _start(client: LanguageClient, spec: str, root: Path) -> None:
-    client.registrations = []
-    _record_publishes(client)
-
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:  # what an editor does: accept it
-        client.registrations.extend(params.registrations)
-
-    params = types.InitializeParams(capabilities=client_capabilities(spec), root_uri=root.as_uri(), workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="w")])
-    await client.initialize_session(params)
 
 
 @pytest_lsp.fixture(config=SERVER, scope="module")
@@ -66,53 +57,6 @@ def _copy(tmp_path: Path, name: str) -> tuple[str, str]:
     target = tmp_path / name
     shutil.copy(CASES / name, target)
     return target.as_uri(), target.read_text(encoding="utf-8")
-
-
-def _open(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="yaml", version=version, text=text)))
-
-
-def _change(client: LanguageClient, uri: str, text: str, version: int) -> None:
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-        )
-    )
-
-
-def _record_publishes(client: LanguageClient) -> None:
-    """Keep every publish, per URI, in order. pytest-lsp's wait_for_notification has one waiter per method:
-    of publishes that arrive in one read (a config change re-lints every open buffer), it sees the first
-    only, and a test waiting for a later one's URI waited in vain."""
-    client.published = collections.defaultdict(list)
-    features = client.protocol.fm.features
-    keep_diagnostics = features[PUBLISH]  # pytest-lsp's own: client.diagnostics[uri]
-
-    def recording(params: types.PublishDiagnosticsParams) -> None:
-        client.published[params.uri].append(params)
-        keep_diagnostics(params)
-
-    features[PUBLISH] = recording
-
-
-async def _published(client: LanguageClient, uri: str, seconds: float = 60) -> types.PublishDiagnosticsParams:
-    """The next publish for `uri` from now. Generous: the shared server re-lints every open buffer (a
-    400-object one too) on a config change."""
-    published = client.published[uri]
-    seen = len(published)
-    deadline = asyncio.get_running_loop().time() + seconds
-    while len(published) == seen:
-        if asyncio.get_running_loop().time() > deadline:
-            said = [m.message for m in (*client.log_messages, *client.messages)]
-            raise AssertionError(f"no diagnostics published for {uri} in {seconds} s; the server said: {said}")
-        await asyncio.sleep(0.005)
-    return published[seen]
-
-
-def _where(d: types.Diagnostic) -> tuple[int, int, int, int, str]:
-    r = d.range
-    return (r.start.line, r.start.character, r.end.line, r.end.character, str(d.code))
 
 
 async def test_open_publishes_exact_utf16_ranges_with_version_code_and_docs_link(vscode: LanguageClient, tmp_path: Path):

@@ -166,6 +166,31 @@ def test_jobs_in_the_config_must_be_a_positive_number(tmp_path):
     assert run.code == 2 and "--jobs must be at least 1" in run.stderr
 
 
+def test_jobs_past_a_few_per_core_are_capped_with_a_warning(tmp_path):
+    (tmp_path / "a.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: a\nspec:\n  colour: red\n")
+    (tmp_path / ".dralint.yaml").write_text("jobs: 300\n")
+    cap = parallel.JOBS_PER_CORE * parallel.usable_cores()
+    run = run_dralint("--format", "json", "a.yaml", cwd=tmp_path)
+    assert run.code == 1 and [(p["rule"], p["line"], p["column"]) for p in run.problems] == [("DRA101", 6, 3)]
+    assert run.stderr == f"dralint: warning: 300 worker processes asked for, {cap} used (2 per usable core, {parallel.usable_cores()} usable)\n"
+    run = run_dralint("--format", "json", "--jobs", str(cap), "a.yaml", cwd=tmp_path)
+    assert run.code == 1 and run.stderr == ""
+
+
+def test_the_capped_number_of_workers_is_what_the_pool_gets(monkeypatch, tmp_path, unfrozen, capsys):
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 3)
+    jobs: list[int] = []
+    real = parallel.lint_parallel
+    monkeypatch.setattr(parallel, "lint_parallel", lambda entries, options, n: jobs.append(n) or real(entries, options, n))
+    for i in range(3):
+        (tmp_path / f"f{i}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f{i}\n")
+    assert cli.main(["--no-config", "--jobs", "300", "-f", "json", str(tmp_path)]) == 0
+    assert cli.main(["--no-config", "--jobs", "5", "-f", "json", str(tmp_path)]) == 0
+    assert jobs == [6, 5]
+    assert capsys.readouterr().err == "dralint: warning: 300 worker processes asked for, 6 used (2 per usable core, 3 usable)\n"
+
+
 def test_a_worker_that_dies_is_exit_2_without_a_traceback(tmp_path):
     rules = tmp_path / "rules"
     rules.mkdir()

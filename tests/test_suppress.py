@@ -189,3 +189,23 @@ def test_one_comment_listing_a_great_many_codes(tmp_path):
         problems = json.loads(lint_json(str(tmp_path / "codes.yaml"), timeout=30).stdout)["problems"]
         assert [(p["rule"], p["line"], p["column"], p["message"]) for p in problems[:1]] == [("DRA900", 5, 25, message)]
         assert problems[-1]["message"].startswith("49900 more problems in this document")
+
+
+def test_ignore_paths_globs_that_would_backtrack_are_matched_in_linear_time(tmp_path):
+    # A regex translation backtracks exponentially on these (hours for these lengths): the run must end
+    # (run_dralint's timeout) with the verdicts of any glob matcher.
+    hostile = "**a" * 14 + "**b"
+    long_name = "a" * 60
+    (tmp_path / ".dralint.yaml").write_text(
+        f'ignore-paths:\n  - "{hostile}"\n  - fields: ["{hostile}"]\n  - fields: ["spec.**a*a**"]\n    paths: ["**/{"a" * 30}**"]\n'
+    )
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / f"{long_name}.yaml").write_text(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: c\nspec:\n  devices:\n    requests:\n"
+        f"    - name: gpu\n      exactly:\n        deviceClassName: gpu.example.com\n        {long_name}: 1\n"
+    )
+    run = run_dralint("--format", "json", "--jobs", "1", ".", cwd=tmp_path)
+    # The third entry (a field glob and a path glob that both match) hides the unknown field; the hostile
+    # ones match nothing: the field glob is an unused ignore, the file glob is not in scope (no file matched).
+    assert [(p["rule"], p["file"], p["line"], p["column"]) for p in run.problems] == [("DRA900", ".dralint.yaml", 3, 5)], run.stderr
+    assert run.problems[0]["message"] == f"unused config ignore: ignore-paths[1] (fields: {hostile}) suppressed no problem"

@@ -21,7 +21,6 @@ A call site that is new in a release fails the coverage test until it has a row 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NamedTuple
 
 
@@ -292,19 +291,3 @@ COVERAGE: dict[tuple[str, str, str], Row] = {
     ("validateNodeAllocatableOverheadMapping", "Invalid", 'fldPath.Child("perContainer")'): rules("DRA574"),
 }
 
-
-def uncovered(source: Path, release: str) -> list[str]:
-    """The call sites of one validation.go that no rule covers: without a row, or a known gap (with why).
-
-    `release` names the file in the answer; tools/release_drop.py prints this for a new release.
-    """
-    from go_validation import call_sites
-
-    out = []
-    for site in call_sites(source.read_text(encoding="utf-8")):
-        row = COVERAGE.get(site.key)
-        if row is None:
-            out.append(f"{release} {site.render()}: no row in tests/validation_rules.py")
-        elif row.gap:
-            out.append(f"{release} {site.render()}: known gap: {row.gap}")
-    return sorted(set(out))

@@ -24,3 +24,7 @@ DEVICE_MAX_DOMAIN  # dralint.k8s.names
 QUALIFIED_NAME_PREFIX_MAX  # dralint.k8s.names
 is_template  # dralint.k8s.claims (spec_path and devices_path test the kind inline: hot path)
 spec_fields  # dralint.k8s.claims (README: whether a document sets a field anywhere in spec, one set test)
+_workspace  # dralint.lsp.server._Protocol: pygls' attribute, replaced by a BufferWorkspace
+report_server_error  # dralint.lsp.server.DralintServer: pygls calls it for a failing handler
+_create_text_document  # dralint.lsp.text.BufferWorkspace: pygls calls it for didOpen
+update_text_document  # dralint.lsp.text.BufferWorkspace: pygls calls it for didChange

@@ -201,6 +201,27 @@ class DocumentView:
         self._memo.clear()
 
     @property
+    def partial(self) -> bool:
+        """Whether the document is a kustomize patch: it says what it changes, not the whole object.
+        A rule that reports what is missing skips a partial document."""
+        return self._doc.patch is not None
+
+    def patched(self) -> tuple[Any, ...]:
+        """For a patch, the objects of its kustomization it applies to (plain data, read-only), so that a
+        reference inside the object (a container's claim) resolves against what the patch is merged into."""
+        patch = self._doc.patch
+        if patch is None:
+            return ()
+        return self.memo("api.patched", patch.base_objects, self.api_version, self.kind, self.name)
+
+    def patch_context(self) -> tuple[tuple[str, Any], ...]:
+        """For a patch, (file, object) of every object of the kustomization it belongs to (its resources,
+        through bases and overlays): what a run-scope rule counts as defined besides the run's files."""
+        patch = self._doc.patch
+        patch = getattr(patch, "patch", patch)  # a JSON 6902 operation belongs to its patch
+        return patch.objects() if patch is not None and hasattr(patch, "objects") else ()
+
+    @property
     def group(self) -> str:
         av = self.api_version or ""
         return av.rpartition("/")[0]

@@ -19,6 +19,12 @@ key file can also write your shell profile: that is outside what a cache can
 defend. `DRALINT_NO_CACHE=1` judges everything afresh.
 
 `DRALINT_CACHE_DIR` moves it; `DRALINT_NO_CACHE=1` turns it off.
+
+Neither file is trusted to be a file either: both are opened non-blocking and
+read only when they are regular files within MAX_BYTES (a FIFO would block every
+run, a link to /dev/zero would fill memory, a huge cache cost more to parse than
+its verdicts save). Anything else is ignored, with a note on standard error,
+and replaced when verdicts are saved.
 """
 
 from __future__ import annotations
@@ -28,11 +34,14 @@ import hashlib
 import hmac
 import json
 import os
+import stat
+import sys
 from typing import Any
 
 from . import __version__
 
 MAX_ENTRIES = 20_000
+MAX_BYTES = 16 * 1024 * 1024  # 20,000 entries of a few hundred bytes each fit several times over
 KEY_FILE = "key"
 KEY_BYTES = 32
 
@@ -66,13 +75,13 @@ class VerdictCache:
     def _load(self) -> dict[str, Any]:
         if self._entries is None:
             self._entries = {}
-            if self._path:
+            raw = read_regular(self._path, MAX_BYTES) if self._path else None
+            if raw:
                 try:
-                    with open(self._path, encoding="utf-8") as handle:
-                        data = json.load(handle)
+                    data = json.loads(raw)
                     if isinstance(data, dict):
                         self._entries = data
-                except (OSError, ValueError, RecursionError):
+                except (ValueError, RecursionError):
                     pass
         return self._entries
 
@@ -128,13 +137,48 @@ class VerdictCache:
                     pass
 
 
-def _read_key(path: str) -> bytes:
+def read_regular(path: str, limit: int) -> bytes | None:
+    """The bytes of the regular file at `path` when it holds at most `limit`; None when there is none.
+    Anything else there (a FIFO, a device, a folder, a file past `limit`) is None, with a note."""
     try:
-        with open(path, "rb") as handle:
-            secret = handle.read(KEY_BYTES + 1)
-    except OSError:
-        return b""
-    return secret if len(secret) == KEY_BYTES else b""
+        # O_NONBLOCK: opening a FIFO waits for a writer otherwise, forever.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        _note(path, exc.strerror or str(exc))
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            _note(path, "not a regular file")
+            return None
+        data = os.read(fd, limit + 1) if st.st_size <= limit else b""
+        if st.st_size > limit or len(data) > limit:
+            _note(path, f"larger than {limit:,} bytes")
+            return None
+        return data
+    except OSError as exc:
+        _note(path, exc.strerror or str(exc))
+        return None
+    finally:
+        os.close(fd)
+
+
+_NOTED: set[str] = set()
+
+
+def _note(path: str, why: str) -> None:
+    # Standard error: standard output may be a report or the language server's stream.
+    if path in _NOTED:
+        return
+    _NOTED.add(path)
+    print(f"dralint: note: verdict cache {path} ignored: {why}", file=sys.stderr)
+
+
+def _read_key(path: str) -> bytes:
+    secret = read_regular(path, KEY_BYTES)
+    return secret if secret is not None and len(secret) == KEY_BYTES else b""
 
 
 def _secret(folder: str) -> bytes:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import gc
 import itertools
 import os
 import sys
-from typing import Sequence
+from typing import Sequence, TextIO
 
 from . import __version__, parallel, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written, install_extra, overrides_from
@@ -26,7 +27,7 @@ from .config import ConfigError, build_options
 from .lint import lint
 from .model import Problem, Severity
 from .registry import RuleLoadError
-from .report import FORMATS, ReportOptions, reads, write
+from .report import FORMATS, ReportOptions, printable, reads, write
 from .report.text import summary_line
 from .schemas import DEFAULT_RELEASE, RELEASES
 from .sources import collect, files, read_all
@@ -62,7 +63,7 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
     add_rule_arguments(parser)
-    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; 1: serial; small runs are serial)")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; at most 2 per core; 1: serial; small runs are serial)")
     parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
     parser.add_argument("--break-hard-links", action="store_true",
                         help="with --fix: rewrite a file that has other hard links too (its other names keep the old content); refused by default")
@@ -141,20 +142,30 @@ def _require_extra(command: str) -> None:
 
 def run_lint(argv: list[str]) -> int:
     args = lint_parser().parse_args(argv)
+    out = sys.stdout
+    # Only the report goes to standard output: what a plugin or rule prints while loaded or run (and so
+    # in forked --jobs workers too) goes to standard error, where it cannot corrupt JSON, SARIF or JUnit.
+    with contextlib.redirect_stdout(sys.stderr):
+        return _run_lint(args, out)
+
+
+def _run_lint(args: argparse.Namespace, out: TextIO) -> int:
     if not args.paths:
         raise UsageError("no PATH given (use - to read standard input)")
     try:
         options, settings = build_options(overrides_from(args))
     except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
+    if args.fix and "-" in args.paths:
+        return _fix_standard_input(args, options, settings, out)
 
     notice = schemas.preview_notice(options.release)
     if notice is not None:
         print(f"dralint: note: {notice}", file=sys.stderr)
     fmt = settings.format
     if fmt == "auto":
-        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not sys.stdout.isatty() else "text"
-    report = _report_options(fmt, args)
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not out.isatty() else "text"
+    report = _report_options(fmt, args, out)
     not_written: list[Problem] = []
     if args.fix:
         # Only runs that apply fixes: the fix modules, migrate and tempfile are ~10 ms of a clean file's
@@ -166,9 +177,9 @@ def run_lint(argv: list[str]) -> int:
         with_fixes(options)
         written, not_written = fix_sources(collect(args.paths), options, break_hard_links=args.break_hard_links)
         for name, notes in written:
-            print(f"dralint: fixed {name}", file=sys.stderr)
+            print(f"dralint: fixed {printable(name)}", file=sys.stderr)
             for note in notes:
-                print(f"dralint: {name}: {note}", file=sys.stderr)
+                print(f"dralint: {printable(name)}: {note}", file=sys.stderr)
     elif args.break_hard_links:
         raise UsageError("--break-hard-links only applies with --fix")
     options.keep = reads(fmt, report)
@@ -185,21 +196,57 @@ def run_lint(argv: list[str]) -> int:
     failed = any(p.severity >= settings.fail_on for p in result.problems)
     if args.quiet:
         result.problems = [p for p in result.problems if p.severity >= Severity.ERROR]
-    _write_report(result, fmt, report, args)
+    _write_report(result, fmt, report, args, out)
     return 1 if failed else 0
 
 
-def _report_options(fmt: str, args: argparse.Namespace) -> ReportOptions:
+def _fix_standard_input(args: argparse.Namespace, options, settings, out: TextIO) -> int:
+    """`dralint --fix -`, as `ruff --fix -`: the fixed manifest on standard output (the input as it came when
+    nothing applies), the report of what is left on standard error, exit 1 when that fails the run."""
+    if args.paths != ["-"]:
+        raise UsageError("--fix -: standard input is fixed alone (its fixed text is written to standard output)")
+    from .fix import fix_stream
+    from .migration_fixes import with_fixes
+    from .sources import MAX_BYTES, Source
+
+    fmt = settings.format
+    if fmt == "auto":
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    report = _report_options(fmt, args, sys.stderr)
+    with_fixes(options)
+    data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    fixed = fix_stream(data, options)
+    out.buffer.write(fixed)
+    while len(data) > MAX_BYTES and (data := sys.stdin.buffer.read(1 << 16)):
+        out.buffer.write(data)  # too big to lint (the report says so): passed through whole
+    out.flush()
+    options.keep = reads(fmt, report)
+    result = lint([Source("-", fixed)], options)
+    failed = any(p.severity >= settings.fail_on for p in result.problems)
+    if args.quiet:
+        result.problems = [p for p in result.problems if p.severity >= Severity.ERROR]
+    write(fmt, result, report, sys.stderr)
+    if fmt == "text" and not args.quiet:
+        print(summary_line(result), file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _report_options(fmt: str, args: argparse.Namespace, out: TextIO) -> ReportOptions:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose from {', '.join(sorted(FORMATS))} or auto")
-    tty = sys.stdout.isatty()
+    tty = out.isatty()
     color = args.color == "always" or (args.color == "auto" and tty and not os.environ.get("NO_COLOR"))
     return ReportOptions(color=color, show_source=tty or args.color == "always", quiet=args.quiet)
 
 
 def _lint(paths: list[str], options, jobs: int | None):
     """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes."""
-    jobs = jobs or parallel.usable_cores()
+    if jobs is None:
+        jobs = parallel.usable_cores()
+    else:
+        jobs, capped = parallel.capped_jobs(jobs)
+        if capped:
+            print(f"dralint: warning: {capped}", file=sys.stderr)
     # Streamed: not even the list of files is kept. Standard input is read once, by this process.
     if jobs == 1 or "-" in paths:
         return lint(parallel.frozen(read_all(files(paths))), options)
@@ -210,9 +257,9 @@ def _lint(paths: list[str], options, jobs: int | None):
     return lint(parallel.frozen(read_all(itertools.chain(head, entries))), options)
 
 
-def _write_report(result, fmt: str, report, args: argparse.Namespace) -> None:
-    write(fmt, result, report, sys.stdout)
-    sys.stdout.flush()
+def _write_report(result, fmt: str, report, args: argparse.Namespace, out: TextIO) -> None:
+    write(fmt, result, report, out)
+    out.flush()
     if fmt == "text" and not args.quiet:
         print(summary_line(result), file=sys.stderr)
 

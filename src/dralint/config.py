@@ -9,7 +9,7 @@
     rules-dirs: [lint/rules]      # relative to the config file
     policies: [lint/gpu-policy.yaml]
     plugins: true                 # load rules from installed entry points
-    jobs: 4                       # worker processes (default: the usable cores; 1: serial)
+    jobs: 4                       # worker processes (default: the usable cores; at most 2 per core; 1: serial)
 
 Command-line options win over the file; lists given on the command line are
 added to the file's. Every front door turns what it was told into `Overrides`

@@ -66,6 +66,7 @@ def _in_style(edits: list[Edit], crlf: bool) -> list[Edit]:
 
 def fix_text(name: str, text: str, options: LintOptions) -> str:
     """`text` with every applicable fix applied."""
+    options = options.at_the_stream()  # the fixes edit this text, not the files it was rendered from
     problems = lint([Source(name, text.encode("utf-8"))], options).problems
     crlf = _crlf(text)
     for _ in range(MAX_PASSES):
@@ -111,3 +112,16 @@ def _not_written(name: str, why: str) -> Problem:
     check = ENGINE_CHECKS["DRA016"]
     return Problem(rule=check.code, name=check.slug, severity=check.severity, message=f"its fixes were not applied: {why}",
                    source=name, document=0, span=Span.point())
+
+
+def fix_stream(data: bytes, options: LintOptions) -> bytes:
+    """`dralint --fix -`: standard input's bytes with every applicable fix applied; the bytes as they came
+    when nothing applies, or when they are not UTF-8 text or too big to lint (the report says why)."""
+    if len(data) > MAX_BYTES:
+        return data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    fixed = fix_text("-", text, options)
+    return data if fixed == text else fixed.encode("utf-8")

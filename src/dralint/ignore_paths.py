@@ -20,10 +20,10 @@ Applied, and reported when unused, with the inline comments (dralint.suppress).
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from .globs import Chars, Element, Glob, Maybe, Star
 from .model import Problem
 
 UNUSED = "DRA900"  # unused-suppression: what no suppression suppresses but by naming it
@@ -36,10 +36,10 @@ class SuppressionError(ValueError):
 @dataclass
 class IgnoreEntry:
     index: int
-    files: list[re.Pattern[str]]
+    files: list[Glob]
     file_globs: list[str]
     rules: list[str]  # codes, slugs or prefixes; empty: every rule
-    fields: list[re.Pattern[str]]
+    fields: list[Glob]
     field_globs: list[str] = field(default_factory=list)
 
     def matches_file(self, relative: str | None) -> bool:
@@ -57,51 +57,58 @@ class IgnoreEntry:
         return self.matches_file(relative)
 
 
-def glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """A file glob (`**` crosses folders) as a regex over `/`-separated relative paths."""
+_ANY = Chars()
+_NAME = Chars(but="/")  # a character of one folder or file name
+
+
+def file_glob(pattern: str) -> Glob:
+    """A file glob (`**` crosses folders) as a matcher of `/`-separated relative paths (linear time: dralint.globs)."""
     pattern = pattern.strip().replace("\\", "/")
     while pattern.startswith("./"):
         pattern = pattern[2:]
     anchored = "/" in pattern.rstrip("/")
-    pattern = pattern.strip("/")
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
+    body = pattern.strip("/")
+    out: list[Element] = [] if anchored else [Maybe((Star(_ANY), Chars("/")))]
+    i = 0
+    while i < len(body):
+        if body.startswith("**/", i):
+            out.append(Maybe((Star(_ANY), Chars("/"))))
             i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
+        elif body.startswith("**", i):
+            out.append(Star(_ANY))
             i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
+        elif body[i] == "*":
+            out.append(Star(_NAME))
             i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
+        elif body[i] == "?":
+            out.append(_NAME)
             i += 1
         else:
-            out.append(re.escape(pattern[i]))
+            out.append(Chars(body[i]))
             i += 1
-    body = "".join(out) + "(?:/.*)?"
-    return re.compile(body if anchored else "(?:.*/)?" + body)
+    out.append(Maybe((Chars("/"), Star(_ANY))))  # a folder matches everything below it
+    return Glob(out, pattern)
 
 
-def field_glob_to_regex(pattern: str) -> re.Pattern[str]:
-    """A field-path glob (`spec.devices.requests[*].name`) as a regex over API server paths."""
-    out, i = [], 0
+def field_glob(pattern: str) -> Glob:
+    """A field-path glob (`spec.devices.requests[*].name`) as a matcher of API server paths."""
+    out: list[Element] = []
+    i = 0
     while i < len(pattern):
         if pattern.startswith("[*]", i):
-            out.append(r"\[[^\]]*\]")
+            out += [Chars("["), Star(Chars(but="]")), Chars("]")]
             i += 3
         elif pattern.startswith("**", i):
-            out.append(".*")
+            out.append(Star(_ANY))
             i += 2
         elif pattern[i] == "*":
-            out.append(r"[^.\[\]]*")
+            out.append(Star(Chars(but=".[]")))
             i += 1
         else:
-            out.append(re.escape(pattern[i]))
+            out.append(Chars(pattern[i]))
             i += 1
-    return re.compile("".join(out) + r"(?:[.\[].*)?")
+    out.append(Maybe((Chars(".["), Star(_ANY))))  # a field matches everything below it
+    return Glob(out, pattern)
 
 
 class IgnorePaths(NamedTuple):
@@ -153,14 +160,14 @@ def parse_ignore_paths(raw: Any, config_path: str | None, known: dict[str, str])
         entries.append(
             IgnoreEntry(
                 index=i,
-                files=[glob_to_regex(g) for g in lists["paths"]],
+                files=[file_glob(g) for g in lists["paths"]],
                 file_globs=lists["paths"],
                 rules=lists["rules"],
-                fields=[field_glob_to_regex(f) for f in lists["fields"]],
+                fields=[field_glob(f) for f in lists["fields"]],
                 field_globs=lists["fields"],
             )
         )
     return entries
 
 
-__all__ = ["UNUSED", "SuppressionError", "IgnoreEntry", "IgnorePaths", "ignore_paths", "parse_ignore_paths", "glob_to_regex", "field_glob_to_regex"]
+__all__ = ["UNUSED", "SuppressionError", "IgnoreEntry", "IgnorePaths", "ignore_paths", "parse_ignore_paths", "file_glob", "field_glob"]

@@ -23,15 +23,17 @@ from .catalog import ENGINE_CHECKS
 from .drop import Dropped, GateState, drop_disabled_fields
 from .engine import collect_records, collectors, run_document_rules, run_index_rules, run_run_rules
 from .gate_settings import file_gates
+from .kustomize import Kustomizations, Patch, as_patches, partial_problems
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
+from .origins import Origins, portable, rendered_documents
 from .registry import all_rules
 from .releases import file_release
 from .resolve import disabled_once_per_file, resolve
 from .schema_check import check_schema
 from .selection import Selection
 from .sources import Source
-from .triage import passed_over_unread, triage
+from .triage import Triaged, passed_over_unread, triage
 
 if TYPE_CHECKING:
     from .ignore_paths import IgnorePaths
@@ -45,7 +47,7 @@ class LintOptions(Record):
     """What to check and how. Every front door builds one (the CLI and the webhook from
     the command line and `.dralint.yaml`, see `dralint.config`) and hands it to `lint`."""
 
-    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers", "keep", "feature_gates")
+    __slots__ = ("release", "rules_dirs", "plugins", "selection", "rule_options", "extra_rules", "target_version", "ignore_paths", "inline_suppressions", "fixers", "keep", "feature_gates", "origins")
 
     def __init__(
         self,
@@ -87,6 +89,19 @@ class LintOptions(Record):
         # A set (the CLI): the rest is let go file by file and fixes are built then, so no document
         # outlives its file and memory does not grow with the repository.
         self.keep: frozenset[str] | None = frozenset(keep) if keep is not None else None
+        # Report a rendered stream's problems in the files its documents came from (dralint.origins). Off where
+        # the stream itself is edited: the language server's buffer, `--fix`.
+        self.origins = True
+
+    def at_the_stream(self) -> "LintOptions":
+        """These options, reporting every problem where it stands in the source linted (no origins)."""
+        if not self.origins:
+            return self
+        copy = LintOptions.__new__(LintOptions)
+        for name in self.__slots__:
+            setattr(copy, name, getattr(self, name))
+        copy.origins = False
+        return copy
 
     def rules(self) -> list[Rule]:
         """Every rule these options load, selected or not."""
@@ -176,6 +191,9 @@ class _Run:
         self.result = LintResult()
         self.late: list[list[Problem]] = []
         self.messages: dict[str, str] = {}  # one copy of each message the kept problems carry (settled runs)
+        self.kustomizations: Kustomizations | None = None  # read when the first file is checked
+        self.origins: Origins | None = None  # made for the first rendered stream (dralint.origins)
+        self.rendered: dict[str, dict[int, Document]] = {}  # source -> its documents that name their origin
         self.gate_states: dict[tuple, GateState] = {}
 
     def check_source(self, source: Source) -> None:
@@ -189,25 +207,33 @@ class _Run:
         release, problems = file_release(source.name, source.data, self.options.release)
         gates, gate_problems = file_gates(source.name, source.data, release)
         problems.extend(gate_problems)
-        loaded = passed_over_unread(source.name, source.data)
+        patch = self._patch_of(source.name)
+        loaded = passed_over_unread(source.name, source.data) if patch is None else None
         late: list[Problem] = []
         if loaded is None:
-            raw = load(source.name, source.data, size=source.size)
+            raw = load(source.name, source.data, size=source.size, lists=patch is not None)
             loaded = triage(source.name, source.data, raw)
             late = raw.late_problems
+            if patch is not None and raw.documents and not any(p.rule == "DRA014" for p in loaded.problems):
+                # A patch is judged as a part of an object (a JSON 6902 list of operations too), unless it is
+                # a template (DRA014) or the loader could not read it.
+                loaded = Triaged(as_patches(patch, raw.documents), raw.problems, loaded.empty, passed_over=False)
         if loaded.passed_over:
             result.files_passed_over += 1
             if self.keep_objects:
                 result.passed_over_files.append(source.name)
         result.empty += loaded.empty
         problems.extend(loaded.problems)
+        rendered = rendered_documents(source.data, loaded.documents) if self.options.origins else None
         text = loaded.documents[0].text if loaded.documents else None
         problems = self._check(loaded.documents, release, problems, gates)
         if self.suppressor is None and self.options.inline_suppressions and b"dralint" in source.data:
             self.suppressor = self._suppressor()
         if self.suppressor is not None:
             self.suppressor.add_source(source.name, text, loaded.documents)
-        self._add(source.name, source.data, problems)
+        self._add(source.name, source.data, problems, rendered)
+        if rendered:
+            self.rendered[source.name] = rendered  # for the run-scope problems judged at the end
         # Problems a position table finds while positions are computed (dralint.load.LoadResult): settled
         # runs have computed every position of this file's problems by now, the others do it in finish().
         if late or not self.settle:
@@ -233,7 +259,11 @@ class _Run:
         if self.suppressor is not None:
             late = self.suppressor.keep(late)
             late.extend(self.suppressor.unused())
-        result.problems = _in_report_order(result.problems, self.selection.apply(late), self.messages if self.settle else {})
+        late = self.selection.apply(late)
+        for p in late:
+            if p.source in self.rendered:
+                self._relocate([p], self.rendered[p.source])
+        result.problems = _in_report_order(result.problems, late, self.messages if self.settle else {})
         # Sorting computed every reported position: a position table that failed to build has said so by now.
         failed = self.selection.apply([p for problems in self.late for p in problems])
         if failed:
@@ -244,11 +274,13 @@ class _Run:
         """What this run kept of its files, for a parent run to `absorb` (dralint.parallel: a worker's chunk).
         Picklable once `settle`d: the problems hold positions and fixes, not documents."""
         late = [p for problems in self.late for p in problems]
-        return self.result, self.records, self.first, late, self.suppressor
+        rendered = {name: {i: portable(doc) for i, doc in docs.items()} for name, docs in self.rendered.items()}
+        return self.result, self.records, self.first, late, self.suppressor, rendered
 
     def absorb(self, partial: tuple) -> None:
         """Merge another run's `partial()`, of the files that follow this run's: as if it had checked them."""
-        other, records, first, late, suppressor = partial
+        other, records, first, late, suppressor, rendered = partial
+        self.rendered.update(rendered)
         result = self.result
         result.problems.extend(other.problems)
         for counter in ("files", "documents", "checked", "passed_over", "files_passed_over", "empty"):
@@ -270,12 +302,14 @@ class _Run:
             else:
                 self.suppressor.absorb(suppressor)
 
-    def _add(self, name: str, data: bytes | None, problems: list[Problem]) -> None:
+    def _add(self, name: str, data: bytes | None, problems: list[Problem], rendered: dict[int, Document] | None = None) -> None:
         if self.suppressor is not None:
             problems = self.suppressor.keep(problems)
         kept = _capped(self.selection.apply(problems))
         if not kept:
             return
+        if rendered:
+            self._relocate(kept, rendered)
         self.result.problems.extend(kept)
         if data is not None and self.keep_texts:
             self.result.texts[name] = data
@@ -294,7 +328,10 @@ class _Run:
         foreign: set[int] = set()
         gates = gates or {}
         for doc in documents:
+            start = len(problems)
             verdict = self._check_document(doc, release, problems, gates)
+            if doc.patch is not None:
+                problems[start:] = partial_problems(doc, problems[start:])
             if verdict == "dra":
                 dra.add(doc.index)
             elif verdict == "foreign":
@@ -354,6 +391,24 @@ class _Run:
             records.setdefault(key, []).append(record)
         if self.legacy_rules:
             self.views_by_release.setdefault(release, []).append(view)
+
+    def _relocate(self, problems: list[Problem], rendered: dict[int, Document]) -> None:
+        """Move the problems of a rendered stream's documents into the files they came from (dralint.origins)."""
+        if self.origins is None:
+            self.origins = Origins()
+        self.origins.relocate(problems, rendered)
+        if self.keep_texts:
+            for p in problems:
+                if p.origin is not None and p.origin.found and p.source not in self.result.texts:
+                    self.result.texts[p.source] = self.origins.data(p.source)
+
+    def _patch_of(self, name: str) -> Patch | None:
+        """The kustomize patch a file is (dralint.kustomize), or None; not looked for in stdin or an admission."""
+        if name == "-" or name.startswith("<"):
+            return None
+        if self.kustomizations is None:
+            self.kustomizations = Kustomizations()
+        return self.kustomizations.patch_of(name)
 
     def _suppressor(self) -> "Suppressor":
         """Made for the first file with a `# dralint:` comment, or at the start with `ignore-paths`."""

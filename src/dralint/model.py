@@ -102,7 +102,7 @@ class Document(Record):
     be mapped back through quoting; absent for JSON or where not needed.
     """
 
-    __slots__ = ("source", "index", "data", "positions", "text", "scalar_styles", "list_item", "_object_ref")
+    __slots__ = ("source", "index", "data", "positions", "text", "scalar_styles", "list_item", "_object_ref", "patch", "origin")
     FIELDS = ("source", "index", "data", "positions", "text", "scalar_styles", "list_item")
 
     def __init__(
@@ -124,6 +124,12 @@ class Document(Record):
         # Set when this document is an item of a `kind: List`: its index in `items`.
         self.list_item = list_item
         self._object_ref: str | None | bool = False  # not computed yet
+        # A kustomize patch (dralint.kustomize.Patch): a partial object, judged for what it writes, not
+        # for what it leaves out. None for whole objects.
+        self.patch: Any = None
+        # Where a rendered document was written (dralint.origins.Origin): a Helm `# Source:` comment or
+        # kustomize's origin annotation named it. None for documents read from their own source.
+        self.origin: Any = None
 
     def _fields(self) -> tuple[str, ...]:
         return self.FIELDS
@@ -182,12 +188,25 @@ class Document(Record):
         return Span.point(root.value.line, root.value.column) if root else Span.point()
 
 
+class Origin(NamedTuple):
+    """Where a problem of a rendered stream (`helm template`, `kustomize build`) was written.
+
+    `found`: the problem was moved into `file` (its source and span point there now);
+    otherwise it stays in the stream and only names the file, which cannot be read from
+    the working directory. `stream` and `span`: where it stands in the rendered stream."""
+
+    file: str
+    found: bool
+    stream: str
+    span: Span
+
+
 class Problem(Record):
     """One finding. Its source range may be given as `span`, or as `where`, a function
     computing it on first use: a problem that select/ignore drops then never costs the
     position table of its document."""
 
-    __slots__ = ("rule", "name", "severity", "message", "source", "document", "path", "_span", "_where", "api_version", "kind", "object", "error_type", "_fixes")
+    __slots__ = ("rule", "name", "severity", "message", "source", "document", "path", "_span", "_where", "api_version", "kind", "object", "error_type", "_fixes", "origin")
     FIELDS = ("rule", "name", "severity", "message", "source", "document", "path", "span", "api_version", "kind", "object", "error_type")
 
     def __init__(
@@ -222,6 +241,7 @@ class Problem(Record):
         # problem mirrors one; None for pure lint findings.
         self.error_type = error_type
         self._fixes: list[Fix] | Callable[[], list[Fix]] = ()  # type: ignore[assignment]
+        self.origin: Origin | None = None  # a rendered stream's problem: the file it was written in
 
     def _fields(self) -> tuple[str, ...]:
         return self.FIELDS
@@ -271,6 +291,18 @@ class MapKey(str):
     looks like a field name, as the API server prints every map key."""
 
     __slots__ = ()
+
+
+def value_at(data: Any, path: Path, default: Any = None) -> Any:
+    """The value a path names in a document's plain data (mappings by key, lists by index), else `default`."""
+    for part in path:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return default
+    return data
 
 
 def format_path(path: Path) -> str:

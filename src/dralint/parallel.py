@@ -13,7 +13,7 @@ judges the run-scope rules over the merged records, so the report is the one
 Serial whatever `--jobs` says: fewer than MIN_FILES files holding less than
 MIN_BYTES (forking and pickling cost more than they save), standard input, and runs with a legacy
 run-scope rule (it needs every document in one process). The pre-commit hook
-passes `--jobs 1`: pre-commit already runs one hook process per core.
+is `require_serial`: pre-commit hands one dralint every file, and this spreads them.
 """
 
 from __future__ import annotations
@@ -63,6 +63,20 @@ def usable_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # macOS, Windows
         return max(1, os.cpu_count() or 1)
+
+
+# More workers than this many per usable core only add processes (each a fork of the parent's heap)
+# that wait for a core: `jobs: 300` in a repository's config must not fork 300 processes.
+JOBS_PER_CORE = 2
+
+
+def capped_jobs(jobs: int) -> tuple[int, str | None]:
+    """`jobs`, at most JOBS_PER_CORE per usable core, and a warning when it was more."""
+    cores = usable_cores()
+    cap = JOBS_PER_CORE * cores
+    if jobs <= cap:
+        return jobs, None
+    return cap, f"{jobs} worker processes asked for, {cap} used ({JOBS_PER_CORE} per usable core, {cores} usable)"
 
 
 def can_fork() -> bool:
@@ -208,4 +222,4 @@ def _check_chunk(chunk: list[tuple[str, str | None]]) -> Any:
     return run.partial()
 
 
-__all__ = ["lint_parallel", "usable_cores", "serial_reason", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES", "CHUNK_BYTES"]
+__all__ = ["lint_parallel", "usable_cores", "capped_jobs", "serial_reason", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES", "CHUNK_BYTES"]

@@ -219,10 +219,45 @@ def _is_struct(prop: Any, root: dict[str, Any]) -> bool:
 
 def check_schema(doc: Document, schema: dict[str, Any]) -> list[Problem]:
     schema = as_decoded(schema)
-    if fast_validator(schema).validate(doc.data):
+    data = doc.data
+    if doc.patch is not None:
+        # A kustomize patch writes part of an object: what it writes is checked, not what it leaves out.
+        schema = as_partial(schema)
+        data = without_directives(data)
+    if fast_validator(schema).validate(data):
         return []
-    errors = list(_full_validator(schema).iter_errors(without_nulls(doc.data)))
+    errors = list(_full_validator(schema).iter_errors(without_nulls(data)))
     return list(_problems(doc, schema, errors))
+
+
+_partial_cache: dict[int, dict[str, Any]] = {}
+
+
+def as_partial(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema without any `required`: for a patch, which says only what it changes."""
+    key = id(schema)
+    found = _partial_cache.get(key)
+    if found is None:
+        found = _partial_cache[key] = _without_required(schema)
+    return found
+
+
+def _without_required(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _without_required(v) for k, v in node.items() if k != "required" or not isinstance(v, list)}
+    if isinstance(node, list):
+        return [_without_required(v) for v in node]
+    return node
+
+
+def without_directives(value: Any) -> Any:
+    """A strategic-merge patch without its directives (`$patch`, `$retainKeys`, `$setElementOrder/...`):
+    they tell kustomize how to merge and are no fields of the object."""
+    if isinstance(value, dict):
+        return {k: without_directives(v) for k, v in value.items() if not (isinstance(k, str) and k.startswith("$"))}
+    if isinstance(value, list):
+        return [without_directives(v) for v in value]
+    return value
 
 
 def _leaf_errors(error: Any) -> Iterator[Any]:

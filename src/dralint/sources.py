@@ -1,8 +1,14 @@
 """Sources: turn the command line's paths into named byte strings.
 
 Files named explicitly are always read; directories are walked for
-`*.yaml`, `*.yml` and `*.json`, in a stable order, skipping hidden folders
-(`.git`, `.venv`) so a repository root can be linted as it is.
+`*.yaml`, `*.yml` and `*.json`, in a stable order, so that a repository root
+can be linted as it is: hidden folders are walked (`.github/`, `.k8s/` hold
+manifests), hidden files are not, nor the folders of tools (TOOL_FOLDERS:
+`.git`, `.venv`, `node_modules` ...), nor what the `.gitignore` files of the
+walked tree and of the git work tree above it exclude (dralint.gitignore). A
+symlinked folder is followed only when it leads to a folder inside the folder
+being walked: a link to `/` or `/proc/self` in a tree must not make the run
+walk the whole file system.
 
 Only regular files are read: a FIFO or a device named `x.yaml` would block the
 run forever, so it becomes a Source with an error (DRA006), as does a folder
@@ -17,7 +23,18 @@ import stat
 import sys
 from typing import BinaryIO, Iterable, Iterator, NamedTuple
 
+from . import gitignore
+from .gitignore import Ignores, Patterns
+
 EXTENSIONS = (".yaml", ".yml", ".json")
+# Folders of version control, virtual environments, package managers and caches: never manifests of
+# the repository's own, and often huge.
+TOOL_FOLDERS = frozenset({
+    ".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul", "CVS",
+    ".venv", "venv", ".direnv", ".pyenv", "__pypackages__", "site-packages", ".eggs", "node_modules",
+    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".pytype", ".hypothesis", "__pycache__",
+    ".ipynb_checkpoints", ".pants.d", ".dralint_cache", ".terraform", ".idea", ".vscode",
+})
 MAX_BYTES = 16 * 1024 * 1024
 READ_CHUNK = 1 << 16  # past the reported size: a cap-sized read would allocate (and may keep a mapping of) 16 MiB
 
@@ -88,7 +105,7 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
 
     In the order of the paths sorted as strings, without sorting them all: within a folder a subfolder
     `d` sorts as `d/` (all its paths start so), a file by its name. Symlinked folders are followed, once
-    each (they can loop back on themselves); hidden ones (`.git`, `.venv`) are not. A stack of listings,
+    each (they can loop back on themselves) and only when they lead inside `root`. A stack of listings,
     not recursion: a deep tree must not exhaust the interpreter's stack.
     """
     # normpath'd: `dralint .` reports tests/a.yaml, as editors and CI annotations expect.
@@ -99,36 +116,56 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
         yield root, _unlistable(exc)
         return
     visited: set[tuple[int, int]] = set()
-    stack = [_listing(root, (st.st_dev, st.st_ino), visited)]
+    inside = _Inside(root)
+    stack = [_listing(root, (st.st_dev, st.st_ino), visited, inside, gitignore.above(root, _gitignore))]
     while stack:
-        for path, kind in stack[-1]:
+        for path, kind, ignores in stack[-1]:
             if kind is None or isinstance(kind, str):
                 yield path, kind
             elif kind not in visited:
-                stack.append(_listing(path, kind, visited))
+                stack.append(_listing(path, kind, visited, inside, ignores))
                 break
         else:
             stack.pop()
 
 
-Listed = tuple[str, "None | str | tuple[int, int]"]  # a path and: None (a file), why it fails, or a folder's identity
+# A path and: None (a file), why it fails, or a folder's identity; and for a folder, the .gitignore files over it.
+Listed = tuple[str, "None | str | tuple[int, int]", Ignores]
 
 
-def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int]]) -> Iterator[Listed]:
+class _Inside:
+    """Whether a symlinked folder leads inside the walked folder (its real path under the root's)."""
+
+    def __init__(self, root: str):
+        self._root = os.path.realpath(root)
+        self._prefix = self._root if self._root.endswith(os.sep) else self._root + os.sep
+
+    def __call__(self, link: str) -> bool:
+        try:
+            target = os.path.realpath(link, strict=True)
+        except (OSError, ValueError):
+            return False
+        return target == self._root or target.startswith(self._prefix)
+
+
+def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int]], inside: _Inside, ignores: Ignores) -> Iterator[Listed]:
     """The files and subfolders of one folder, in walk order. Held while the folder's subtree is walked
     (the whole run, for the top folder): names only, ~70 bytes a file, the paths made as they are given."""
     visited.add(identity)
     prefix = "" if folder == "." else folder if folder.endswith(os.sep) else folder + os.sep
     names: list[str] = []
     folders: dict[str, str | tuple[int, int]] = {}  # subfolder name -> its identity, or why it cannot be listed
+    has_gitignore = False
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
                 name = entry.name
-                if name.startswith("."):
+                if name in TOOL_FOLDERS:
                     continue
                 try:
                     st = entry.stat() if entry.is_dir() else None  # both follow symlinks, as os.walk(followlinks=True)
+                    if st is not None and entry.is_symlink() and not inside(entry.path):
+                        continue  # leads out of the walked tree
                 except OSError as exc:
                     folders[name] = _unlistable(exc)
                     names.append(name)
@@ -136,14 +173,29 @@ def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int
                 if st is not None:
                     folders[name] = (st.st_dev, st.st_ino)
                     names.append(name)
-                elif name.lower().endswith(EXTENSIONS):
+                elif name == gitignore.FILE:
+                    has_gitignore = True
+                elif name.lower().endswith(EXTENSIONS) and not name.startswith("."):
                     names.append(name)
     except OSError as exc:
-        yield folder, _unlistable(exc)
+        yield folder, _unlistable(exc), ignores
         return
+    if has_gitignore:
+        ignores = ignores.with_file(_gitignore(folder))
+    if ignores.levels:
+        names = [name for name in names if not ignores.excluded(name, name in folders)]
     names.sort(key=(lambda name: name + "/" if name in folders else name) if folders else None)
     for name in names:
-        yield prefix + name, folders.get(name)
+        kind = folders.get(name)
+        yield prefix + name, kind, ignores.below(name) if isinstance(kind, tuple) and ignores.levels else ignores
+
+
+def _gitignore(folder: str) -> Patterns | None:
+    """The patterns of `folder`'s .gitignore (read as any file here: a FIFO or a device is not waited on)."""
+    source = _read(os.path.join(folder, gitignore.FILE))
+    if source.data is None:
+        return None
+    return gitignore.parse(source.data.decode("utf-8", "surrogateescape"), os.path.join(folder, gitignore.FILE))
 
 
 def _unlistable(exc: OSError) -> str:

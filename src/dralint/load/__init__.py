@@ -35,18 +35,21 @@ _JSON_WHITESPACE = re.compile(r"[ \t\r\n]*")
 _want_pure = want_pure  # the name tests and older callers use
 
 
-def load(source: str, data: bytes, *, pure_python: bool | None = None, size: int | None = None) -> LoadResult:
+def load(source: str, data: bytes, *, pure_python: bool | None = None, size: int | None = None, lists: bool = False) -> LoadResult:
     """Turn the bytes of one source into Documents and Problems.
 
     `pure_python` forces ruamel's pure-Python parser (default: the C parser
     unless DRALINT_PURE_PYTHON=1 or it cannot be imported). `size`: the file's size, where `data` may
-    have been cut at the cap (sources.Source.size).
+    have been cut at the cap (sources.Source.size). `lists`: a top-level list is a Document too (a
+    JSON 6902 patch), not DRA003.
     """
     result = LoadResult()
     text = decode(source, data, result.problems, MAX_BYTES, size)
     if text is None:
         return result
-    _with_collector_paused(_read, Sink(source, text, result), pure_python)
+    sink = Sink(source, text, result)
+    sink.keep_lists = lists
+    _with_collector_paused(_read, sink, pure_python)
     return result
 
 

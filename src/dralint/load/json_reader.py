@@ -231,7 +231,7 @@ def read_json(sink: Sink) -> bool:
         docs.append((len(docs), value, start, i))
         i = parser.ws(i)
     for doc_index, value, start, end in docs:
-        if isinstance(value, dict):
+        if isinstance(value, dict) or (sink.keep_lists and isinstance(value, list)):
             sink.document(value, _Tables(text, sink.lines, doc_index, start), doc_index)
         else:
             sink.not_an_object(value, doc_index, Span(*sink.lines.position(start), *sink.lines.position(end)))

@@ -41,13 +41,15 @@ def problem(code: str, message: str, source: str, document: int, span: Span, pat
 class Sink:
     """Collects one source's documents and problems while it is read."""
 
-    __slots__ = ("source", "text", "lines", "result", "parser_coordinates", "_per_document", "_dropped", "_converted")
+    __slots__ = ("source", "text", "lines", "result", "keep_lists", "parser_coordinates", "_per_document", "_dropped", "_converted")
 
     def __init__(self, source: str, text: str, result: LoadResult) -> None:
         self.source = source
         self.text = text
         self.lines = LineTable(text)
         self.result = result
+        # Top-level lists kept as documents (a JSON 6902 patch is a list of operations), not DRA003.
+        self.keep_lists = False
         # True while problems are positioned as the YAML parser counts lines (see lines.py); JSON's are not.
         self.parser_coordinates = False
         self._per_document: dict[int, int] = {}
@@ -96,8 +98,8 @@ class Sink:
 
     def document(self, root: dict, tables: Callable[[], Tables], doc_index: int) -> None:
         """Add a document, or the items of a `kind: List`, whose tables are computed by `tables()`."""
-        entries = root.get("items")
-        if root.get("kind") == "List" and isinstance(entries, list) and root.get("apiVersion", "v1") == "v1":
+        entries = root.get("items") if isinstance(root, dict) else None
+        if entries is not None and root.get("kind") == "List" and isinstance(entries, list) and root.get("apiVersion", "v1") == "v1":
             items = ListItems(tables)
             for i, item in enumerate(entries):
                 if not isinstance(item, dict):

@@ -376,7 +376,7 @@ def _finish_document(chunk: _Chunk, reader: _DocumentReader, root: Any, root_ev:
             chunk.add("DRA002", f"duplicate key {key!r}{where_text}", span)
         if reader.more_dups:
             sink.drop(chunk.doc_index, reader.more_dups, reader.more_dups_at)
-    if isinstance(root, dict):
+    if isinstance(root, dict) or (sink.keep_lists and isinstance(root, list)):
         sink.document(root, replay, chunk.doc_index)
     else:
         span = chunk.point(root_ev.start_mark) if isinstance(root, list) else chunk.span(root_ev)

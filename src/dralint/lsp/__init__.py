@@ -22,8 +22,11 @@ def lsp_command(argv: list[str]) -> int:
         return 0
     try:
         # Deferred: an optional dependency; the rest of dralint must work without it.
+        from . import framing
         from .server import server
     except ImportError as exc:
         raise UsageError(f"'dralint lsp' needs the lsp extra: pip install 'dralint[lsp]' ({exc})") from None
-    server.start_io()
-    return 0
+    try:
+        return framing.serve(server, *framing.claim_stdio())
+    finally:
+        server.worker.close()

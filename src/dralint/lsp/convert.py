@@ -1,19 +1,18 @@
 """dralint's problems and fixes in LSP terms: ranges in the negotiated encoding, severities, tags, edits.
 
-dralint columns are 1-based code points with an exclusive end; LSP positions
-are 0-based in the code units the client negotiated (UTF-16 unless it offered
-UTF-8 or UTF-32). pygls' position codec does the unit conversion.
+dralint positions are 1-based, lines counted at "\n", columns in code points
+with an exclusive end; LSP positions are 0-based, lines ending at "\n", "\r\n"
+or "\r", in the code units the client negotiated (UTF-16 unless it offered
+UTF-8 or UTF-32). `text.Text` maps one to the other.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
-
 from lsprotocol import types
-from pygls.workspace.position_codec import PositionCodec
 
 from ..model import Edit, Fix, Problem, Severity, Span, format_path
 from ..report.sarif import docs_url
+from .text import Text
 
 SEVERITIES = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -30,26 +29,23 @@ def rule_url(code: str, slug: str) -> str:
     return f"{_DOCS}rules.md#{code.lower()}-{slug}"
 
 
-def to_range(span: Span, lines: Sequence[str], codec: PositionCodec) -> types.Range:
-    start = types.Position(line=span.line - 1, character=span.column - 1)
-    end = types.Position(line=max(span.end_line, span.line) - 1, character=max(span.end_column - 1, 0))
-    return codec.range_to_client_units(lines, types.Range(start=start, end=end))
+def to_range(span: Span, text: Text) -> types.Range:
+    return text.span_range(span.line, span.column, span.end_line, span.end_column)
 
 
-def from_position(position: types.Position, lines: Sequence[str], codec: PositionCodec) -> tuple[int, int]:
+def from_position(position: types.Position, text: Text) -> tuple[int, int]:
     """A client position as dralint's (line, column), 1-based code points."""
-    server = codec.position_from_client_units(lines, types.Position(line=position.line, character=position.character))
-    return server.line + 1, server.character + 1
+    return text.dralint_at(position)
 
 
 def is_deprecation(problem: Problem) -> bool:
     return problem.rule in DEPRECATION_RULES or (problem.rule == "DRA010" and "beta" in (problem.api_version or ""))
 
 
-def diagnostic(problem: Problem, lines: Sequence[str], codec: PositionCodec) -> types.Diagnostic:
+def diagnostic(problem: Problem, text: Text) -> types.Diagnostic:
     path = format_path(problem.path)
     return types.Diagnostic(
-        range=to_range(problem.span, lines, codec),
+        range=to_range(problem.span, text),
         severity=SEVERITIES[problem.severity],
         code=problem.rule,
         code_description=types.CodeDescription(href=rule_url(problem.rule, problem.name)),
@@ -59,12 +55,12 @@ def diagnostic(problem: Problem, lines: Sequence[str], codec: PositionCodec) -> 
     )
 
 
-def text_edit(edit: Edit, lines: Sequence[str], codec: PositionCodec) -> types.TextEdit:
-    return types.TextEdit(range=to_range(edit.span, lines, codec), new_text=edit.text)
+def text_edit(edit: Edit, text: Text) -> types.TextEdit:
+    return types.TextEdit(range=to_range(edit.span, text), new_text=edit.text)
 
 
-def code_action(uri: str, fix: Fix, preferred: bool, diag: types.Diagnostic, lines: Sequence[str], codec: PositionCodec) -> types.CodeAction:
-    edits = [text_edit(e, lines, codec) for e in fix.edits]
+def code_action(uri: str, fix: Fix, preferred: bool, diag: types.Diagnostic, text: Text) -> types.CodeAction:
+    edits = [text_edit(e, text) for e in fix.edits]
     return types.CodeAction(
         title=fix.description,
         kind=types.CodeActionKind.QuickFix,

@@ -23,6 +23,7 @@ from ..model import Document, Problem
 from ..registry import RuleLoadError
 from ..releases import file_release
 from ..sources import Source
+from .text import lintable
 
 
 class Outcome(NamedTuple):
@@ -73,8 +74,8 @@ def forget_settings() -> None:
 
 
 def lint_buffer(path: str, text: str) -> Outcome:
-    data = text.encode("utf-8")
-    result = lint([Source(path, data)], settings_for(path).options)
+    data = lintable(text)
+    result = lint([Source(path, data)], settings_for(path).options.at_the_stream())
     problems = [p for p in result.problems if p.source == path]
     # Files without a Kubernetes object (dralint.triage) get nothing: other YAML servers run beside this one.
     kubernetes = not result.files_passed_over and (result.documents > 0 or (b"apiVersion" in data and b"kind" in data))
@@ -83,15 +84,16 @@ def lint_buffer(path: str, text: str) -> Outcome:
 
 def fix_buffer(path: str, text: str) -> str:
     """The buffer with every applicable fix applied, as `dralint --fix` would write it."""
-    return fix_text(path, text, settings_for(path).options)
+    # A lone surrogate cannot be written as UTF-8: the fixed text has U+FFFD in its place.
+    return fix_text(path, lintable(text).decode("utf-8"), settings_for(path).options)
 
 
 def documents(path: str, text: str) -> list[Document]:
-    return load(path, text.encode("utf-8")).documents
+    return load(path, lintable(text)).documents
 
 
 def release_for(path: str, text: str) -> str:
-    return file_release(path, text.encode("utf-8"), settings_for(path).options.release)[0]
+    return file_release(path, lintable(text), settings_for(path).options.release)[0]
 
 
 def schema_for(release: str, api_version: str | None, kind: str | None) -> dict[str, Any] | None:

@@ -6,45 +6,76 @@ Push or pull, never both: a client that can pull diagnostics
 Typing re-lints after a short pause (DELAY); open and save re-lint at once. A
 result is published only if the buffer still has the version it was computed
 from, so a slow lint never overwrites a newer one.
+
+Lints run in a child process (worker.py), awaited, so the server answers other
+requests meanwhile; each version of a buffer is linted once, and diagnostics,
+code actions and hover are all served from that lint (`Linted`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
-from typing import Any, Sequence
+from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__
 from . import convert, engine, hover
+from .text import Buffer, BufferWorkspace, Text
+from .worker import LintTimeout, Superseded, Worker, WorkerFailed
+
+logger = logging.getLogger(__name__)
 
 # Seconds of quiet after the last keystroke before re-linting; bench/lsp.py sets it to 0 to
 # drive thousands of edits through the linter.
 DELAY = float(os.environ.get("DRALINT_LSP_DELAY_MS", "120")) / 1000
 CONFIG_GLOB = "**/.dralint.{yaml,yml}"
+BUFFER_TEXT = "dralint/bufferText"
 
 
 class Linted:
-    """The latest lint of one buffer: what code actions and pulls answer from."""
+    """The lint of one version of a buffer: what diagnostics, code actions and hover answer from.
 
-    __slots__ = ("version", "problems", "diagnostics", "lines")
+    `key` is (document version, config generation). The documents for hover are
+    loaded from `text` when first asked for, once per version.
+    """
 
-    def __init__(self, version: int | None, problems: list, diagnostics: list[types.Diagnostic], lines: Sequence[str]):
-        self.version = version
+    __slots__ = ("key", "problems", "diagnostics", "text", "release", "_documents")
+
+    def __init__(self, key: tuple[int | None, int], problems: list, diagnostics: list[types.Diagnostic], text: Text, release: str | None):
+        self.key = key
         self.problems = problems
         self.diagnostics = diagnostics
-        self.lines = lines
+        self.text = text
+        self.release = release
+        self._documents: list | None = None
+
+    @property
+    def version(self) -> int | None:
+        return self.key[0]
+
+    def documents(self, path: str) -> list:
+        if self._documents is None:
+            self._documents = engine.documents(path, self.text.text)
+        return self._documents
 
 
 class _Protocol(LanguageServerProtocol):
-    """pygls 2.1 files the future of every notification its generator handlers run (didOpen,
-    didChange ...) under a made-up id that no response ever removes: one Future, lock and
-    condition per keystroke, ~2 KB, for the life of the server (bench/lsp.py showed RSS
-    growing by ~23 MiB over 10,000 edits). Drop it once the handler is done."""
+    """pygls' protocol with three corrections kept on dralint's side.
+
+    - pygls 2.1 files the future of every notification its generator handlers run (didOpen,
+      didChange ...) under a made-up id that no response ever removes: one Future, lock and
+      condition per keystroke, for the life of the server. Dropped once the handler is done.
+    - After `shutdown` pygls drops every request unanswered; the LSP asks for an InvalidRequest error.
+    - The workspace holds `text.Buffer`s (LSP line breaks, no reading from disk).
+    """
 
     def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None) -> None:
         super()._execute_handler(msg_id, handler, callback, args, kwargs)
@@ -53,81 +84,161 @@ class _Protocol(LanguageServerProtocol):
             if future is not None:
                 future.add_done_callback(lambda _done: self._request_futures.pop(msg_id, None))
 
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if self._shutdown and method is not None and method != types.EXIT and getattr(message, "id", None) is not None:
+            self._send_response(message.id, error=types.ResponseError(code=types.ErrorCodes.InvalidRequest, message=f"{method}: the server is shut down"))
+            return
+        super().handle_message(message)
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Any:
+        result = yield from super().lsp_initialize(params)
+        self._workspace = BufferWorkspace(self.workspace)
+        return result
+
 
 class DralintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("dralint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental, protocol_cls=_Protocol)
         self.linted: dict[str, Linted] = {}
+        self.running: dict[str, tuple[tuple[int | None, int], asyncio.Future]] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.tasks: set[asyncio.Future] = set()
         self.pull = False  # decided at initialize from the client's capabilities
         self.told: set[str] = set()  # config and internal errors already shown to the user
         self.generation = 0  # bumped when the config changes: a pull's result id is generation + version
+        self.worker = Worker()
+
+    def buffer(self, uri: str) -> Buffer | None:
+        return self.workspace.get_text_document(uri)  # type: ignore[return-value]
 
     # -- linting ---------------------------------------------------------------------------
-    def lint_now(self, uri: str) -> Linted | None:
-        handle = self.pending.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
-        document = self.workspace.text_documents.get(uri)
-        if document is None:
+    async def lint(self, uri: str) -> Linted | None:
+        """The lint of the buffer's current version: the last one if it is current, else a new one
+        (shared with whoever else asks for the same version meanwhile)."""
+        buffer = self.buffer(uri)
+        if buffer is None:
             return None
+        key = (buffer.version, self.generation)
         known = self.linted.get(uri)
-        if known is not None and known.version == document.version and document.version is not None:
+        if known is not None and known.key == key and known.text is buffer.text and buffer.version is not None:
             return known
-        text = document.source
+        running = self.running.get(uri)
+        if running is None or running[0] != key:
+            running = self.running[uri] = (key, asyncio.ensure_future(self._lint(uri, buffer.text, key)))
+        return await asyncio.shield(running[1])
+
+    async def _lint(self, uri: str, text: Text, key: tuple[int | None, int]) -> Linted:
         path = to_fs_path(uri) or uri
+        problems: list = []
+        notices: list[types.Diagnostic] = []
+        release = None
         try:
-            outcome = engine.lint_buffer(path, text)
-        except Exception as exc:  # a broken plugin or rule: say so once, keep serving the other buffers
-            self.tell(f"dralint could not lint {path}: {type(exc).__name__}: {exc}")
-            outcome = engine.Outcome([], False)
-        config_error = engine.config_error(path)
-        if config_error:
-            self.tell(f"dralint: {config_error}; using the defaults")
-        lines = text.splitlines(True)
-        problems = outcome.problems if outcome.kubernetes else []
-        codec = self.workspace.position_codec
-        diagnostics = [convert.diagnostic(p, lines, codec) for p in problems]
-        linted = self.linted[uri] = Linted(document.version, problems, diagnostics, lines)
+            problems, kubernetes, config_error, release = await self.worker.call("lint", path, text.text, wanted=lambda: self._current(uri, key))
+            if not kubernetes:  # Files without a Kubernetes object (dralint.triage): other YAML servers run beside this one.
+                problems = []
+            if config_error:
+                self.tell(f"dralint: {config_error}; using the defaults")
+        except LintTimeout:
+            notices.append(_timed_out(self.worker.timeout))
+        except WorkerFailed as exc:  # a broken plugin or rule: say so once, keep serving the other buffers
+            self.tell(f"dralint could not lint {path}: {exc}")
+        except Superseded:  # nobody is left to show it to: neither kept nor published
+            return Linted(key, [], [], text, None)
+        finally:
+            running = self.running.get(uri)
+            if running is not None and running[1] is asyncio.current_task():
+                del self.running[uri]
+        diagnostics = [convert.diagnostic(p, text) for p in problems] + notices
+        linted = Linted(key, problems, diagnostics, text, release)
+        buffer = self.buffer(uri)
+        if buffer is not None and buffer.text is text:  # still this text (not closed, edited or reopened)
+            self.linted[uri] = linted
         return linted
+
+    def forget(self, uri: str) -> None:
+        """Drop what is known or under way for `uri` (a lint under way finishes unseen)."""
+        self._cancel_pending(uri)
+        self.linted.pop(uri, None)
+        self.running.pop(uri, None)
+
+    def _current(self, uri: str, key: tuple[int | None, int]) -> bool:
+        buffer = self.buffer(uri)
+        return buffer is not None and (buffer.version, self.generation) == key
 
     def tell(self, message: str) -> None:
         if message not in self.told:
             self.told.add(message)
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
-    def publish(self, uri: str) -> None:
-        document = self.workspace.text_documents.get(uri)
-        linted = self.lint_now(uri)
-        if linted is None or document is None or linted.version != document.version:
-            return  # closed or changed meanwhile: a newer lint is scheduled
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls shows every failure of a notification handler in a popup: one per keystroke if it
+        repeats. Logged to standard error, and shown once per kind of failure."""
+        logger.error("%s: %s", type(error).__name__, error)
+        if source is not FeatureRequestError:  # a request's failure is in its answer
+            self.tell(f"dralint: internal error in the language server: {type(error).__name__} (details on its standard error)")
+
+    async def publish(self, uri: str) -> None:
+        self._cancel_pending(uri)
+        linted = await self.lint(uri)
+        buffer = self.buffer(uri)
+        if linted is None or buffer is None or linted.key != (buffer.version, self.generation) or linted.text is not buffer.text:
+            return  # closed, changed or reopened meanwhile: a newer lint is scheduled
         if self.pull:
             return
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=linted.version, diagnostics=linted.diagnostics)
         )
 
+    def spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
     def schedule(self, uri: str) -> None:
+        self._cancel_pending(uri)
+        self.pending[uri] = asyncio.get_running_loop().call_later(DELAY, self._fire, uri)
+
+    def _cancel_pending(self, uri: str) -> None:
         handle = self.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()
-        self.pending[uri] = asyncio.get_running_loop().call_later(DELAY, self._fire, uri)
 
     def _fire(self, uri: str) -> None:
         self.pending.pop(uri, None)
-        self.publish(uri)
+        self.spawn(self.publish(uri))
 
-    def relint_all(self) -> None:
-        engine.forget_settings()
+    async def relint_all(self) -> None:
+        # The new generation first: a request that comes meanwhile must not be served from the old
+        # verdicts; its lint queues behind the "forget" (the lint process takes requests in order).
         self.generation += 1
         self.linted.clear()
+        self.running.clear()
         self.told.clear()
+        try:
+            await self.worker.call("forget")
+        except (LintTimeout, WorkerFailed) as exc:  # the next lint starts a fresh child, with no settings cached
+            logger.warning("could not reset the lint process's settings: %s", exc)
         if self.pull:
             if _refresh_supported(self):
                 self.workspace_diagnostic_refresh(None)
             return
-        for uri in list(self.workspace.text_documents):
-            self.publish(uri)
+        for buffer in list(self.workspace.text_documents.values()):
+            self.spawn(self.publish(buffer.uri))  # as the client spelled it (pygls keys them unquoted)
+
+
+def _timed_out(seconds: float) -> types.Diagnostic:
+    check = "DRA901"
+    return types.Diagnostic(
+        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+        severity=types.DiagnosticSeverity.Error,
+        code=check,
+        code_description=types.CodeDescription(href=convert.rule_url(check, "internal-error")),
+        source="dralint",
+        message=f"dralint stopped linting this buffer after {seconds:g} s: a rule or plugin did not finish "
+        "(DRALINT_LSP_TIMEOUT_S sets the limit); its problems are not shown",
+    )
 
 
 def _refresh_supported(server: LanguageServer) -> bool:
@@ -156,7 +267,9 @@ def initialized(ls: DralintServer, params: types.InitializedParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: DralintServer, params: types.DidOpenTextDocumentParams) -> None:
-    ls.publish(params.text_document.uri)
+    uri = params.text_document.uri
+    ls.forget(uri)  # reopened: its version numbers may start again
+    ls.spawn(ls.publish(uri))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -167,30 +280,27 @@ def did_change(ls: DralintServer, params: types.DidChangeTextDocumentParams) -> 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: DralintServer, params: types.DidSaveTextDocumentParams) -> None:
     if os.path.basename(to_fs_path(params.text_document.uri) or "") in (".dralint.yaml", ".dralint.yml"):
-        ls.relint_all()
+        ls.spawn(ls.relint_all())
         return
-    ls.publish(params.text_document.uri)
+    ls.spawn(ls.publish(params.text_document.uri))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: DralintServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    handle = ls.pending.pop(uri, None)
-    if handle is not None:
-        handle.cancel()
-    ls.linted.pop(uri, None)
+    ls.forget(uri)
     if not ls.pull:
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def watched_files(ls: DralintServer, params: types.DidChangeWatchedFilesParams) -> None:
-    ls.relint_all()
+    ls.spawn(ls.relint_all())
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def configuration(ls: DralintServer, params: types.DidChangeConfigurationParams) -> None:
-    ls.relint_all()
+    ls.spawn(ls.relint_all())
 
 
 @server.feature(
@@ -202,10 +312,12 @@ async def pull(ls: DralintServer, params: types.DocumentDiagnosticParams) -> Any
     handle = ls.pending.get(uri)
     if handle is not None:  # typing: answer after the pause, for the newest text
         await asyncio.sleep(max(0.0, handle.when() - asyncio.get_running_loop().time()))
-    linted = ls.lint_now(uri)
+    linted = await ls.lint(uri)
+    while linted is not None and not ls._current(uri, linted.key):  # edited meanwhile: the newest text's
+        linted = await ls.lint(uri)
     if linted is None:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
-    result_id = f"{ls.generation}.{linted.version}"
+    result_id = f"{linted.key[1]}.{linted.version}"
     if params.previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     return types.RelatedFullDocumentDiagnosticReport(items=linted.diagnostics, result_id=result_id)
@@ -218,24 +330,28 @@ FIX_ALL = "source.fixAll.dralint"
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL], resolve_provider=True),
 )
-def code_actions(ls: DralintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+async def code_actions(ls: DralintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """From the lint of the buffer's current version: the last one when it is current (nothing is
+    linted for a cursor move), else the one under way or a new one, in the lint process."""
     uri = params.text_document.uri
-    linted = ls.lint_now(uri)
+    linted = await ls.lint(uri)
     if linted is None:
         return []
-    codec = ls.workspace.position_codec
-    first = convert.from_position(params.range.start, linted.lines, codec)
-    last = convert.from_position(params.range.end, linted.lines, codec)
+    text = linted.text
+    first = convert.from_position(params.range.start, text)
+    last = convert.from_position(params.range.end, text)
     actions = []
-    for problem, diag in zip(linted.problems, linted.diagnostics, strict=True):
+    for problem, diag in zip(linted.problems, linted.diagnostics, strict=False):
         if not convert.overlaps(problem.span, first, last):
             continue
         for rank, fix in enumerate(problem.fixes):
-            actions.append(convert.code_action(uri, fix, rank == 0, diag, linted.lines, codec))
+            actions.append(convert.code_action(uri, fix, rank == 0, diag, text))
     if any(p.fixes for p in linted.problems):
         wanted = params.context.only or []
         if any(FIX_ALL.startswith(kind) for kind in wanted):  # asked for by name (fix on save): compute now
-            actions.append(_fix_all(ls, uri))
+            fixed = await _fix_all(ls, uri, linted.text)
+            if fixed is not None:
+                actions.append(fixed)
         elif not wanted and _resolves_edits(ls):  # offered in the menu, computed only if picked
             actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, data={"uri": uri}))
     return actions
@@ -250,53 +366,74 @@ def _resolves_edits(ls: DralintServer) -> bool:
     return bool(support and "edit" in support.properties)
 
 
-def _fix_all(ls: DralintServer, uri: str) -> types.CodeAction:
+async def _fix_all(ls: DralintServer, uri: str, text: Text) -> types.CodeAction | None:
     """Every best fix at once, in passes as `dralint --fix` applies them: one edit of the whole buffer.
 
     It lints the buffer once per pass, too slow to compute for every cursor move, so
     the menu entry is resolved (codeAction/resolve) only when chosen.
     """
-    document = ls.workspace.get_text_document(uri)
-    fixed = engine.fix_buffer(document.path or uri, document.source)
-    whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=len(document.lines), character=0))
+    try:
+        fixed = await ls.worker.call("fix", to_fs_path(uri) or uri, text.text)
+    except (LintTimeout, WorkerFailed) as exc:
+        ls.tell(f"dralint could not fix {uri}: {exc}")
+        return None
+    whole = text.range(0, len(text.text))
     edit = types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=fixed)]})
     return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, edit=edit)
 
 
 @server.feature(types.CODE_ACTION_RESOLVE)
-def resolve_code_action(ls: DralintServer, action: types.CodeAction) -> types.CodeAction:
+async def resolve_code_action(ls: DralintServer, action: types.CodeAction) -> types.CodeAction:
     data = action.data if isinstance(action.data, dict) else {}
-    if action.kind == FIX_ALL and data.get("uri") in ls.workspace.text_documents:
-        return _fix_all(ls, data["uri"])
+    buffer = ls.buffer(data["uri"]) if action.kind == FIX_ALL and isinstance(data.get("uri"), str) else None
+    if buffer is not None:
+        return await _fix_all(ls, data["uri"], buffer.text) or action
     return action
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-def on_hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
-    document = ls.workspace.get_text_document(params.text_document.uri)
-    lines = document.lines
-    if params.position.line >= len(lines):
+async def on_hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
+    """A rule code's docs, or a field's schema, from the buffer as the client opened it (a URI it
+    did not open is not read from disk) and the lint of its current version (no re-lint)."""
+    uri = params.text_document.uri
+    buffer = ls.buffer(uri)
+    if buffer is None or params.position.line >= buffer.text.line_count:
         return None
-    line, column = convert.from_position(params.position, lines, ls.workspace.position_codec)
-    path = document.path or params.text_document.uri
-    code = hover.code_at(lines[line - 1], column)
+    text = buffer.text
+    path = to_fs_path(uri) or uri
+    offset = text.offset(params.position)
+    code = hover.code_at(text.line_text(params.position.line), offset - text.starts[params.position.line] + 1)
     if code is not None:
-        row = engine.rule_docs(path).get(code)
-        text = hover.rule_markdown(code, row) if row else None
+        try:
+            row = (await ls.worker.call("docs", path)).get(code)
+        except (LintTimeout, WorkerFailed):
+            return None
+        value = hover.rule_markdown(code, row) if row else None
     else:
-        text = _field_hover(path, document.source, line, column)
-    if text is None:
+        linted = await ls.lint(uri)
+        value = _field_hover(path, linted, *text.to_dralint(offset)) if linted is not None and linted.text is text else None
+    if value is None:
         return None
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
 
 
-def _field_hover(path: str, source: str, line: int, column: int) -> str | None:
-    found = hover.field_at(engine.documents(path, source), line, column)
+def _field_hover(path: str, linted: Linted, line: int, column: int) -> str | None:
+    if linted.release is None:
+        return None
+    found = hover.field_at(linted.documents(path), line, column)
     if found is None:
         return None
     doc, field = found
-    release = engine.release_for(path, source)
-    schema = engine.schema_for(release, doc.api_version, doc.kind)
+    schema = engine.schema_for(linted.release, doc.api_version, doc.kind)
     if schema is None:
         return None
-    return hover.describe_field(schema, field, release, doc.api_version, doc.kind)
+    return hover.describe_field(schema, field, linted.release, doc.api_version, doc.kind)
+
+
+@server.feature(BUFFER_TEXT)
+def buffer_text(ls: DralintServer, params: Any) -> str | None:
+    """The text of an open buffer as the server holds it (`{"uri": ...}`; null if not open): what an
+    editor extension, or a test, compares with the editor's own to find edits applied out of step."""
+    uri = getattr(params, "uri", None)
+    buffer = ls.buffer(uri) if isinstance(uri, str) else None
+    return buffer.source if buffer is not None else None

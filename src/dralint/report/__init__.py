@@ -20,6 +20,32 @@ class ReportOptions(NamedTuple):
     quiet: bool = False
 
 
+def printable(text: str) -> str:
+    """`text` with every character that is not printable written as an escape (`\\x1b`, `\\n`, `\\u202e`), for
+    the formats a terminal or a log shows: a name in a manifest must not clear the screen, set the window
+    title or start a line that looks like a problem of its own. A byte of a file name that is not UTF-8
+    (held as a surrogate escape) is shown as the byte, `\\xff`."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else escape(ch) for ch in text)
+
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape(ch: str) -> str:
+    """One character as an escape: its name (`\\n`), its byte (a surrogate escape) or its code point."""
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def reads(name: str, options: ReportOptions) -> frozenset[str]:
     """What format `name` reads of a LintResult besides its problems (LintOptions.keep): the lint run
     lets the rest go file by file. Text quotes source lines (texts) when it shows them; JUnit lists

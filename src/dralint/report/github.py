@@ -2,9 +2,10 @@
 
     ::error file=k8s/claim.yaml,line=12,col=9,endLine=12,endColumn=22,title=DRA101 unknown-field::unknown field ...
 
-`--format auto` picks this inside GitHub Actions. Properties are escaped as
-the runner requires (`%`, CR, LF, `:` and `,`); the message as data (`%`, CR,
-LF). GitHub's `endColumn` is inclusive, dralint's end column is exclusive, so
+`--format auto` picks this inside GitHub Actions. What comes from the files has
+its non-printable characters escaped first (dralint.report.printable): the log
+shows them. Then properties are escaped as the runner requires (`%`, CR, LF,
+`:` and `,`); the message as data (`%`, CR, LF). GitHub's `endColumn` is inclusive, dralint's end column is exclusive, so
 one is taken off.
 """
 
@@ -15,7 +16,7 @@ from typing import Iterator
 
 from ..lint import LintResult
 from ..model import Problem, Severity, format_path
-from . import ReportOptions
+from . import ReportOptions, printable
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -41,13 +42,13 @@ def _file(source: str) -> str:
 
 def command(p: Problem) -> str:
     span = p.span
-    props = [("file", _file(p.source)), ("line", str(span.line)), ("col", str(span.column))]
+    props = [("file", printable(_file(p.source))), ("line", str(span.line)), ("col", str(span.column))]
     if span.end_line >= span.line:
         end_column = span.end_column - 1 if span.end_line > span.line else max(span.end_column - 1, span.column)
         props += [("endLine", str(span.end_line)), ("endColumn", str(max(end_column, 1)))]
-    props.append(("title", f"{p.rule} {p.name}"))
+    props.append(("title", printable(f"{p.rule} {p.name}")))
     path = format_path(p.path)
-    message = p.message + (f" (at {path})" if path else "")
+    message = printable(p.message + (f" (at {path})" if path else ""))
     rendered = ",".join(f"{k}={escape_property(v)}" for k, v in props)
     return f"::{COMMANDS[p.severity]} {rendered}::{escape_data(message)}"
 

@@ -1,8 +1,15 @@
-"""`--format json`: the machine-readable report, one object per problem."""
+"""`--format json`: the machine-readable report, one object per problem.
+
+Always UTF-8 JSON: a file name that is not UTF-8 (its bytes held as surrogate
+escapes) or a lone surrogate from a JSON manifest's `\\udc80` is written as a
+`\\uXXXX` escape, as `ensure_ascii` would, so that `os.fsencode(json.loads(...))`
+gives a file name's bytes back.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from json.encoder import encode_basestring  # json's own C string encoder (ensure_ascii=False)
 from typing import Any, Iterator
 
@@ -11,6 +18,7 @@ from ..model import Fix, Problem, Severity, format_path
 from . import ReportOptions
 
 _encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps with options builds one per call
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _fixes(fixes: list[Fix]) -> list[dict[str, Any]]:
@@ -32,8 +40,18 @@ def problem_line(p: Problem) -> str:
             f'"rule": {encode_basestring(p.rule)}, "name": {encode_basestring(p.name)}, "message": {encode_basestring(p.message)}, '
             f'"path": {encode_basestring(format_path(p.path))}, "document": {p.document:d}, "api_version": {_text(p.api_version)}, '
             f'"kind": {_text(p.kind)}, "object": {_text(p.object)}')
+    origin = p.origin
+    if origin is not None:  # a rendered stream's problem (dralint.origins)
+        line += (f', "origin": {{"file": {encode_basestring(origin.file)}, "found": {"true" if origin.found else "false"}, '
+                 f'"rendered": {{"file": {encode_basestring(origin.stream)}, "line": {origin.span.line:d}, "column": {origin.span.column:d}}}}}')
     fixes = p.fixes
-    return line + ', "fixes": ' + _encode(_fixes(fixes)) + "}" if fixes else line + "}"
+    line = line + ', "fixes": ' + _encode(_fixes(fixes)) + "}" if fixes else line + "}"
+    # Only inside strings (the rest is ASCII), where the escape is what ensure_ascii writes.
+    return line if line.isascii() or not _SURROGATE.search(line) else _SURROGATE.sub(_escaped, line)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def _text(value: str | None) -> str:

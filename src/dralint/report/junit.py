@@ -19,14 +19,19 @@ from typing import Iterator
 
 from ..lint import LintResult
 from ..model import Problem, Severity, format_path
-from . import ReportOptions
+from . import ReportOptions, escape
 
-# Characters XML 1.0 cannot carry, even escaped.
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# Characters XML 1.0 cannot carry, even escaped, and surrogates (a file name's bytes that are not UTF-8,
+# a JSON manifest's lone `\\udc80`), which no UTF-8 document can: written as escapes (`\\x1b`, `\\xff`).
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _clean(text: str) -> str:
-    return _INVALID_XML.sub("\ufffd", text)
+    return _INVALID_XML.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return escape(match.group())
 
 
 @dataclass(slots=True, eq=False)  # a case is itself (eq=False): counted once even when two are alike
@@ -119,7 +124,7 @@ def _element(case: _Case) -> ET.Element:
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
-        failure = ET.SubElement(element, "failure", type=f"{first.rule} {first.name}", message=_clean(first.message + more))
+        failure = ET.SubElement(element, "failure", type=_clean(f"{first.rule} {first.name}"), message=_clean(first.message + more))
         failure.text = "\n".join(_clean(_line(p)) for p in errors)
     elif case.passed_over:
         ET.SubElement(element, "skipped", message="no Kubernetes object in this file: passed over")

@@ -147,6 +147,8 @@ def _result(p: Problem, rule_index: dict[str, int], where: tuple[str, bool]) -> 
         out["locations"][0]["logicalLocations"] = [
             {"name": path, "fullyQualifiedName": f"{owner}:{path}" if owner else path, "kind": "member"}
         ]
+    if p.origin is not None:
+        out["relatedLocations"] = [_origin_location(p)]
     fixes = p.fixes
     if fixes:
         out["fixes"] = [_fix(fix, artifact) for fix in fixes]
@@ -154,6 +156,27 @@ def _result(p: Problem, rule_index: dict[str, int], where: tuple[str, bool]) -> 
     if props:
         out["properties"] = props
     return out
+
+
+def _origin_location(p: Problem) -> dict[str, Any]:
+    """A rendered stream's problem (dralint.origins): moved into its file, the stream's position is related;
+    left in the stream (the file cannot be read here), the file it came from is."""
+    origin = p.origin
+    assert origin is not None
+    if origin.found:
+        uri, relative = artifact_uri(origin.stream)
+        artifact: dict[str, Any] = {"uri": uri}
+        if relative and uri != "stdin":
+            artifact["uriBaseId"] = SRCROOT
+        span = origin.span
+        region = {"startLine": max(span.line, 1), "startColumn": max(span.column, 1)}
+        return {"id": 1, "physicalLocation": {"artifactLocation": artifact, "region": region},
+                "message": {"text": "where the rendered stream has it"}}
+    uri, relative = artifact_uri(origin.file)
+    artifact = {"uri": uri}
+    if relative:
+        artifact["uriBaseId"] = SRCROOT
+    return {"id": 1, "physicalLocation": {"artifactLocation": artifact}, "message": {"text": "the file this document was rendered from"}}
 
 
 def _fix(fix: Fix, artifact: dict[str, Any]) -> dict[str, Any]:

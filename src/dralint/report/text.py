@@ -3,6 +3,8 @@
     examples/mistakes.yaml:12:9: error: unknown field 'deviceClasName'; did you mean 'deviceClassName'? [DRA101 unknown-field]
 
 On a terminal the offending source line follows, with carets under the range.
+Whatever comes from the files (names, values, the quoted line) is shown with its
+non-printable characters escaped (dralint.report.printable).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Iterator
 
 from ..lint import LintResult
 from ..model import Problem, Severity, format_path
-from . import ReportOptions
+from . import ReportOptions, printable
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _BOLD, _RESET = "\033[1m", "\033[0m"
@@ -31,14 +33,24 @@ def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
 
 
 def problem_line(p: Problem, color: bool = False) -> str:
-    where = f"{p.source}:{p.span.line}:{p.span.column}"
+    where = f"{printable(p.source)}:{p.span.line}:{p.span.column}"
     severity = str(p.severity)
     path = format_path(p.path)
-    path_text = f" (at {path})" if path else ""
+    path_text = f" (at {printable(path)})" if path else ""
     if color:
         where = f"{_BOLD}{where}{_RESET}"
         severity = f"{_COLORS[p.severity]}{severity}{_RESET}"
-    return f"{where}: {severity}: {p.message}{path_text} [{p.rule} {p.name}]"
+    return f"{where}: {severity}: {printable(p.message)}{path_text}{_origin_text(p)} [{printable(p.rule)} {printable(p.name)}]"
+
+
+def _origin_text(p: Problem) -> str:
+    """Where a problem of a rendered stream stands in the stream, or the file it came from (dralint.origins)."""
+    origin = p.origin
+    if origin is None:
+        return ""
+    if origin.found:
+        return f" (rendered at {printable(origin.stream)}:{origin.span.line}:{origin.span.column})"
+    return f" (from {printable(origin.file)}, not readable from the working directory)"
 
 
 def _source_excerpt(p: Problem, result: LintResult, cache: dict[str, list[str]], color: bool) -> list[str]:
@@ -51,7 +63,10 @@ def _source_excerpt(p: Problem, result: LintResult, cache: dict[str, list[str]],
     text = text_lines[p.span.line - 1].replace("\t", " ")
     start = max(p.span.column - 1, 0)
     end = p.span.end_column - 1 if p.span.end_line == p.span.line else len(text)
-    width = max(end - start, 1)
+    # The carets go under the escaped line: an escape is as wide as it is written.
+    before, under = printable(text[:start]), printable(text[start:end])
+    start, width = len(before) + max(start - len(text), 0), max(len(under), 1)  # (a column past the end stays so)
+    text = before + under + printable(text[end:])
     caret = " " * start + "^" * width
     if color:
         caret = f"{_COLORS[p.severity]}{caret}{_RESET}"

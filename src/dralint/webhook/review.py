@@ -44,6 +44,7 @@ from typing import Any
 from ..k8s.resource import GROUP
 from ..lint import lint_documents
 from ..model import Document, Node, Problem, Severity, Span, format_path
+from ..selection import Selection
 
 REVIEW_API_VERSION = "admission.k8s.io/v1"
 REVIEW_KIND = "AdmissionReview"
@@ -95,6 +96,14 @@ class Policy:
 
     options: Any  # dralint.lint.LintOptions
     fail_on: Severity = Severity.ERROR
+
+    def __post_init__(self) -> None:
+        # What admission never reports is not selected, so no DRA005 cap summary can stand for it
+        # (104 DRA801 warnings, none of them sent, would otherwise deny under --fail-on warning).
+        selection = self.options.selection
+        missing = tuple(code for code in sorted(NOT_IN_ADMISSION) if code not in selection.ignore)
+        if missing:
+            self.options.selection = Selection(selection.select, selection.ignore + missing, selection.severities)
 
 
 @dataclass

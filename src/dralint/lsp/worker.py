@@ -1,0 +1,160 @@
+"""The language server's linter, in a child process it can stop.
+
+Everything that runs configured rules or imports plugins (lint, fix-all, the rule
+docs of a buffer's config) runs here, one request at a time: a rule that never
+returns costs that one lint (the child is killed after `TIMEOUT` seconds and a
+fresh one started for the next request), not the server; a rule's print() goes
+to standard error (file descriptor 1 is pointed there), never into the server's
+JSON-RPC stream. The server waits for the answer in a thread, so it keeps
+answering the editor meanwhile.
+
+The child is started with `spawn`, not `fork`: the server has threads (its
+reader), and a forked copy of a threaded process may hold their locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import Connection
+from typing import Any, Callable
+
+# Seconds one request may take before its child is killed. DRALINT_LSP_TIMEOUT_S overrides it
+# (a 16 MiB buffer with every rule on can need more than the default on a slow machine).
+TIMEOUT = float(os.environ.get("DRALINT_LSP_TIMEOUT_S", "30"))
+START_TIMEOUT = 120.0  # importing dralint in a fresh interpreter; not counted against a lint
+
+
+class LintTimeout(Exception):
+    """The request did not finish in time; its child was killed."""
+
+
+class WorkerFailed(Exception):
+    """The request failed (its message says why) or the child died."""
+
+
+class Superseded(Exception):
+    """By its turn, the request was no longer wanted (its buffer had changed again): not sent."""
+
+
+def _lint(path: str, text: str) -> tuple[list, bool, str | None, str]:
+    from . import engine
+
+    outcome = engine.lint_buffer(path, text)
+    for problem in outcome.problems:  # built here: their lazy positions and fixes hold the documents
+        problem.span = problem.span
+        problem.fixes = problem.fixes
+    return outcome.problems, outcome.kubernetes, engine.config_error(path), engine.release_for(path, text)
+
+
+def _fix(path: str, text: str) -> str:
+    from . import engine
+
+    return engine.fix_buffer(path, text)
+
+
+def _docs(path: str) -> dict[str, dict[str, str]]:
+    from . import engine
+
+    return engine.rule_docs(path)
+
+
+def _forget() -> None:
+    from . import engine
+
+    engine.forget_settings()
+
+
+OPERATIONS: dict[str, Callable[..., Any]] = {"lint": _lint, "fix": _fix, "docs": _docs, "forget": _forget}
+
+
+def serve(conn: Connection) -> None:
+    """The child's loop: one (operation, arguments) in, one ("ok" | "error", value) out."""
+    os.dup2(2, 1)  # print() from a rule or plugin: to standard error
+    sys.stdout = sys.stderr
+    from . import engine  # noqa: F401  (imported before "ready": not counted against the first lint)
+
+    conn.send(("ready", None))
+    while True:
+        try:
+            operation, args = conn.recv()
+        except (EOFError, OSError):  # the server is gone
+            return
+        try:
+            reply = ("ok", OPERATIONS[operation](*args))
+        except BaseException as exc:  # noqa: BLE001  a rule's SystemExit too: this child serves the next request
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        conn.send(reply)
+
+
+class Worker:
+    """The server's handle on the child: `await call(operation, *args)`; requests are answered in order."""
+
+    def __init__(self, timeout: float = TIMEOUT):
+        self.timeout = timeout
+        self._process: Any = None
+        self._conn: Connection | None = None
+        self._lock: asyncio.Lock | None = None
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dralint-lint")
+
+    async def call(self, operation: str, *args: Any, wanted: Callable[[], bool] | None = None) -> Any:
+        """The operation's result. `wanted` is asked when the request's turn comes: typing queues a lint
+        per pause, and one of a version already edited again is skipped, not run."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if wanted is not None and not wanted():
+                raise Superseded(operation)
+            return await asyncio.get_running_loop().run_in_executor(self._thread, self._call, operation, args)
+
+    def _call(self, operation: str, args: tuple) -> Any:
+        conn = self._ensure()
+        try:
+            conn.send((operation, args))
+            if not conn.poll(self.timeout):
+                self.stop()
+                raise LintTimeout(f"no answer in {self.timeout:g} s")
+            status, value = conn.recv()
+        except (EOFError, OSError) as exc:
+            code = self._process.exitcode if self._process is not None else None
+            self.stop()
+            raise WorkerFailed(f"the lint process ended (exit code {code})") from exc
+        if status != "ok":
+            raise WorkerFailed(value)
+        return value
+
+    def _ensure(self) -> Connection:
+        if self._conn is not None and self._process is not None and self._process.is_alive():
+            return self._conn
+        self.stop()
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+        process = context.Process(target=serve, args=(theirs,), name="dralint-lint", daemon=True)
+        process.start()
+        theirs.close()
+        self._process, self._conn = process, ours
+        try:
+            ready = ours.poll(START_TIMEOUT) and ours.recv()
+        except (EOFError, OSError):
+            ready = None
+        if not ready:
+            self.stop()
+            raise WorkerFailed("the lint process did not start")
+        return ours
+
+    def stop(self) -> None:
+        process, conn = self._process, self._conn
+        self._process = self._conn = None
+        if process is not None and process.is_alive():
+            process.kill()
+        if process is not None:
+            process.join(5)
+        if conn is not None:
+            conn.close()
+
+    def close(self) -> None:
+        self.stop()
+        self._thread.shutdown(wait=False, cancel_futures=True)
