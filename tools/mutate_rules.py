@@ -251,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=0, help="besides the limit comparisons, N other mutants chosen with --seed")
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--limits-only", action="store_true", help="only the comparisons against documented limits")
+    parser.add_argument("--no-limits", action="store_true", help="all but the comparisons against documented limits")
     parser.add_argument("--fail-on-limit-survivors", action="store_true")
     parser.add_argument("--only", choices=("comparison", "condition", "constant"), help="one kind of mutant")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
@@ -272,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     mutants = [m for f in files for m in mutants_of(f) if f not in lines or m.line in lines[f]]
     if args.limits_only:
         mutants = [m for m in mutants if m.limit]
+    if args.no_limits:
+        mutants = [m for m in mutants if not m.limit]
     if args.only:
         mutants = [m for m in mutants if m.kind == args.only]
     if args.list:
