@@ -38,7 +38,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 def _committed() -> dict[str, bytes]:
     tree = _tree(SCHEMAS)
-    return {k: v for k, v in tree.items() if k in ("index.json", "feature_gates.json") or k.startswith("1.")}
+    return {k: v for k, v in tree.items() if k in ("index.json", "feature_gates.json", "docs.json") or k.startswith("1.")}
 
 
 # ---------------------------------------------------------------- extractor

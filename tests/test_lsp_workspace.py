@@ -89,3 +89,19 @@ async def test_the_index_follows_file_events_and_saves_and_respects_ignore_paths
     vscode.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=saved.as_uri())))
     [d] = (await published(vscode, pod)).diagnostics
     assert where(d) == (17, 23, 17, 27, "DRA710") and f"defined in {saved}," in d.message
+
+
+async def test_hover_on_a_field_shows_its_upstream_documentation_and_allowed_values(vscode: LanguageClient, root: Path):
+    claim = root / "claim.yaml"
+    uri = _open(vscode, claim)
+    lines = claim.read_text(encoding="utf-8").splitlines()
+    line = next(i for i, text in enumerate(lines) if "allocationMode" in text)
+    params = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=lines[line].index("allocationMode") + 2))
+    text = (await vscode.text_document_hover_async(params)).contents.value
+    title, facts, doc = text.split("\n\n", 2)
+    assert title == "**spec.devices.requests[0].exactly.allocationMode** — resource.k8s.io/v1 ResourceClaim at Kubernetes 1.35"
+    assert facts == "type: string · optional · one of `ExactCount`, `All`"
+    # The Go comment of ExactDeviceRequest.AllocationMode, reflowed, its +markers dropped.
+    assert doc.startswith("AllocationMode and its related fields define how devices are allocated to satisfy this request. Supported values are:\n\n"
+                          "- ExactCount: This request is for a specific number of devices. This is the default.")
+    assert doc.endswith("Clients must refuse to handle requests with unknown modes.") and "+optional" not in doc
