@@ -18,8 +18,10 @@ from typing import Any
 from ..lint import records_of
 from ..sources import files, read_all
 
-# Files indexed per workspace at most: each is linted once to index it, in the lint process.
+# Files indexed per workspace at most: each that names the group is linted once to index it, in the
+# lint process, within the first lint's time limit.
 MAX_FILES = 5000
+GROUP = b"resource.k8s.io"  # what the index is for: DeviceClasses, ResourceClaims, ResourceClaimTemplates
 
 Records = dict[str, dict[str, list]]  # release -> collector key -> records
 
@@ -42,8 +44,11 @@ class WorkspaceIndex:
         options = self._settings(path).options
         if _ignored_whole(path, options.ignore_paths):
             return
+        source = next(read_all([(path, None)]))
+        if source.data is None or GROUP not in source.data:  # defines no DRA object: not linted to find out
+            return
         try:
-            records = records_of(next(read_all([(path, None)])), options)
+            records = records_of(source, options)
         except Exception:  # noqa: BLE001  a file that cannot be indexed defines nothing; its own lint says why
             return
         if any(records.values()):
