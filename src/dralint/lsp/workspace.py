@@ -18,9 +18,9 @@ from typing import Any
 from ..lint import records_of
 from ..sources import files, read_all
 
-# Files indexed per workspace at most: each that names the group is linted once to index it, in the
+# Files looked at per workspace at most: each that names the group is linted once to index it, in the
 # lint process, within the first lint's time limit.
-MAX_FILES = 5000
+MAX_FILES = 2000
 GROUP = b"resource.k8s.io"  # what the index is for: DeviceClasses, ResourceClaims, ResourceClaimTemplates
 
 Records = dict[str, dict[str, list]]  # release -> collector key -> records
@@ -31,8 +31,8 @@ class WorkspaceIndex:
         self.folders = folders
         self._settings = settings  # path -> BufferConfig (dralint.lsp.engine.settings_for)
         self.files: dict[str, Records] = {}
-        for name, error in files(list(folders)):
-            if len(self.files) >= MAX_FILES:
+        for seen, (name, error) in enumerate(files(list(folders))):
+            if seen >= MAX_FILES:
                 break
             if error is None:
                 self._read(os.path.abspath(name))
