@@ -113,6 +113,10 @@ class DralintServer(LanguageServer):
         self.worker = Worker()
         self.folders: tuple[str, ...] = ()  # the workspace folders, whose manifests the lints know of
 
+    def in_workspace(self, path: str) -> bool:
+        path = os.path.abspath(path) if path else ""
+        return bool(path) and any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in self.folders)
+
     def buffer(self, uri: str) -> Buffer | None:
         return self.workspace.get_text_document(uri)  # type: ignore[return-value]
 
@@ -294,7 +298,7 @@ def did_save(ls: DralintServer, params: types.DidSaveTextDocumentParams) -> None
     path = to_fs_path(params.text_document.uri) or ""
     if os.path.basename(path) in CONFIG_NAMES:
         ls.spawn(ls.relint_all())
-    elif path:  # what it defines is on disk now: every open buffer is judged against it
+    elif ls.in_workspace(path):  # what it defines is on disk now: every open buffer is judged against it
         ls.spawn(ls.relint_all("changed", [path]))
     else:
         ls.spawn(ls.publish(params.text_document.uri))
