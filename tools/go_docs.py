@@ -36,7 +36,7 @@ def reflow(doc: tuple[str, ...]) -> str:
             continue
         current = paragraphs[-1]
         item = line.lstrip().startswith(("- ", "* "))
-        if current and not item and not line.startswith((" ", "\t")) or (current and line.startswith(("  ", "\t")) and not item):
+        if current and not item:  # a continuation: of the paragraph, or of the list item above
             current[-1] += " " + line.strip()
         else:
             current.append(line.strip())
