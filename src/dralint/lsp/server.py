@@ -224,7 +224,8 @@ class DralintServer(LanguageServer):
         self.generation += 1
         self.linted.clear()
         self.running.clear()
-        self.told.clear()
+        if operation == "forget":  # a new config: its problems are news again (a save is not)
+            self.told.clear()
         try:
             await self.worker.call(operation, *args)
         except (LintTimeout, WorkerFailed) as exc:  # the next lint starts a fresh child, with nothing cached
