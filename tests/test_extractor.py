@@ -38,7 +38,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 def _committed() -> dict[str, bytes]:
     tree = _tree(SCHEMAS)
-    return {k: v for k, v in tree.items() if k in ("index.json", "feature_gates.json") or k.startswith("1.")}
+    return {k: v for k, v in tree.items() if k in ("index.json", "feature_gates.json", "docs.json") or k.startswith("1.")}
 
 
 # ---------------------------------------------------------------- extractor
@@ -357,3 +357,17 @@ def test_explain_not_served_other_cases():
     msg = S.explain_not_served("1.30", "apps/v1", "DeviceClass")
     assert "not apps/v1" in msg and "1.31-1.38" in msg
     assert S.explain_not_served("1.26", "resource.k8s.io/v1alpha1", "PodSchedulingContext").endswith("did you mean PodScheduling?")
+
+
+def test_field_docs_carry_the_go_comment_and_the_values_of_typed_string_constants():
+    """schemas/docs.json (tools/go_docs.py): the comment without its +markers, and the constants of the
+    field's string type also where the type has no +enum marker yet (1.31's v1alpha3)."""
+    from dralint.lsp.field_docs import field_doc
+
+    v1 = field_doc("1.35", "resource.k8s.io/v1", "ExactDeviceRequest", "allocationMode")
+    alpha = field_doc("1.31", "resource.k8s.io/v1alpha3", "DeviceRequest", "allocationMode")
+    assert v1.values == alpha.values == ("ExactCount", "All")
+    assert v1.text.startswith("AllocationMode and its related fields define how devices are allocated to satisfy this request.")
+    assert "+optional" not in v1.text and "+k8s:" not in v1.text
+    assert field_doc("1.35", "resource.k8s.io/v1", "ExactDeviceRequest", "noSuchField") is None
+    assert field_doc("1.35", "resource.k8s.io/v1", "NoSuchType", "count") is None

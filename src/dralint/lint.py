@@ -139,11 +139,23 @@ class LintResult(Record):
         return sum(1 for p in self.problems if p.severity == severity)
 
 
-def lint(sources: Iterable[Source], options: LintOptions | None = None) -> LintResult:
+def lint(sources: Iterable[Source], options: LintOptions | None = None, known: dict[str, dict[str, list]] | None = None) -> LintResult:
+    """`known`: run-scope records of files outside the run (release -> collector key -> records, as
+    `records_of` makes them), judged with the run's own: the language server's workspace index. Their
+    own problems are the caller's to drop (a rule may report at a record of theirs)."""
     run = _Run(options or LintOptions())
     for source in sources:
         run.check_source(source)
+    if known:
+        run.add_known(known)
     return run.finish()
+
+
+def records_of(source: Source, options: LintOptions) -> dict[str, dict[str, list]]:
+    """The run-scope records one file contributes to a run (release -> collector key -> records)."""
+    run = _Run(options)
+    run.check_source(source)
+    return run.records
 
 
 def lint_documents(documents: list[Document], options: LintOptions | None = None) -> LintResult:
@@ -269,6 +281,12 @@ class _Run:
         if failed:
             result.problems = sorted(result.problems + failed, key=Problem.sort_key)
         return result
+
+    def add_known(self, known: dict[str, dict[str, list]]) -> None:
+        """Records of files outside the run, after the run's own, for the releases the run judges."""
+        for release, mine in self.records.items():
+            for key, found in known.get(release, {}).items():
+                mine[key] = [*mine.get(key, ()), *found]  # new lists: the caller's stay as they are
 
     def partial(self) -> tuple:
         """What this run kept of its files, for a parent run to `absorb` (dralint.parallel: a worker's chunk).

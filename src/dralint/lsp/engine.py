@@ -23,6 +23,7 @@ from ..model import Document, Problem
 from ..registry import RuleLoadError
 from ..releases import file_release
 from ..sources import Source
+from . import workspace
 from .text import lintable
 
 
@@ -70,13 +71,23 @@ def config_error(path: str) -> str | None:
 
 
 def forget_settings() -> None:
+    """A config changed: its options, and what the workspace index read with them, are stale."""
     _settings.clear()
+    workspace.forget()
 
 
-def lint_buffer(path: str, text: str) -> Outcome:
+# "Not defined in the linted files": in the editor, what the workspace does not define lives in the
+# cluster, and saying so at every reference is noise.
+OUTSIDE_THE_WORKSPACE = frozenset({"DRA712", "DRA713"})
+
+
+def lint_buffer(path: str, text: str, folders: tuple[str, ...] = ()) -> Outcome:
+    """The buffer's problems, its references judged against what the workspace `folders` define."""
     data = lintable(text)
-    result = lint([Source(path, data)], settings_for(path).options.at_the_stream())
-    problems = [p for p in result.problems if p.source == path]
+    index = workspace.index_for(folders, settings_for)
+    known = index.known(path) if index is not None else None
+    result = lint([Source(path, data)], settings_for(path).options.at_the_stream(), known=known)
+    problems = [p for p in result.problems if p.source == path and p.rule not in OUTSIDE_THE_WORKSPACE]
     # Files without a Kubernetes object (dralint.triage) get nothing: other YAML servers run beside this one.
     kubernetes = not result.files_passed_over and (result.documents > 0 or (b"apiVersion" in data and b"kind" in data))
     return Outcome(problems, kubernetes)

@@ -8,6 +8,7 @@ from typing import Any
 from .. import gates
 from ..model import Document, Path, format_path
 from .convert import rule_url
+from .field_docs import field_doc
 
 _CODE = re.compile(r"DRA\d{3}")
 
@@ -81,14 +82,16 @@ def describe_field(schema: dict[str, Any], path: Path, release: str, api_version
         item = _resolve(node["items"], schema)
         kind_of = f"array of {item.get('type', 'object')}"
     required = str(path[-1]) in parent.get("required", []) if path else False
-    description = (node.get("description") or "").strip()
+    doc = field_doc(release, api_version, parent_type, path[-1]) if path and isinstance(path[-1], str) else None
+    description = doc.text if doc is not None else ""
     facts = [f"type: {kind_of}", "required" if required else "optional"]
-    if "enum" in node:
-        facts.append("one of " + ", ".join(f"`{v}`" for v in node["enum"]))
+    values = node.get("enum") or (doc.values if doc is not None else ())
+    if values:
+        facts.append("one of " + ", ".join(f"`{v}`" for v in values))
     field_gates = gates.field_gates(release, api_version, parent_type) if parent_type and path and isinstance(path[-1], str) else {}
     for gate in field_gates.get(str(path[-1]), ()) if path else ():
         stage = gates.gate_stage(release, gate)
         on = "on" if gates.gate_default(release, gate) else "off"
         facts.append(f"feature gate: {gate} ({stage or 'unknown stage'}, {on} by default in {release})")
     title = f"**{format_path(path) or kind}** — {api_version} {kind} at Kubernetes {release}"
-    return "\n\n".join([title, " · ".join(facts), description])
+    return "\n\n".join(part for part in (title, " · ".join(facts), description) if part)

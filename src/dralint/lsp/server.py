@@ -37,6 +37,8 @@ logger = logging.getLogger(__name__)
 # drive thousands of edits through the linter.
 DELAY = float(os.environ.get("DRALINT_LSP_DELAY_MS", "120")) / 1000
 CONFIG_GLOB = "**/.dralint.{yaml,yml}"
+MANIFEST_GLOB = "**/*.{yaml,yml,json}"  # the workspace index's files (dralint.lsp.workspace)
+CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
 BUFFER_TEXT = "dralint/bufferText"
 
 
@@ -109,6 +111,11 @@ class DralintServer(LanguageServer):
         self.told: set[str] = set()  # config and internal errors already shown to the user
         self.generation = 0  # bumped when the config changes: a pull's result id is generation + version
         self.worker = Worker()
+        self.folders: tuple[str, ...] = ()  # the workspace folders, whose manifests the lints know of
+
+    def in_workspace(self, path: str) -> bool:
+        path = os.path.abspath(path) if path else ""
+        return bool(path) and any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in self.folders)
 
     def buffer(self, uri: str) -> Buffer | None:
         return self.workspace.get_text_document(uri)  # type: ignore[return-value]
@@ -135,7 +142,7 @@ class DralintServer(LanguageServer):
         notices: list[types.Diagnostic] = []
         release = None
         try:
-            problems, kubernetes, config_error, release = await self.worker.call("lint", path, text.text, wanted=lambda: self._current(uri, key))
+            problems, kubernetes, config_error, release = await self.worker.call("lint", path, text.text, self.folders, wanted=lambda: self._current(uri, key))
             if not kubernetes:  # Files without a Kubernetes object (dralint.triage): other YAML servers run beside this one.
                 problems = []
             if config_error:
@@ -209,17 +216,20 @@ class DralintServer(LanguageServer):
         self.pending.pop(uri, None)
         self.spawn(self.publish(uri))
 
-    async def relint_all(self) -> None:
+    async def relint_all(self, operation: str = "forget", *args: Any) -> None:
+        """Every open buffer again, after `operation` in the lint process: "forget" (a config changed:
+        its settings and the workspace index go) or "changed" (files of the workspace changed)."""
         # The new generation first: a request that comes meanwhile must not be served from the old
         # verdicts; its lint queues behind the "forget" (the lint process takes requests in order).
         self.generation += 1
         self.linted.clear()
         self.running.clear()
-        self.told.clear()
+        if operation == "forget":  # a new config: its problems are news again (a save is not)
+            self.told.clear()
         try:
-            await self.worker.call("forget")
-        except (LintTimeout, WorkerFailed) as exc:  # the next lint starts a fresh child, with no settings cached
-            logger.warning("could not reset the lint process's settings: %s", exc)
+            await self.worker.call(operation, *args)
+        except (LintTimeout, WorkerFailed) as exc:  # the next lint starts a fresh child, with nothing cached
+            logger.warning("could not update the lint process (%s): %s", operation, exc)
         if self.pull:
             if _refresh_supported(self):
                 self.workspace_diagnostic_refresh(None)
@@ -253,6 +263,11 @@ server = DralintServer()
 def initialize(ls: DralintServer, params: types.InitializeParams) -> None:
     text = params.capabilities.text_document
     ls.pull = bool(text and text.diagnostic is not None) and not os.environ.get("DRALINT_LSP_PUSH")
+    uris = [folder.uri for folder in params.workspace_folders or ()] or ([params.root_uri] if params.root_uri else [])
+    if not uris and params.root_path:
+        ls.folders = (os.path.abspath(params.root_path),)
+    else:
+        ls.folders = tuple(os.path.abspath(p) for p in (to_fs_path(uri) for uri in uris) if p)
 
 
 @server.feature(types.INITIALIZED)
@@ -260,7 +275,9 @@ def initialized(ls: DralintServer, params: types.InitializedParams) -> None:
     workspace = ls.client_capabilities.workspace
     watched = workspace and workspace.did_change_watched_files
     if watched and watched.dynamic_registration:
-        options = types.DidChangeWatchedFilesRegistrationOptions(watchers=[types.FileSystemWatcher(glob_pattern=CONFIG_GLOB)])
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=CONFIG_GLOB), types.FileSystemWatcher(glob_pattern=MANIFEST_GLOB)]
+        )
         registration = types.Registration(id="dralint-config", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)
         ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
 
@@ -279,10 +296,13 @@ def did_change(ls: DralintServer, params: types.DidChangeTextDocumentParams) -> 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: DralintServer, params: types.DidSaveTextDocumentParams) -> None:
-    if os.path.basename(to_fs_path(params.text_document.uri) or "") in (".dralint.yaml", ".dralint.yml"):
+    path = to_fs_path(params.text_document.uri) or ""
+    if os.path.basename(path) in CONFIG_NAMES:
         ls.spawn(ls.relint_all())
-        return
-    ls.spawn(ls.publish(params.text_document.uri))
+    elif ls.in_workspace(path):  # what it defines is on disk now: every open buffer is judged against it
+        ls.spawn(ls.relint_all("changed", [path]))
+    else:
+        ls.spawn(ls.publish(params.text_document.uri))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -295,7 +315,11 @@ def did_close(ls: DralintServer, params: types.DidCloseTextDocumentParams) -> No
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def watched_files(ls: DralintServer, params: types.DidChangeWatchedFilesParams) -> None:
-    ls.spawn(ls.relint_all())
+    paths = [p for p in (to_fs_path(change.uri) for change in params.changes) if p]
+    if any(os.path.basename(p) in CONFIG_NAMES for p in paths) or len(paths) < len(params.changes):
+        ls.spawn(ls.relint_all())
+    else:
+        ls.spawn(ls.relint_all("changed", paths))
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -40,10 +40,10 @@ class Superseded(Exception):
     """By its turn, the request was no longer wanted (its buffer had changed again): not sent."""
 
 
-def _lint(path: str, text: str) -> tuple[list, bool, str | None, str]:
+def _lint(path: str, text: str, folders: tuple[str, ...] = ()) -> tuple[list, bool, str | None, str]:
     from . import engine
 
-    outcome = engine.lint_buffer(path, text)
+    outcome = engine.lint_buffer(path, text, folders)
     for problem in outcome.problems:  # built here: their lazy positions and fixes hold the documents
         problem.span = problem.span
         problem.fixes = problem.fixes
@@ -68,7 +68,13 @@ def _forget() -> None:
     engine.forget_settings()
 
 
-OPERATIONS: dict[str, Callable[..., Any]] = {"lint": _lint, "fix": _fix, "docs": _docs, "forget": _forget}
+def _changed(paths: list[str]) -> None:
+    from . import workspace
+
+    workspace.changed(paths)
+
+
+OPERATIONS: dict[str, Callable[..., Any]] = {"lint": _lint, "fix": _fix, "docs": _docs, "forget": _forget, "changed": _changed}
 
 
 def serve(conn: Connection) -> None:
