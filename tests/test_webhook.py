@@ -551,6 +551,8 @@ def test_metrics_count_requests_problems_and_bad_requests(server):
     assert delta('dralint_webhook_admission_requests_total{kind="ResourceClaim",verdict="denied"}') == 1
     assert delta('dralint_webhook_problems_total{code="DRA101"}') == 1
     assert delta('dralint_webhook_problems_total{code="DRA102"}') == 1
+    # The claims' class is not among the linted objects (an info, DRA713): never sent, never counted.
+    assert delta('dralint_webhook_problems_total{code="DRA713"}') == 0
     assert delta('dralint_webhook_bad_requests_total{reason="malformed"}') == 1
     assert delta("dralint_webhook_admission_duration_seconds_count") == 3
     assert delta('dralint_webhook_admission_duration_seconds_bucket{le="+Inf"}') == 3

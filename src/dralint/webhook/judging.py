@@ -121,7 +121,9 @@ def judge(body: bytes, policy: rv.Policy, on_error: str, decide: Callable[[dict[
         "problems": [f"{p.rule}@{rv.format_path(p.path)}" for p in decision.denying][:20],
         "warnings": len(decision.warnings),
     }
-    return Verdict(200, answer, verdict, decision.uid, decision.kind, fields, tuple(p.rule for p in decision.problems), len(decision.warnings))
+    # Counted as sent: what denies and what warns; infos never reach the client, so neither the metric.
+    sent = tuple(p.rule for p in decision.problems if p.severity >= rv.Severity.WARNING)
+    return Verdict(200, answer, verdict, decision.uid, decision.kind, fields, sent, len(decision.warnings))
 
 
 def peek(body: bytes) -> dict[str, Any]:

@@ -12,7 +12,7 @@ Exposed (text format 0.0.4):
 
     dralint_webhook_admission_requests_total{kind, verdict}   verdict: allowed | denied | error
     dralint_webhook_admission_duration_seconds                histogram, body read to response
-    dralint_webhook_problems_total{code}                      every problem reported, by rule code
+    dralint_webhook_problems_total{code}                      every problem sent (denials, warnings), by rule code
     dralint_webhook_warnings_total                            warnings returned to clients
     dralint_webhook_bad_requests_total{reason}                malformed | too_large | read_timeout |
                                                               unsupported_media_type | method_not_allowed | not_found |
