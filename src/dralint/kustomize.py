@@ -311,16 +311,13 @@ def partial_problems(doc: Document, problems: list[Any]) -> list[Any]:
 
 def _deleted(data: Any, path: Path) -> bool:
     """Whether `path` lies in a part of a strategic-merge patch marked `$patch: delete`."""
-    for part in path:
-        if isinstance(data, dict) and data.get("$patch") == "delete":
-            return True
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
-            data = data[part]
-        else:
+    for depth in range(len(path) + 1):
+        node = value_at(data, path[:depth], _MISSING)
+        if node is _MISSING:
             return False
-    return isinstance(data, dict) and data.get("$patch") == "delete"
+        if isinstance(node, dict) and node.get("$patch") == "delete":
+            return True
+    return False
 
 
 _MISSING = object()
