@@ -52,7 +52,7 @@ TESTS = (
 )
 # Rule tests that are slower or start processes, run only for the module they test.
 EXTRA_TESTS = {
-    "pod_references.py": ("tests/test_pod_references_hostile.py",),
+    "pod_references.py": ("tests/test_pod_references_hostile.py", "tests/test_did_you_mean.py", "tests/test_kustomize.py"),
     "cel.py": ("tests/test_cel.py", "tests/test_cel_messages.py"),
 }
 # Mutants of limit comparisons that behave as the original on every input the rule can see:
