@@ -15,7 +15,7 @@ files in worker processes and merges their partial results here.
     result = lint([Source("claim.yaml", data)], LintOptions(release="1.35"))
 """
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import schemas
 from .api import DocumentView, Place, Rule
@@ -27,6 +27,7 @@ from .kustomize import Kustomizations, Patch, as_patches, partial_problems
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
 from .origins import Origins, portable, rendered_documents
+from .partial import DocumentSummary, LintResult, PartialResult
 from .registry import all_rules
 from .releases import file_release
 from .resolve import disabled_once_per_file, resolve
@@ -106,37 +107,6 @@ class LintOptions(Record):
     def rules(self) -> list[Rule]:
         """Every rule these options load, selected or not."""
         return [*all_rules(self.rules_dirs, plugins=self.plugins), *self.extra_rules]
-
-
-class DocumentSummary(NamedTuple):
-    """What a report needs to know of a document once the document itself is gone."""
-
-    source: str
-    index: int
-    list_item: int | None
-    kind: str | None
-    object: str | None
-
-
-class LintResult(Record):
-    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "passed_over_files", "files_passed_over", "empty", "objects", "source_names", "texts")
-
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-        self.files = 0
-        self.documents = 0  # every object found, DRA or not
-        self.checked = 0  # DRA objects checked against a schema
-        self.passed_over = 0  # objects outside resource.k8s.io that no rule applied to
-        self.files_passed_over = 0  # files without a Kubernetes object (dralint.triage)
-        self.passed_over_files: list[str] = []  # their names, unless LintOptions.keep leaves "objects" out
-        self.empty = 0
-        self.objects: list[DocumentSummary] = []  # unless LintOptions.keep leaves "objects" out
-        self.source_names: list[str] = []  # likewise
-        # Raw bytes of the sources that have problems, for formatters that quote the offending line.
-        self.texts: dict[str, bytes] = {}
-
-    def count(self, severity: Severity) -> int:
-        return sum(1 for p in self.problems if p.severity == severity)
 
 
 def lint(sources: Iterable[Source], options: LintOptions | None = None, known: dict[str, dict[str, list]] | None = None) -> LintResult:
@@ -288,37 +258,28 @@ class _Run:
             for key, found in known.get(release, {}).items():
                 mine[key] = [*mine.get(key, ()), *found]  # new lists: the caller's stay as they are
 
-    def partial(self) -> tuple:
+    def partial(self) -> PartialResult:
         """What this run kept of its files, for a parent run to `absorb` (dralint.parallel: a worker's chunk).
-        Picklable once `settle`d: the problems hold positions and fixes, not documents."""
+        Plain data once `settle`d (dralint.partial): the problems hold positions and fixes, not documents."""
         late = [p for problems in self.late for p in problems]
         rendered = {name: {i: portable(doc) for i, doc in docs.items()} for name, docs in self.rendered.items()}
-        return self.result, self.records, self.first, late, self.suppressor, rendered
+        return PartialResult(self.result, self.records, self.first, late, self.suppressor, rendered)
 
-    def absorb(self, partial: tuple) -> None:
-        """Merge another run's `partial()`, of the files that follow this run's: as if it had checked them."""
-        other, records, first, late, suppressor, rendered = partial
-        self.rendered.update(rendered)
-        result = self.result
-        result.problems.extend(other.problems)
-        for counter in ("files", "documents", "checked", "passed_over", "files_passed_over", "empty"):
-            setattr(result, counter, getattr(result, counter) + getattr(other, counter))
-        result.passed_over_files.extend(other.passed_over_files)
-        result.objects.extend(other.objects)
-        result.source_names.extend(other.source_names)
-        result.texts.update(other.texts)
-        for release, by_key in records.items():
-            self.first.setdefault(release, first[release])
-            mine = self.records.setdefault(release, {})
-            for key, found in by_key.items():
-                mine.setdefault(key, []).extend(found)
-        if late:
-            self.late.append(late)
-        if suppressor is not None:
-            if self.suppressor is None:
-                self.suppressor = suppressor
-            else:
-                self.suppressor.absorb(suppressor)
+    def take_partial(self) -> PartialResult:
+        """`partial()` of the files checked since the last take, and this run starts afresh: checking one
+        source and taking gives that file's partial, which `absorb` merges back as if it had been checked."""
+        partial = self.partial()
+        self.result, self.records, self.first, self.late, self.rendered = LintResult(), {}, {}, [], {}
+        self.suppressor = self._suppressor() if self.options.ignore_paths is not None else None
+        return partial
+
+    def absorb(self, partial: PartialResult) -> None:
+        """Merge another run's partial result, of the files that follow this run's: as if it had checked them."""
+        mine = PartialResult(self.result, self.records, self.first, [], self.suppressor, self.rendered)
+        mine.merge(partial)
+        self.suppressor = mine.suppressor
+        if mine.late:
+            self.late.append(mine.late)
 
     def _add(self, name: str, data: bytes | None, problems: list[Problem], rendered: dict[int, Document] | None = None) -> None:
         if self.suppressor is not None:
@@ -588,4 +549,4 @@ def _unreadable(source: Source) -> Problem:
     )
 
 
-__all__ = ["LintOptions", "LintResult", "DocumentSummary", "lint", "lint_documents", "known_codes"]
+__all__ = ["LintOptions", "LintResult", "DocumentSummary", "PartialResult", "lint", "lint_documents", "known_codes"]
