@@ -220,7 +220,7 @@ def _check_chunk(chunk: list[tuple[str, str | None]]) -> PartialResult:
     for name, error in chunk:
         run.check_source(Source(name, None, error) if error is not None else read(name))
         gc.freeze()
-    return run.partial()
+    return run.take_partial()
 
 
 __all__ = ["lint_parallel", "usable_cores", "capped_jobs", "serial_reason", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES", "CHUNK_BYTES"]
