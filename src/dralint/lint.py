@@ -27,7 +27,7 @@ from .kustomize import Kustomizations, Patch, as_patches, partial_problems
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
 from .origins import Origins, portable, rendered_documents
-from .partial import DocumentSummary, LintResult, PartialResult
+from .partial import DocumentSummary, LintResult, PartialResult, Retention
 from .registry import all_rules
 from .releases import file_release
 from .resolve import disabled_once_per_file, resolve
@@ -162,11 +162,7 @@ class _Run:
         self.suppressor: Suppressor | None = None
         if options.ignore_paths is not None:
             self.suppressor = self._suppressor()
-        keep = options.keep
-        self.keep_texts = keep is None or "texts" in keep
-        self.keep_objects = keep is None or "objects" in keep
-        self.settle = keep is not None  # position and build fixes per file, so documents can go
-        self.build_fixes = keep is not None and "fixes" in keep
+        self.retain = Retention(options.keep)
         self.views_by_release: dict[str, list[DocumentView]] = {}
         self.records: dict[str, dict[str, list]] = {}  # release -> collector key -> records, in run order
         self.first: dict[str, Place] = {}  # release -> its first document, where a failing run rule is reported
@@ -181,7 +177,7 @@ class _Run:
     def check_source(self, source: Source) -> None:
         result = self.result
         result.files += 1
-        if self.keep_objects:
+        if self.retain.objects:
             result.source_names.append(source.name)
         if source.data is None:
             self._add(source.name, None, [_unreadable(source)])
@@ -202,7 +198,7 @@ class _Run:
                 loaded = Triaged(as_patches(patch, raw.documents), raw.problems, loaded.empty, passed_over=False)
         if loaded.passed_over:
             result.files_passed_over += 1
-            if self.keep_objects:
+            if self.retain.objects:
                 result.passed_over_files.append(source.name)
         result.empty += loaded.empty
         problems.extend(loaded.problems)
@@ -218,7 +214,7 @@ class _Run:
             self.rendered[source.name] = rendered  # for the run-scope problems judged at the end
         # Problems a position table finds while positions are computed (dralint.load.LoadResult): settled
         # runs have computed every position of this file's problems by now, the others do it in finish().
-        if late or not self.settle:
+        if late or not self.retain.settle:
             self.late.append(late)
 
     def check_documents(self, documents: list[Document], release: str, text: str | None) -> None:
@@ -245,7 +241,7 @@ class _Run:
         for p in late:
             if p.source in self.rendered:
                 self._relocate([p], self.rendered[p.source])
-        result.problems = _in_report_order(result.problems, late, self.messages if self.settle else {})
+        result.problems = _in_report_order(result.problems, late, self.messages if self.retain.settle else {})
         # Sorting computed every reported position: a position table that failed to build has said so by now.
         failed = self.selection.apply([p for problems in self.late for p in problems])
         if failed:
@@ -290,15 +286,15 @@ class _Run:
         if rendered:
             self._relocate(kept, rendered)
         self.result.problems.extend(kept)
-        if data is not None and self.keep_texts:
+        if data is not None and self.retain.texts:
             self.result.texts[name] = data
-        if self.settle:
+        if self.retain.settle:
             # The problems' positions and fixes are read from the documents: computed now, the documents go.
             # Messages repeat across files (a beta API, a class the run does not define): kept once.
             messages = self.messages
             for p in kept:
                 p.span  # noqa: B018
-                p.fixes = (p.fixes or ()) if self.build_fixes else ()  # () for none: not an empty list per problem
+                p.fixes = (p.fixes or ()) if self.retain.fixes else ()  # () for none: not an empty list per problem
                 p.message = messages.setdefault(p.message, p.message)
 
     def _check(self, documents: list[Document], release: str, problems: list[Problem], gates: dict[str, bool] | None = None) -> list[Problem]:
@@ -332,7 +328,7 @@ class _Run:
     def _check_document(self, doc: Document, release: str, problems: list[Problem], gates: dict[str, bool]) -> str:
         result = self.result
         result.documents += 1
-        if self.keep_objects:
+        if self.retain.objects:
             result.objects.append(DocumentSummary(doc.source, doc.index, doc.list_item, doc.kind, doc.object_ref))
         resolution = resolve(doc, release)
         problems.extend(resolution.problems)
@@ -344,7 +340,7 @@ class _Run:
             # What the API server validates: the fields of gates that are off dropped, as on create.
             doc, dropped = drop_disabled_fields(doc, state)
             problems.extend(_decoded(schema_problems, dropped) if dropped else schema_problems)
-        view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.settle, feature_gates=state.overrides, dropped=dropped)
+        view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.retain.settle, feature_gates=state.overrides, dropped=dropped)
         if self.run_rules:
             self._collect(view, problems)
         applicable = self._rules_for(release, view.api_version, view.kind)
@@ -376,7 +372,7 @@ class _Run:
         if self.origins is None:
             self.origins = Origins()
         self.origins.relocate(problems, rendered)
-        if self.keep_texts:
+        if self.retain.texts:
             for p in problems:
                 if p.origin is not None and p.origin.found and p.source not in self.result.texts:
                     self.result.texts[p.source] = self.origins.data(p.source)

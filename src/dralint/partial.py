@@ -62,6 +62,28 @@ class LintResult(Record):
         self.texts.update(other.texts)
 
 
+class Retention(Record):
+    """What a run keeps of each file once it is checked: the one policy that tells the streaming CLI
+    from the Python API, read from `LintOptions.keep` (what the report reads besides problems).
+
+    settle   compute every kept problem's position (and fixes, if `fixes`) while the file's documents
+             are at hand, so they go with the file: no document outlives its file, memory does not
+             grow with the repository, and the partial result is plain data. Off (keep None: the API,
+             the language server), positions and fixes are computed when read, from the documents.
+    texts    the bytes of files with problems, to quote lines
+    objects  every document's and file's name (junit)
+    fixes    the problems' fixes (json, sarif); with `settle` off they are always there, built when read
+    """
+
+    __slots__ = ("settle", "texts", "objects", "fixes")
+
+    def __init__(self, keep: frozenset[str] | None):
+        self.settle = keep is not None
+        self.texts = keep is None or "texts" in keep
+        self.objects = keep is None or "objects" in keep
+        self.fixes = keep is not None and "fixes" in keep
+
+
 # release -> run-scope collector key (dralint.engine.collectors) -> records, in file order
 Records = dict[str, dict[str, list]]
 
@@ -115,4 +137,4 @@ class PartialResult(Record):
                 self.suppressor.absorb(other.suppressor)
 
 
-__all__ = ["PartialResult", "LintResult", "DocumentSummary", "Records"]
+__all__ = ["PartialResult", "Retention", "LintResult", "DocumentSummary", "Records"]
