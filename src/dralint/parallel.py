@@ -22,9 +22,10 @@ import gc
 import os
 import sys
 from collections import deque
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .lint import LintOptions, LintResult, _Run
+from .partial import PartialResult
 from .sources import Source, read
 
 if TYPE_CHECKING:
@@ -212,14 +213,14 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         process.terminate()
 
 
-def _check_chunk(chunk: list[tuple[str, str | None]]) -> Any:
-    """In a worker: check the files of one chunk; what the parent merges (_Run.partial)."""
+def _check_chunk(chunk: list[tuple[str, str | None]]) -> PartialResult:
+    """In a worker: check the files of one chunk; their partial result, which the parent merges."""
     assert _OPTIONS is not None
     run = _Run(_OPTIONS)
     for name, error in chunk:
         run.check_source(Source(name, None, error) if error is not None else read(name))
         gc.freeze()
-    return run.partial()
+    return run.take_partial()
 
 
 __all__ = ["lint_parallel", "usable_cores", "capped_jobs", "serial_reason", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES", "CHUNK_BYTES"]
