@@ -120,7 +120,7 @@ def _check(doc, report, kinds: set[str], unchecked: str | None = None) -> None:
         report(
             path,
             issue.message,
-            error_type=_ERROR_TYPE.get(issue.kind),
+            error_type=_ERROR_TYPE.get(issue.kind), show_type=False,
             locate=locate if locate != path else None,
             string_range=string_range,
             replace_with=issue.suggestions,

@@ -100,7 +100,7 @@ def config_opaque_required(doc, report):
     """
     for path, g in _configs(doc):
         if g.get("opaque") is None:
-            report(path + ("opaque",), "config entry has no 'opaque' configuration: add opaque.driver and opaque.parameters (Required)", error_type="Required")
+            report(path + ("opaque",), "config entry has no 'opaque' configuration: add opaque.driver and opaque.parameters", error_type="Required")
 
 
 @rule("DRA527", "opaque-driver-name", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -124,15 +124,15 @@ def opaque_driver_name(doc, report):
             continue
         for etype, msg in driver_name_error_types(driver):
             if etype == "Required":
-                text = "opaque.driver must not be empty: name the DRA driver the parameters are for (Required)"
+                text = "opaque.driver must not be empty: name the DRA driver the parameters are for"
             elif not driver:
                 if doc.release_tuple >= (1, 35):
                     # 1.35 passes coverage options to ValidateCSIDriverName; whether an empty
                     # name still gets the format error too is not known (dra-api-rules.md §5.6 "may").
                     continue
-                text = f"opaque.driver '' is not a valid driver name either: {msg} ({etype})"
+                text = f"opaque.driver '' is not a valid driver name either: {msg}"
             else:
-                text = f"opaque.driver '{driver}' is not a valid driver name: {msg} ({etype})"
+                text = f"opaque.driver '{driver}' is not a valid driver name: {msg}"
             report(path + ("opaque", "driver"), text, error_type=etype)
 
 
@@ -159,8 +159,8 @@ def opaque_parameters(doc, report):
             size = go_json_size(params)
             if size > OPAQUE_PARAMETERS_MAX:
                 approx = " (about, measured as compact JSON)" if size <= OPAQUE_PARAMETERS_MAX * 1.01 else ""
-                report(where, f"opaque.parameters is {size} bytes{approx}; at most {OPAQUE_PARAMETERS_MAX} are allowed (TooLong)", error_type="TooLong", at_key=True)
+                report(where, f"opaque.parameters is {size} bytes{approx}; at most {OPAQUE_PARAMETERS_MAX} are allowed", error_type="TooLong", at_key=True)
                 continue
         if not isinstance(params, dict):
             kind = "a list" if isinstance(params, list) else f"a {type(params).__name__.replace('str', 'string').replace('bool', 'boolean').replace('int', 'number').replace('float', 'number')}"
-            report(where, f"opaque.parameters must be a JSON object, not {kind} (Invalid)", error_type="Invalid")
+            report(where, f"opaque.parameters must be a JSON object, not {kind}", error_type="Invalid")

@@ -107,10 +107,10 @@ def constraint_attribute_required(doc, report):
         if consumable and c.get("distinctAttribute") is not None:
             continue
         if consumable:
-            report(path, "constraint needs matchAttribute or distinctAttribute (Required)", error_type="Required")
+            report(path, "constraint needs matchAttribute or distinctAttribute", error_type="Required")
         else:
             extra = " (distinctAttribute is dropped while the DRAConsumableCapacity feature gate is off)" if c.get("distinctAttribute") is not None else ""
-            report(path + ("matchAttribute",), f"constraint needs matchAttribute, e.g. 'gpu.example.com/numa'{extra} (Required)", error_type="Required")
+            report(path + ("matchAttribute",), f"constraint needs matchAttribute, e.g. 'gpu.example.com/numa'{extra}", error_type="Required")
 
 
 @rule("DRA507", "constraint-attribute-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -131,4 +131,4 @@ def constraint_attribute_format(doc, report):
         if not isinstance(value, str):
             continue
         for suffix, etype, msg in fully_qualified_name(value, doc.release_tuple):
-            report(path + (field,) + suffix, f"{field} '{value}' is invalid: {msg} ({etype})", error_type=etype, locate=path + (field,))
+            report(path + (field,) + suffix, f"{field} '{value}' is invalid: {msg}", error_type=etype, locate=path + (field,))

@@ -81,7 +81,7 @@ def name_required(doc, report):
         return
     meta = _meta(doc)
     if not _str(meta, "name") and not _str(meta, "generateName"):
-        report(("metadata", "name"), "set metadata.name (or metadata.generateName): the object has no name (Required)", error_type="Required")
+        report(("metadata", "name"), "set metadata.name (or metadata.generateName): the object has no name", error_type="Required")
 
 
 @rule("DRA202", "metadata-name-format", severity="error", api_versions=EVERY_VERSION)
@@ -99,7 +99,7 @@ def name_format(doc, report):
     if name:
         errs = dns1123_subdomain(name)
         if errs:
-            report(("metadata", "name"), f"metadata.name '{name}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+            report(("metadata", "name"), f"metadata.name '{name}' is invalid: {errs[-1]}", error_type="Invalid")
         return
     prefix = _str(meta, "generateName")
     if prefix:
@@ -107,7 +107,7 @@ def name_format(doc, report):
         if errs:
             report(
                 ("metadata", "name"),
-                f"names generated from generateName '{prefix}' are invalid: {errs[-1]} (Invalid)",
+                f"names generated from generateName '{prefix}' are invalid: {errs[-1]}",
                 error_type="Invalid",
                 locate=("metadata", "generateName"),
             )
@@ -126,7 +126,7 @@ def generate_name_format(doc, report):
     if prefix:
         errs = generate_name_prefix(prefix)
         if errs:
-            report(("metadata", "generateName"), f"metadata.generateName '{prefix}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+            report(("metadata", "generateName"), f"metadata.generateName '{prefix}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
 @rule("DRA204", "namespace-format", severity="error", api_versions=EVERY_VERSION)
@@ -141,7 +141,7 @@ def namespace_format(doc, report):
     if ns:
         errs = dns1123_label(ns)
         if errs:
-            report(("metadata", "namespace"), f"metadata.namespace '{ns}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+            report(("metadata", "namespace"), f"metadata.namespace '{ns}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
 def _check_labels(doc: Any, report: Any, base: tuple) -> None:
@@ -153,11 +153,11 @@ def _check_labels(doc: Any, report: Any, base: tuple) -> None:
             continue
         key_errs = qualified_name(key)
         if key_errs:
-            report(base + ("labels",), f"label key '{key}' is invalid: {key_errs[0]} (Invalid)", error_type="Invalid", locate=base + ("labels", key), at_key=True)
+            report(base + ("labels",), f"label key '{key}' is invalid: {key_errs[0]}", error_type="Invalid", locate=base + ("labels", key), at_key=True)
         if isinstance(value, str):
             value_errs = label_value(value)
             if value_errs:
-                report(base + ("labels",), f"value '{value}' of label '{key}' is invalid: {value_errs[-1]} (Invalid)", error_type="Invalid", locate=base + ("labels", key))
+                report(base + ("labels",), f"value '{value}' of label '{key}' is invalid: {value_errs[-1]}", error_type="Invalid", locate=base + ("labels", key))
 
 
 def _check_annotation_keys(doc: Any, report: Any, base: tuple) -> None:
@@ -169,7 +169,7 @@ def _check_annotation_keys(doc: Any, report: Any, base: tuple) -> None:
             continue
         errs = qualified_name(key.lower())
         if errs:
-            report(base + ("annotations",), f"annotation key '{key}' is invalid: {errs[0]} (Invalid)", error_type="Invalid", locate=base + ("annotations", key), at_key=True)
+            report(base + ("annotations",), f"annotation key '{key}' is invalid: {errs[0]}", error_type="Invalid", locate=base + ("annotations", key), at_key=True)
 
 
 def _check_annotation_size(doc: Any, report: Any, base: tuple) -> None:
@@ -184,7 +184,7 @@ def _check_annotation_size(doc: Any, report: Any, base: tuple) -> None:
     if total > ANNOTATIONS_MAX_TOTAL:
         report(
             base + ("annotations",),
-            f"annotations total {total} bytes; keys and values together may use at most {ANNOTATIONS_MAX_TOTAL} bytes (TooLong)",
+            f"annotations total {total} bytes; keys and values together may use at most {ANNOTATIONS_MAX_TOTAL} bytes",
             error_type="TooLong",
             at_key=True,
         )
@@ -238,7 +238,7 @@ def generation_negative(doc, report):
     """
     gen = doc.get("metadata", "generation", type=int)
     if gen is not None and gen < 0:
-        report(("metadata", "generation"), f"metadata.generation {gen} must be greater than or equal to 0 (Invalid)", error_type="Invalid")
+        report(("metadata", "generation"), f"metadata.generation {gen} must be greater than or equal to 0", error_type="Invalid")
 
 
 def _is_set(value: Any) -> bool:
@@ -281,7 +281,7 @@ def template_metadata_forbidden(doc, report):
         if key in meta and _is_set(meta[key]):
             report(
                 ("spec", "metadata", go_name),
-                f"spec.metadata.{key} cannot be set for a template; only labels and annotations are allowed (Forbidden)",
+                f"spec.metadata.{key} cannot be set for a template; only labels and annotations are allowed",
                 error_type="Forbidden",
                 locate=("spec", "metadata", key),
                 at_key=True,

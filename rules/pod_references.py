@@ -72,16 +72,16 @@ def pod_claim_name(doc, report):
         name = claim.get("name")
         if not isinstance(name, str) or name == "":
             if "name" in claim and name is not None and not isinstance(name, str):
-                report(path, f"name must be a string, not {type(name).__name__}", error_type="Invalid")
+                report(path, f"name must be a string, not {type(name).__name__}", error_type="Invalid", show_type=False)
             else:
-                report(path, "a pod resource claim needs a name (containers refer to it in resources.claims)", error_type="Required")
+                report(path, "a pod resource claim needs a name (containers refer to it in resources.claims)", error_type="Required", show_type=False)
             continue
         if name in seen:
-            report(path, f"duplicate pod resource claim name {name!r}; every entry of resourceClaims needs its own name", error_type="Duplicate")
+            report(path, f"duplicate pod resource claim name {name!r}; every entry of resourceClaims needs its own name", error_type="Duplicate", show_type=False)
             continue
         errs = dns1123_label(name)
         for detail in errs:
-            report(path, f"invalid pod resource claim name {name!r}: {detail}", error_type="Invalid")
+            report(path, f"invalid pod resource claim name {name!r}: {detail}", error_type="Invalid", show_type=False)
         if not errs:
             seen.add(name)
 
@@ -117,25 +117,25 @@ def pod_claim_source(doc, report):
                 report(
                     (*entry, "source"),
                     f"must specify one of: `resourceClaimName`, `resourceClaimTemplateName` (under `source:` in Kubernetes {doc.release})",
-                    error_type="Invalid",
+                    error_type="Invalid", show_type=False,
                 )
                 continue
             holder, holder_path = source, (*entry, "source")
         present = [k for k in SOURCE_KEYS if _is_set(holder.get(k))]
         if len(present) == 2:
-            report(holder_path, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified", error_type="Invalid",
+            report(holder_path, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified", error_type="Invalid", show_type=False,
                    locate=(*holder_path, "resourceClaimTemplateName"), at_key=True)
         elif not present:
-            report(holder_path, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`", error_type="Invalid", at_key=True)
+            report(holder_path, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`", error_type="Invalid", show_type=False, at_key=True)
         for key in present:
             value = holder.get(key)
             path = (*holder_path, key)
             if not isinstance(value, str):
-                report(path, f"{key} must be a string", error_type="Invalid")
+                report(path, f"{key} must be a string", error_type="Invalid", show_type=False)
                 continue
             what = "ResourceClaim" if key == "resourceClaimName" else "ResourceClaimTemplate"
             for detail in dns1123_subdomain(value) if value else ["a lowercase RFC 1123 subdomain is required"]:
-                report(path, f"invalid {what} name {value!r}: {detail}", error_type="Invalid")
+                report(path, f"invalid {what} name {value!r}: {detail}", error_type="Invalid", show_type=False)
 
 
 @rule("DRA703", "pod-claim-shape", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
@@ -219,20 +219,20 @@ def container_claim_reference(doc, report):
             request = ref.get("request") if flat else None
             if isinstance(request, str) and request:
                 for detail in dns1123_label(request):
-                    report((*path, "request"), f"invalid request name {request!r}: {detail}", error_type="Invalid")
+                    report((*path, "request"), f"invalid request name {request!r}: {detail}", error_type="Invalid", show_type=False)
             if not isinstance(name, str) or not name:
-                report(path, "a container claim needs the name of one of the pod's resourceClaims", error_type="Required",
+                report(path, "a container claim needs the name of one of the pod's resourceClaims", error_type="Required", show_type=False,
                        locate=(*path, "name"), at_key="name" not in ref)
                 continue
             key = f"{name}/{request}" if isinstance(request, str) and request else name
             if key in used:
-                report(path, f"claim {key!r} is listed twice for this container", error_type="Duplicate", locate=(*path, "name"))
+                report(path, f"claim {key!r} is listed twice for this container", error_type="Duplicate", show_type=False, locate=(*path, "name"))
             used.add(key)
             if name not in declared_set:
                 report(
                     path,
                     f"claim {name!r} is not declared by the pod: must be one of the names in pod.spec.resourceClaims{known}{hints.of(name)}",
-                    error_type="NotFound",
+                    error_type="NotFound", show_type=False,
                     locate=(*path, "name"),
                 )
 
@@ -514,7 +514,7 @@ def claim_reference_kind(run, report):
             wrong = [(ns, source) for ns, source in index.find(other[kind], name) if _same_namespace(ns, pod.namespace)]
             if wrong:
                 report(place, f"{field_of[kind]} {name!r} names a {other[kind]} defined in {wrong[0][1]}, not a {kind}; "
-                              f"use {field_of[other[kind]]}", error_type="NotFound")
+                              f"use {field_of[other[kind]]}", error_type="NotFound", show_type=False)
 
 
 @rule("DRA711", "claim-reference-namespace", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect)
@@ -536,7 +536,7 @@ def claim_reference_namespace(run, report):
                 continue
             where = ", ".join(sorted({repr(ns) for ns, _ in found if ns}))
             report(place, f"{kind} {name!r} is defined in namespace {where}, but this pod is in namespace {pod.namespace!r}; "
-                          f"a pod can only use {kind}s of its own namespace", error_type="NotFound")
+                          f"a pod can only use {kind}s of its own namespace", error_type="NotFound", show_type=False)
 
 
 @rule("DRA712", "claim-reference-unresolved", severity="info", kinds=POD_KINDS, scope="run", collect=_collect)

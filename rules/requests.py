@@ -61,7 +61,7 @@ def request_name(doc, report):
         if isinstance(name, str):
             errs = dns1123_label(name)
             if errs:
-                report(req.path + ("name",), f"request name '{name}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+                report(req.path + ("name",), f"request name '{name}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
 @rule("DRA302", "request-name-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -76,7 +76,7 @@ def request_name_duplicate(doc, report):
     """
     if not items_validated(doc, raw_requests(doc), DEVICE_REQUESTS_MAX):
         return
-    _report_duplicate_names(doc, report, requests(doc), "duplicate request name '{name}': every request needs its own name (Duplicate)")
+    _report_duplicate_names(doc, report, requests(doc), "duplicate request name '{name}': every request needs its own name")
 
 
 def _report_duplicate_names(doc, report, entries, message: str) -> None:
@@ -149,10 +149,10 @@ def request_needs_device(doc, report):
                 # The flat request of v1alpha3/v1beta1 in a nested version: the root cause, with the fix.
                 names = " and ".join(", ".join(f"'{f}'" for f in flat).rsplit(", ", 1))
                 report(req.path, f"request has neither 'exactly' nor 'firstAvailable': {names} {'are fields' if len(flat) > 1 else 'is a field'} "
-                                 f"of the flat v1beta1 request; in {doc.api_version} move {'them' if len(flat) > 1 else 'it'} under 'exactly:'{dropped} (Required)",
+                                 f"of the flat v1beta1 request; in {doc.api_version} move {'them' if len(flat) > 1 else 'it'} under 'exactly:'{dropped}",
                        error_type="Required", at_key=False)
                 continue
-            report(req.path, f"request has neither '{hint}' nor 'firstAvailable'; set exactly one of them{dropped} (Required)", error_type="Required", at_key=False)
+            report(req.path, f"request has neither '{hint}' nor 'firstAvailable'; set exactly one of them{dropped}", error_type="Required", at_key=False)
 
 
 @rule("DRA305", "request-exactly-and-first-available", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
@@ -170,7 +170,7 @@ def request_both(doc, report):
     for req in requests(doc):
         if req.state == "both":
             what = "exactly" if not is_flat(doc) else "deviceClassName/selectors/allocationMode/count"
-            report(req.path, f"request sets both '{what}' and 'firstAvailable'; use exactly one of them (Invalid)", error_type="Invalid")
+            report(req.path, f"request sets both '{what}' and 'firstAvailable'; use exactly one of them", error_type="Invalid")
 
 
 def _class_name_problem(value: Any, required_by_schema: bool) -> tuple[str, str] | None:
@@ -201,11 +201,11 @@ def device_class_name_required(doc, report):
         problem = _class_name_problem(exact.data.get("deviceClassName"), required_by_schema=not flat_optional)
         if problem and problem[0] == "Required":
             api, src = exact.at("deviceClassName")
-            report(api, f"{problem[1]}: name the DeviceClass to allocate from (Required)", error_type="Required", locate=src)
+            report(api, f"{problem[1]}: name the DeviceClass to allocate from", error_type="Required", locate=src)
     for _req, sub in validated_subrequests(doc):
         problem = _class_name_problem(sub.data.get("deviceClassName"), required_by_schema=True)
         if problem and problem[0] == "Required":
-            report(sub.path + ("deviceClassName",), f"{problem[1]}: name the DeviceClass to allocate from (Required)", error_type="Required")
+            report(sub.path + ("deviceClassName",), f"{problem[1]}: name the DeviceClass to allocate from", error_type="Required")
 
 
 @rule("DRA307", "device-class-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -218,11 +218,11 @@ def device_class_name_format(doc, report):
         problem = _class_name_problem(exact.data.get("deviceClassName"), True)
         if problem and problem[0] == "Invalid":
             api, src = exact.at("deviceClassName")
-            report(api, f"{problem[1]} (Invalid)", error_type="Invalid", locate=src)
+            report(api, f"{problem[1]}", error_type="Invalid", locate=src)
     for _req, sub in validated_subrequests(doc):
         problem = _class_name_problem(sub.data.get("deviceClassName"), True)
         if problem and problem[0] == "Invalid":
-            report(sub.path + ("deviceClassName",), f"{problem[1]} (Invalid)", error_type="Invalid")
+            report(sub.path + ("deviceClassName",), f"{problem[1]}", error_type="Invalid")
 
 
 @rule("DRA308", "too-many-first-available", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
@@ -250,7 +250,7 @@ def subrequest_name(doc, report):
         if isinstance(name, str):
             errs = dns1123_label(name)
             if errs:
-                report(sub.path + ("name",), f"subrequest name '{name}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+                report(sub.path + ("name",), f"subrequest name '{name}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
 @rule("DRA310", "subrequest-name-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
@@ -265,7 +265,7 @@ def subrequest_name_duplicate(doc, report):
         if over_long or req.state != "first" or not items_validated(doc, req.first_available_raw, FIRST_AVAILABLE_MAX):
             continue
         owner = str(req.data.get("name")).replace("{", "{{").replace("}", "}}")
-        _report_duplicate_names(doc, report, req.first_available, f"duplicate subrequest name '{{name}}' in request '{owner}' (Duplicate)")
+        _report_duplicate_names(doc, report, req.first_available, f"duplicate subrequest name '{{name}}' in request '{owner}'")
 
 
 @rule("DRA311", "too-many-selectors", severity="error", kinds=CLASS_AND_CLAIMS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -280,7 +280,7 @@ def too_many_selectors(doc, report):
             from dralint.k8s.claims import too_many_type
 
             etype = too_many_type(doc)
-            report(api, f"{len(seq)} selectors; at most {DEVICE_SELECTORS_MAX} are allowed ({etype})", error_type=etype, locate=src, at_key=True)
+            report(api, f"{len(seq)} selectors; at most {DEVICE_SELECTORS_MAX} are allowed", error_type=etype, locate=src, at_key=True)
 
 
 @rule("DRA312", "selector-cel-required", severity="error", kinds=CLASS_AND_CLAIMS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -305,7 +305,7 @@ def selector_cel_required(doc, report):
     for api, src, seq in selector_lists(doc):
         for k, selector in enumerate(seq):
             if isinstance(selector, dict) and selector.get("cel") is None:
-                report(api + (k, "cel"), "selector has no 'cel' entry: add 'cel: {expression: ...}' (Required)", error_type="Required", locate=src + (k, "cel") if "cel" in selector else src + (k,), at_key="cel" in selector)
+                report(api + (k, "cel"), "selector has no 'cel' entry: add 'cel: {expression: ...}'", error_type="Required", locate=src + (k, "cel") if "cel" in selector else src + (k,), at_key="cel" in selector)
 
 
 @rule("DRA313", "allocation-mode-unsupported", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -326,7 +326,7 @@ def allocation_mode(doc, report):
         mode, _count = allocation(data, defaulted)
         if mode not in ALLOCATION_MODES:
             shown = f"'{mode}'" if mode else "an empty allocationMode"
-            report(api + ("allocationMode",), f"{shown} is not supported: use ExactCount or All (NotSupported)", error_type="NotSupported", locate=src + ("allocationMode",), replace_with=sorted(ALLOCATION_MODES))
+            report(api + ("allocationMode",), f"{shown} is not supported: use ExactCount or All", error_type="NotSupported", locate=src + ("allocationMode",), replace_with=sorted(ALLOCATION_MODES))
 
 
 @rule("DRA314", "count-invalid", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -345,9 +345,9 @@ def count_invalid(doc, report):
     for api, src, data, defaulted in targets:
         mode, count = allocation(data, defaulted)
         if mode == "All" and count != 0:
-            report(api + ("count",), f"count {count} must not be set when allocationMode is All (Invalid)", error_type="Invalid", locate=src + ("count",))
+            report(api + ("count",), f"count {count} must not be set when allocationMode is All", error_type="Invalid", locate=src + ("count",))
         elif mode == "ExactCount" and count <= 0:
-            report(api + ("count",), f"count {count} must be greater than zero (Invalid)", error_type="Invalid", locate=src + ("count",))
+            report(api + ("count",), f"count {count} must be greater than zero", error_type="Invalid", locate=src + ("count",))
 
 
 def _tolerations(doc: Any):
@@ -377,7 +377,7 @@ def toleration_key(doc, report):
         if isinstance(key, str) and key:
             errs = qualified_name(key)
             if errs:
-                report(api + ("key",), f"toleration key '{key}' is invalid: {errs[0]} (Invalid)", error_type="Invalid", locate=src + ("key",))
+                report(api + ("key",), f"toleration key '{key}' is invalid: {errs[0]}", error_type="Invalid", locate=src + ("key",))
 
 
 @rule("DRA316", "toleration-operator", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
@@ -394,7 +394,7 @@ def toleration_operator(doc, report):
     for api, src, tol in _tolerations(doc):
         op = tol.get("operator") or "Equal"
         if isinstance(op, str) and op not in ("Equal", "Exists"):
-            report(api + ("operator",), f"toleration operator '{op}' is not supported: use Equal or Exists (NotSupported)", error_type="NotSupported", locate=src + ("operator",), replace_with=["Equal", "Exists"])
+            report(api + ("operator",), f"toleration operator '{op}' is not supported: use Equal or Exists", error_type="NotSupported", locate=src + ("operator",), replace_with=["Equal", "Exists"])
 
 
 @rule("DRA317", "toleration-value", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
@@ -410,11 +410,11 @@ def toleration_value(doc, report):
         value = tol.get("value")
         value = value if isinstance(value, str) else ""
         if op == "Exists" and value:
-            report(api + ("value",), f"toleration value '{value}' must be empty with operator Exists (Invalid)", error_type="Invalid", locate=src + ("value",))
+            report(api + ("value",), f"toleration value '{value}' must be empty with operator Exists", error_type="Invalid", locate=src + ("value",))
         elif op == "Equal":
             errs = label_value(value)
             if errs:
-                report(api + ("value",), f"toleration value '{value}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid", locate=src + ("value",))
+                report(api + ("value",), f"toleration value '{value}' is invalid: {errs[-1]}", error_type="Invalid", locate=src + ("value",))
 
 
 @rule("DRA318", "toleration-effect", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
@@ -429,7 +429,7 @@ def toleration_effect(doc, report):
     for api, src, tol in _tolerations(doc):
         effect = tol.get("effect")
         if isinstance(effect, str) and effect and effect not in allowed:
-            report(api + ("effect",), f"toleration effect '{effect}' is not supported: use {', '.join(allowed)} or leave it empty (NotSupported)", error_type="NotSupported", locate=src + ("effect",), replace_with=allowed)
+            report(api + ("effect",), f"toleration effect '{effect}' is not supported: use {', '.join(allowed)} or leave it empty", error_type="NotSupported", locate=src + ("effect",), replace_with=allowed)
 
 
 @rule("DRA319", "too-many-tolerations", severity="warning", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
@@ -455,4 +455,4 @@ def claim_controller(doc, report):
     value = doc.get(*spec_path(doc), "controller", type=str)
     if value:
         for etype, msg in driver_name_error_types(value):
-            report(spec_path(doc) + ("controller",), f"controller '{value}' is not a valid driver name: {msg} ({etype})", error_type=etype)
+            report(spec_path(doc) + ("controller",), f"controller '{value}' is not a valid driver name: {msg}", error_type=etype)

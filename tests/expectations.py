@@ -24,10 +24,8 @@ from pathlib import Path
 from dralint.model import Problem, format_path
 
 SEVERITIES = ("error", "warning", "info")
-# The API server's field.ErrorType names; a message that mirrors one names it, e.g. "... (Invalid)".
+# The API server's field.ErrorType names (the reporter writes the problem's own after its message).
 ERROR_TYPES = ("Required", "Invalid", "NotSupported", "Duplicate", "Forbidden", "TooLong", "TooMany", "NotFound", "TypeInvalid", "InternalError")
-# "(Type)" or "(Type otherwise)" in a message: checked against the problem's error_type.
-_NAMED_TYPE = re.compile(r"\((" + "|".join(ERROR_TYPES) + r")[) ]")
 _POSITION = re.compile(r"(?P<line>\d*):(?P<column>\d+)(?:-(?P<end_line>\d+):(?P<end_column>\d+))?")
 _DIRECTIVE = re.compile(r"#\s*expect(?P<kind>|-release|-codes|-select|-ignore):\s*(?P<body>.*?)\s*$")
 _RELEASE_COMMENT = re.compile(r"^\s*#\s*dralint:\s*kubernetes-version=\s*(\S+)")
@@ -102,12 +100,6 @@ def key_of(problem: Problem) -> Key:
     """The error type compared is the problem's own `error_type` (what formatters and the webhook emit), not text."""
     span = problem.span
     return Key(problem.rule, span.line, span.column, format_path(problem.path), problem.error_type, str(problem.severity))
-
-
-def named_type(problem: Problem) -> str | None:
-    """The last "(Type)" or "(Type otherwise)" the message names: what the user reads."""
-    named = _NAMED_TYPE.findall(problem.message)
-    return named[-1] if named else None
 
 
 def parse_expect(body: str, comment_line: int) -> Expectation:
@@ -186,12 +178,6 @@ def compare(expectations: list[Expectation], problems: list[Problem]) -> list[st
     got = Counter(key_of(p) for p in problems)
     report = [f"- {key.render()}   (expected, not reported)" for key in sorted((wanted - got).elements(), key=_order)]
     report += [f"+ {key.render()}   (reported, not expected)" for key in sorted((got - wanted).elements(), key=_order)]
-    # A message that names an error type must name the one the problem carries as data.
-    report += [
-        f"! {key_of(p).render()}   (the message names {named_type(p)}: {p.message!r})"
-        for p in problems
-        if named_type(p) not in (None, p.error_type)
-    ]
     by_key: dict[Key, list[Problem]] = {}
     for problem in problems:
         by_key.setdefault(key_of(problem), []).append(problem)

@@ -401,8 +401,16 @@ class Reporter(Protocol):
         severity: Severity | str | None = None,
         doc: DocumentView | None = None,
         replace_with: Sequence[Any] = (),
+        show_type: bool = True,
+        type_note: str = "",
     ) -> None:
         """Report a problem at the API server's field `path`.
+
+        `error_type`: the API server's field.ErrorType ("Invalid", "Required", "TooMany" ...). The
+        reporter writes it after the message, "... (Invalid)": a message never names it itself.
+        `show_type=False`: the message quotes the API server's own wording, which names no type; the
+        type is still the problem's `error_type`. `type_note`: a word after the type, when the type
+        applies only under a condition the linter cannot see: "(Forbidden otherwise)".
 
         `locate`: where it stands in the source when that differs from `path`
         (e.g. flat-shape requests whose errors the server reports under `exactly`).

@@ -34,6 +34,8 @@ class _Reporter:
         severity: Severity | str | None = None,
         doc: DocumentView | None = None,
         replace_with: Sequence[Any] = (),
+        show_type: bool = True,
+        type_note: str = "",
     ) -> None:
         view = doc or self.view
         if view is None:
@@ -56,7 +58,7 @@ class _Reporter:
                 rule=self.rule.code,
                 name=self.rule.slug,
                 severity=sev,
-                message=message,
+                message=with_type(message, error_type, show_type, type_note),
                 source=document.source,
                 document=document.index,
                 path=tuple(path),
@@ -71,6 +73,14 @@ class _Reporter:
             self.problems[-1].fixes = lambda: [Fix(f"replace with '{v}'", (Edit(span(), str(v)),)) for v in replace_with]
         elif replace_with:
             self.problems[-1].fixes = lambda: _replace_value(document, where, list(replace_with))
+
+
+def with_type(message: str, error_type: str | None, show_type: bool = True, type_note: str = "") -> str:
+    """The message as the user reads it: the API server's error type follows it in parentheses, written
+    from `error_type` alone so that text and data cannot disagree ("... (Invalid)", "... (Forbidden otherwise)")."""
+    if error_type is None or not show_type:
+        return message
+    return f"{message} ({error_type} {type_note})" if type_note else f"{message} ({error_type})"
 
 
 def _replace_value(document: Document, where: Path, values: list[Any]) -> list[Fix]:
@@ -122,13 +132,15 @@ class _PlaceReporter:
         # 100,000-claim run, and each copy would live until the report is written (~10 MB).
         self.messages = messages
 
-    def __call__(self, place: Place, message: str, *, error_type: str | None = None, severity: Severity | str | None = None) -> None:
+    def __call__(self, place: Place, message: str, *, error_type: str | None = None, severity: Severity | str | None = None,
+                 show_type: bool = True, type_note: str = "") -> None:
         if not isinstance(place, Place):
             raise TypeError(f"rule {self.rule.code} has run scope: report(place, ...) takes a Place (doc.place(path) in collect)")
         if severity is None:
             sev = self.rule.severity
         else:
             sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
+        message = with_type(message, error_type, show_type, type_note)
         lazy = callable(place.at)  # positioned on first use: the document is still at hand (DocumentView.place)
         self.problems.append(
             Problem(
