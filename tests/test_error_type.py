@@ -75,3 +75,21 @@ def _report(**kwargs) -> list:
 def test_the_reporter_writes_the_type_from_the_field(kwargs, message, error_type):
     [problem] = _report(**kwargs)
     assert (problem.message, problem.error_type, problem.rule) == (message, error_type, "ZZZ001")
+
+
+def test_a_kept_reporter_reports_under_its_own_rule():
+    kept = []
+
+    @rule("ZZZ010", "keeps", kinds={"ResourceClaim"})
+    def keeps(doc, report):
+        """Keeps its reporter and reports only later."""
+        kept.append(report)
+
+    @rule("ZZZ011", "later", kinds={"ResourceClaim"})
+    def later(doc, report):
+        """Calls the reporter the other rule kept."""
+        kept[0](("spec",), "reported through the kept reporter", error_type="Invalid")
+
+    doc = Document(source="x.yaml", index=0, data={"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "spec": {}})
+    [problem] = run_document_rules([keeps.__dralint_rule__, later.__dralint_rule__], DocumentView(doc, "1.34"))
+    assert (problem.rule, problem.name, problem.message) == ("ZZZ010", "keeps", "reported through the kept reporter (Invalid)")
