@@ -13,15 +13,17 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from .api import DocumentView, Place, Rule, RunIndex, RunView
 from .catalog import ENGINE_CHECKS, engine_problem
 from .model import Document, Edit, Fix, Path, Problem, Severity, Span
+from .registry import BUILTIN_PACKAGE
 
 
 class _Reporter:
-    __slots__ = ("rule", "view", "problems")
+    __slots__ = ("rule", "view", "problems", "module")
 
     def __init__(self, rule: Rule, view: DocumentView | None, problems: list[Problem]):
         self.rule = rule
         self.view = view
         self.problems = problems
+        self.module = memo_module(rule)
 
     def __call__(
         self,
@@ -100,6 +102,7 @@ def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Proble
     bound = getattr(_BOUND, "reporters", None)
     if bound is None:
         bound = _BOUND.reporters = {}
+    module = None  # whose `memo` table the view holds: the built-ins' first
     for rule in rules:
         reporter = bound.get(id(rule))
         if reporter is None or reporter.rule is not rule:
@@ -108,6 +111,9 @@ def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Proble
             reporter = bound[id(rule)] = _Reporter(rule, view, problems)
         reporter.view = view
         reporter.problems = problems
+        if reporter.module is not module:
+            module = reporter.module
+            view._enter(module)
         try:
             rule.check(view, reporter)
         except KeyboardInterrupt:
@@ -181,6 +187,7 @@ def collect_records(collectors: list[Collector], view: DocumentView, problems: l
     for key, collect, rules in collectors:
         if not any(r.in_releases(view.release) for r in rules):
             continue
+        view._enter(memo_module(rules[0]))
         try:
             record = collect(view)
         except KeyboardInterrupt:
@@ -190,6 +197,14 @@ def collect_records(collectors: list[Collector], view: DocumentView, problems: l
             continue
         if record is not None:
             yield key, record
+    view._enter(None)
+
+
+def memo_module(rule: Rule) -> str | None:
+    """Whose `DocumentView.memo` table a rule uses: None for the built-in rules (they share derived views),
+    else the plugin module that declared it."""
+    origin = rule.origin
+    return None if origin == "builtin" or origin == BUILTIN_PACKAGE or origin.startswith(BUILTIN_PACKAGE + ".") else origin
 
 
 def collector_key(rule: Rule) -> str:
