@@ -22,6 +22,7 @@ from dralint.api import DocumentView, Place, RunIndex, rule, shared
 from dralint.k8s.claims import is_nested
 from dralint.k8s.names import DNS1123_SUBDOMAIN_MAX, dns1123_label, dns1123_subdomain
 from dralint.k8s.resource import GROUP
+from dralint.k8s.suggest import OneEditAway, close_hint
 
 # (API version, kind) -> path of the pod spec inside the object.
 POD_SPECS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -258,107 +259,21 @@ class _Hints:
 
     def __init__(self, declared: list[str]):
         self.declared = declared
-        self._near: _OneEditAway | None = None
+        self._near: OneEditAway | None = None
         self._hints: dict[str, str] = {}  # a container list can repeat a name; init and app containers often do
 
     def of(self, name: str) -> str:
         hint = self._hints.get(name)
         if hint is None:
             if len(self.declared) <= LISTED_CLAIMS_MAX:
-                hint = _close(name, self.declared)
+                hint = close_hint(name, self.declared)
             else:
                 if self._near is None:
-                    self._near = _OneEditAway(self.declared)
+                    self._near = OneEditAway(self.declared)
                 match = self._near.closest(name)
                 hint = f"; did you mean {match!r}?" if match else ""
             self._hints[name] = hint
         return hint
-
-
-class _OneEditAway:
-    """Names one edit (a changed, missing, extra or swapped character) away from a given one.
-
-    Looked up through an index of every name with one character deleted, so a run
-    with 100,000 names and as many dangling references stays linear; comparing each
-    reference with every name (difflib) made it quadratic.
-    """
-
-    def __init__(self, names: list[str]):
-        # Names one edit apart differ in length by at most one, so a length's names are indexed when a
-        # name of a neighbouring length is first looked up: a run with 100,000 names and references to
-        # a few missing classes indexes the few names of their lengths, not ~15 variants of each name.
-        # Keyed by the variant's hash, holding a name or a list of names (the strings and one-item
-        # lists were ~150 bytes a variant); a hash can collide: closest() checks.
-        # A name longer than an object name can be (DRA702 and others report it) is neither indexed nor
-        # looked up: its L deletions of L characters each took L * L bytes (3.9 GB for one 64k name).
-        self.by_length: dict[int, list[str]] = {}
-        for name in names:
-            if len(name) <= DNS1123_SUBDOMAIN_MAX:
-                self.by_length.setdefault(len(name), []).append(name)
-        self.by_variant: dict[int, Any] = {}
-        self._answers: dict[str, str | None] = {}  # the same missing name is often referenced many times
-
-    def _index(self, length: int) -> None:
-        index = self.by_variant
-        for name in self.by_length.pop(length, ()):
-            for variant in {name, *self._deletions(name)}:
-                key = hash(variant)
-                held = index.get(key)
-                if held is None:
-                    index[key] = name
-                elif isinstance(held, list):
-                    held.append(name)
-                else:
-                    index[key] = [held, name]
-
-    @staticmethod
-    def _deletions(word: str) -> set[str]:
-        return {word[:i] + word[i + 1 :] for i in range(len(word))}
-
-    def closest(self, name: str) -> str | None:
-        if name in self._answers:
-            return self._answers[name]
-        if len(name) > DNS1123_SUBDOMAIN_MAX:
-            return None
-        for length in (len(name) - 1, len(name), len(name) + 1):
-            self._index(length)
-        # Every name filed under the hash of one of `name`'s variants: a superset (a hash can collide, and two
-        # names can share a deletion two edits apart: "--ba", "-ba1"), so a candidate is checked before it is
-        # the answer, not before it is sorted (checking them all was most of judging 20,000 dangling
-        # references to names one edit from many others).
-        index = self.by_variant
-        found: set[str] = set()
-        for variant in {name, *self._deletions(name)}:
-            held = index.get(hash(variant))
-            if held is not None:
-                found.update(held if isinstance(held, list) else (held,))
-        # Same length first (a typo rather than a missing character), then alphabetically: stable output.
-        answer = next((c for c in sorted(found, key=lambda c: (abs(len(c) - len(name)), c)) if _one_edit(c, name)), None)
-        self._answers[name] = answer
-        return answer
-
-
-def _one_edit(a: str, b: str) -> bool:
-    """Whether `a` is `b` with one character changed, deleted or inserted, or two neighbours swapped."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    i = 0
-    while i < len(a) and i < len(b) and a[i] == b[i]:
-        i += 1
-    if len(a) > len(b):
-        return a[i + 1 :] == b[i:]
-    if len(a) < len(b):
-        return a[i:] == b[i + 1 :]
-    if a[i + 1 :] == b[i + 1 :]:
-        return True  # changed
-    return i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]  # swapped
-
-
-def _close(name: str, candidates: list[str]) -> str:
-    import difflib  # only for references that name nothing: ~1 ms of a clean file's start-up otherwise
-
-    match = difflib.get_close_matches(name, candidates, n=1)
-    return f"; did you mean {match[0]!r}?" if match else ""
 
 
 # ---------------------------------------------------------------------------
@@ -429,7 +344,7 @@ class _Index:
                     held.append(record)
                 else:
                     names[record.name] = [held, record]
-        self._near: dict[str, _OneEditAway] = {}  # built on the first dangling reference of a kind
+        self._near: dict[str, OneEditAway] = {}  # built on the first dangling reference of a kind
         # (kind, name, otherwise) -> message: 100,000 pods naming 20,000 missing claims ask 20,000 questions.
         self._messages: dict[tuple[str, str, str], str] = {}
 
@@ -456,7 +371,7 @@ class _Index:
     def _not_defined(self, kind: str, name: str, otherwise: str) -> str:
         near = self._near.get(kind)
         if near is None:
-            near = self._near[kind] = _OneEditAway(list(self.by_kind.get(kind, {})))
+            near = self._near[kind] = OneEditAway(list(self.by_kind.get(kind, {})))
         close = near.closest(name)
         if close is None:
             return f"{kind} {name!r} is not defined in the linted files; {otherwise}"
