@@ -61,6 +61,8 @@ def config_request_duplicate(doc, report):
     """A config entry must not name the same request twice.
 
     Invalid: `requests: [gpu, gpu]`. Valid: `requests: [gpu]`.
+
+    Upstream: `validateDeviceClaimConfiguration` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc, covered=True), "duplicate", "config entry")
 
@@ -70,6 +72,8 @@ def config_request_format(doc, report):
     """Config request references must be DNS-1123 labels (`<request>` or `<request>/<subrequest>` from 1.33).
 
     Invalid: `requests: [My_GPU]`. Valid: `requests: [gpu]`.
+
+    Upstream: `validateRequestNameRef` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc), "format", "config entry")
 
@@ -79,6 +83,8 @@ def config_request_unknown(doc, report):
     """Config request references must name a request (or `<request>/<subrequest>`) of the claim.
 
     Invalid: `requests: [nic]` when the claim only has `gpu`. Valid: `requests: [gpu]`.
+
+    Upstream: `validateRequestNameRef` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc), "unknown", "config entry")
 
@@ -97,6 +103,8 @@ def config_opaque_required(doc, report):
         config:
         - requests: [gpu]
           opaque: {driver: gpu.example.com, parameters: {mode: shared}}
+
+    Upstream: `validateDeviceConfiguration` (pkg/apis/resource/validation/validation.go).
     """
     for path, g in _configs(doc):
         if g.get("opaque") is None:
@@ -112,6 +120,8 @@ def opaque_driver_name(doc, report):
     TooLong and Invalid.
 
     Invalid: `driver: "gpu example"`. Valid: `driver: gpu.example.com`.
+
+    Upstream: `validateOpaqueConfiguration` (pkg/apis/resource/validation/validation.go).
     """
     for path, g in _configs(doc, covered=True):
         opaque = g.get("opaque")
@@ -146,6 +156,8 @@ def opaque_parameters(doc, report):
 
     Invalid: `parameters: [a, b]` or `parameters: "mode=shared"`.
     Valid: `parameters: {apiVersion: gpu.example.com/v1, kind: GpuConfig}`.
+
+    Upstream: `validateRawExtension` (pkg/apis/resource/validation/validation.go).
     """
     for path, g in _configs(doc):
         opaque = g.get("opaque")

@@ -59,6 +59,8 @@ def constraint_request_duplicate(doc, report):
     """A constraint must not name the same request twice.
 
     Invalid: `requests: [gpu, gpu]`. Valid: `requests: [gpu, nic]`.
+
+    Upstream: `validateDeviceConstraint` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc, covered=True), "duplicate", "constraint")
 
@@ -68,6 +70,8 @@ def constraint_request_format(doc, report):
     """Constraint request references must be DNS-1123 labels (`<request>` or `<request>/<subrequest>` from 1.33).
 
     Invalid: `requests: [GPU]`. Valid: `requests: [gpu]`.
+
+    Upstream: `validateRequestNameRef` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc), "format", "constraint")
 
@@ -78,6 +82,8 @@ def constraint_request_unknown(doc, report):
 
     Invalid: `requests: [gpu-1]` when the only request is `gpu-0`.
     Valid: `requests: [gpu-0]`.
+
+    Upstream: `validateRequestNameRef` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc), "unknown", "constraint")
 
@@ -99,6 +105,8 @@ def constraint_attribute_required(doc, report):
         constraints:
         - requests: [a, b]
           matchAttribute: gpu.example.com/numa
+
+    Upstream: `validateDeviceConstraint` (pkg/apis/resource/validation/validation.go).
     """
     consumable = doc.release_tuple >= (1, 34) and gate_enabled(doc, "DRAConsumableCapacity")
     for path, c in _constraints(doc):
@@ -121,6 +129,8 @@ def constraint_attribute_format(doc, report):
     characters), the identifier is a C identifier of at most 32 characters.
 
     Invalid: `matchAttribute: parentDeviceID`. Valid: `matchAttribute: gpu.example.com/parentDeviceID`.
+
+    Upstream: `validateCIdentifier`, `validateFullyQualifiedName` (pkg/apis/resource/validation/validation.go).
     """
     consumable = doc.release_tuple >= (1, 34) and gate_enabled(doc, "DRAConsumableCapacity")
     for path, c in _constraints(doc, covered=True):

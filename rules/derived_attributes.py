@@ -102,6 +102,8 @@ def derived_attributes_list(doc, report):
     `+k8s:maxItems=32` (TooMany). Checked only with DRADerivedAttributes on.
 
     Invalid: two entries both named `example.com/numa`.
+
+    Upstream: `validateDeviceDerivedAttributes` (pkg/apis/resource/validation/validation.go).
     """
     for _ref, api, src, seq in _lists(doc):
         if len(seq) > DERIVED_ATTRIBUTES_MAX:
@@ -136,6 +138,8 @@ def derived_attribute_name(doc, report):
         # ...and no constraint with matchAttribute: example.com/numa
 
     Valid: the same with `constraints: [{matchAttribute: example.com/numa}]`.
+
+    Upstream: `validateDeviceDerivedAttribute` (pkg/apis/resource/validation/validation.go).
     """
     attrs = None
     for ref, api, src, entry in _entries(doc):
@@ -169,6 +173,8 @@ def derived_attribute_expression(doc, report):
     Checked only with DRADerivedAttributes on.
 
     Invalid: `expression: device.attributes[`. Valid: `expression: device.attributes["gpu.example.com"].numa`.
+
+    Upstream: `convertCELErrorToValidationError`, `validateCELExpression`, `validateDeviceClaim` (pkg/apis/resource/validation/validation.go).
     """
     total, failed = 0, []
     for _ref, api, src, entry in _entries(doc):

@@ -53,6 +53,8 @@ def extended_resource_name(doc, report):
     1.34-1.35: the field is dropped, see DRA801).
 
     Invalid: `extendedResourceName: gpu`. Valid: `extendedResourceName: example.com/gpu`.
+
+    Upstream: `validateDeviceClassSpec` (pkg/apis/resource/validation/validation.go).
     """
     if not gate_enabled(doc, "DRAExtendedResource"):
         return

@@ -76,6 +76,8 @@ def name_required(doc, report):
 
         metadata:
           name: gpu-claim
+
+    Upstream: `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     if doc.get("metadata") is not None and not isinstance(doc.get("metadata"), dict):
         return
@@ -93,6 +95,8 @@ def name_format(doc, report):
     `generateName` is checked the same way (reported at `metadata.name`).
 
     Invalid: `name: GPU_Claim`. Valid: `name: gpu-claim`.
+
+    Upstream: `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     meta = _meta(doc)
     name = _str(meta, "name")
@@ -119,6 +123,8 @@ def generate_name_format(doc, report):
 
     Invalid: `generateName: GPU_`. Valid: `generateName: gpu-claim-`.
     (DeviceClass in 1.35 validates only the generated name, see DRA202.)
+
+    Upstream: `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     if not _validates_generate_name(doc):
         return
@@ -134,6 +140,8 @@ def namespace_format(doc, report):
     """`metadata.namespace` must be a DNS-1123 label (at most 63 characters, no dots).
 
     Invalid: `namespace: Team.A`. Valid: `namespace: team-a`.
+
+    Upstream: `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     if doc.kind in CLUSTER_SCOPED:
         return
@@ -205,6 +213,8 @@ def label_format(doc, report):
     `spec.metadata.labels` in a ResourceClaimTemplate), not per key.
 
     Invalid: `labels: {"team/a/b": x}` or `labels: {app: "-gpu"}`. Valid: `labels: {app: gpu}`.
+
+    Upstream: `validateResourceClaimTemplateSpec`, `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     for base in _bases(doc):
         _check_labels(doc, report, base)
@@ -215,6 +225,8 @@ def annotation_key_format(doc, report):
     """Annotation keys must be qualified names (checked lower-cased).
 
     Invalid: `annotations: {"my annotation": x}`. Valid: `annotations: {example.com/note: x}`.
+
+    Upstream: `validateResourceClaimTemplateSpec`, `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     for base in _bases(doc):
         _check_annotation_keys(doc, report, base)
@@ -225,6 +237,8 @@ def annotations_too_long(doc, report):
     """All annotations together (keys plus values) may use at most 256 KiB.
 
     Invalid: a 300 KB annotation value. Valid: small annotations; put large data elsewhere.
+
+    Upstream: `validateResourceClaimTemplateSpec`, `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     for base in _bases(doc):
         _check_annotation_size(doc, report, base)
@@ -235,6 +249,8 @@ def generation_negative(doc, report):
     """`metadata.generation` must not be negative.
 
     Invalid: `generation: -1`. Valid: leave it out (the server sets it).
+
+    Upstream: `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     gen = doc.get("metadata", "generation", type=int)
     if gen is not None and gen < 0:
@@ -273,6 +289,8 @@ def template_metadata_forbidden(doc, report):
         spec:
           metadata:
             labels: {app: inference}
+
+    Upstream: `validateResourceClaimTemplateSpec` (pkg/apis/resource/validation/validation.go).
     """
     meta = doc.get("spec", "metadata", type=dict)
     if not meta:

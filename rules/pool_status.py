@@ -35,6 +35,8 @@ def pool_status_request_spec(doc, report):
 
     Invalid: `spec: {driver: gpu.example.com, limit: 0}`.
     Valid: `spec: {driver: gpu.example.com, poolName: node-1, limit: 1000}`.
+
+    Upstream: `validatePoolName` (pkg/apis/resource/validation/validation.go).
     """
     if not kind_gate_enabled(doc, "DRAResourcePoolStatus"):
         return

@@ -55,6 +55,8 @@ def request_name(doc, report):
     by this name. An empty name fails the same way (Invalid).
 
     Invalid: `- name: GPU_0`. Valid: `- name: gpu-0`.
+
+    Upstream: `validateDeviceRequest` (pkg/apis/resource/validation/validation.go).
     """
     for req in requests(doc):
         name = req.data.get("name")
@@ -73,6 +75,8 @@ def request_name_duplicate(doc, report):
     which gets only its size error.
 
     Invalid: two requests both named `gpu`. Valid: `gpu-0` and `gpu-1`.
+
+    Upstream: `validateDeviceClaim` (pkg/apis/resource/validation/validation.go).
     """
     if not items_validated(doc, raw_requests(doc), DEVICE_REQUESTS_MAX):
         return
@@ -109,6 +113,8 @@ def too_many_requests(doc, report):
 
     TooLong in 1.31, TooMany from 1.32; from 1.35 the requests of an
     over-long list are not validated further.
+
+    Upstream: `validateDeviceClaim` (pkg/apis/resource/validation/validation.go).
     """
     seq = raw_requests(doc)
     if len(seq) > DEVICE_REQUESTS_MAX:
@@ -137,6 +143,8 @@ def request_needs_device(doc, report):
         requests:
         - name: gpu
           exactly: {deviceClassName: gpu.example.com}
+
+    Upstream: `validateDeviceRequest` (pkg/apis/resource/validation/validation.go).
     """
     for req in requests(doc):
         if req.state == "neither":
@@ -166,6 +174,8 @@ def request_both(doc, report):
           firstAvailable: [{name: x, deviceClassName: b}]
 
     Valid: move the exact request into `firstAvailable` as its first entry.
+
+    Upstream: `validateDeviceRequest` (pkg/apis/resource/validation/validation.go).
     """
     for req in requests(doc):
         if req.state == "both":
@@ -195,6 +205,8 @@ def device_class_name_required(doc, report):
     at `requests[i].exactly.deviceClassName`.
 
     Invalid: `deviceClassName: ""`. Valid: `deviceClassName: gpu.example.com`.
+
+    Upstream: `validateDeviceClass` (pkg/apis/resource/validation/validation.go).
     """
     flat_optional = is_flat(doc) and internal_nested(doc)
     for _req, exact in validated_exacts(doc):
@@ -213,6 +225,8 @@ def device_class_name_format(doc, report):
     """`deviceClassName` must be a DNS-1123 subdomain (the name of a DeviceClass).
 
     Invalid: `deviceClassName: GPU_Class`. Valid: `deviceClassName: gpu.example.com`.
+
+    Upstream: `validateDeviceClass` (pkg/apis/resource/validation/validation.go).
     """
     for _req, exact in validated_exacts(doc):
         problem = _class_name_problem(exact.data.get("deviceClassName"), True)
@@ -231,6 +245,8 @@ def too_many_first_available(doc, report):
 
     Their own checks still run (hand-written); from 1.37 the declarative ones
     (unique names) stop at an over-long list.
+
+    Upstream: `validateDeviceRequest` (pkg/apis/resource/validation/validation.go).
     """
     for req in requests(doc):
         if req.state == "first" and isinstance(req.first_available_raw, list) and len(req.first_available_raw) > FIRST_AVAILABLE_MAX:
@@ -244,6 +260,8 @@ def subrequest_name(doc, report):
     Constraints and config refer to them as `<request>/<subrequest>`.
 
     Invalid: `- name: Small_GPU`. Valid: `- name: small-gpu`.
+
+    Upstream: `validateDeviceSubRequest` (pkg/apis/resource/validation/validation.go).
     """
     for _req, sub in validated_subrequests(doc):
         name = sub.data.get("name")
@@ -259,6 +277,8 @@ def subrequest_name_duplicate(doc, report):
 
     Reported at `firstAvailable[j].name` up to 1.34 and at `firstAvailable[j]` from 1.35.
     From 1.37 (declarative `+k8s:unique=map`) not in an over-long list.
+
+    Upstream: `validateDeviceRequest` (pkg/apis/resource/validation/validation.go).
     """
     over_long = not items_validated(doc, raw_requests(doc), DEVICE_REQUESTS_MAX)
     for req in requests(doc):
@@ -274,6 +294,8 @@ def too_many_selectors(doc, report):
 
     TooLong in 1.31, TooMany from 1.32; from 1.35 the selectors of an
     over-long list are not validated further (no CEL check).
+
+    Upstream: `validateDeviceClassSpec`, `validateSelectorSlice` (pkg/apis/resource/validation/validation.go).
     """
     for api, src, seq in selector_lists(doc):
         if len(seq) > DEVICE_SELECTORS_MAX:
@@ -301,6 +323,8 @@ def selector_cel_required(doc, report):
         selectors:
         - cel:
             expression: device.driver == "gpu.example.com"
+
+    Upstream: `validateSelector` (pkg/apis/resource/validation/validation.go).
     """
     for api, src, seq in selector_lists(doc):
         for k, selector in enumerate(seq):
@@ -317,6 +341,8 @@ def allocation_mode(doc, report):
     this error.
 
     Invalid: `allocationMode: Any`. Valid: `allocationMode: All`.
+
+    Upstream: `validateDeviceAllocationMode` (pkg/apis/resource/validation/validation.go).
     """
     from dralint.k8s.claims import allocation
 
@@ -337,6 +363,8 @@ def count_invalid(doc, report):
     fail; with `allocationMode: All` any count other than 0 is Invalid.
 
     Invalid: `allocationMode: All` with `count: 2`, or `count: -1`. Valid: `count: 2`.
+
+    Upstream: `validateDeviceAllocationMode` (pkg/apis/resource/validation/validation.go).
     """
     from dralint.k8s.claims import allocation
 
@@ -371,6 +399,8 @@ def toleration_key(doc, report):
     in 1.33-1.35, when tolerations are dropped; see DRA801).
 
     Invalid: `key: "bad key"`. Valid: `key: example.com/unhealthy`.
+
+    Upstream: `validateDeviceToleration` (pkg/apis/resource/validation/validation.go).
     """
     for api, src, tol in _tolerations(doc):
         key = tol.get("key")
@@ -390,6 +420,8 @@ def toleration_operator(doc, report):
     manifest. Checked only when the DRADeviceTaints feature gate is on.
 
     Invalid: `operator: In`. Valid: `operator: Exists`.
+
+    Upstream: `validateDeviceToleration` (pkg/apis/resource/validation/validation.go).
     """
     for api, src, tol in _tolerations(doc):
         op = tol.get("operator") or "Equal"
@@ -404,6 +436,8 @@ def toleration_value(doc, report):
     Checked only when the DRADeviceTaints feature gate is on.
 
     Invalid: `operator: Exists` with `value: "true"`. Valid: `operator: Equal`, `value: "true"`.
+
+    Upstream: `validateDeviceToleration`, `validateLabelValue` (pkg/apis/resource/validation/validation.go).
     """
     for api, src, tol in _tolerations(doc):
         op = tol.get("operator") or "Equal"
@@ -424,6 +458,8 @@ def toleration_effect(doc, report):
     Checked only when the DRADeviceTaints feature gate is on.
 
     Invalid: `effect: PreferNoSchedule`. Valid: `effect: NoExecute`.
+
+    Upstream: `validateDeviceToleration` (pkg/apis/resource/validation/validation.go).
     """
     allowed = ["NoSchedule", "NoExecute"] + (["None"] if doc.release_tuple >= (1, 35) else [])
     for api, src, tol in _tolerations(doc):

@@ -47,6 +47,8 @@ def binding_conditions(doc, report):
     other (Invalid at the missing list).
 
     Invalid: `bindingConditions: [ready]` without `bindingFailureConditions`.
+
+    Upstream: `validateDeviceBindingParameters` (pkg/apis/resource/validation/validation.go).
     """
     go_type = device_go_type(doc)
     for shape in validated_devices(doc):
@@ -103,6 +105,8 @@ def partition_type_attribute(doc, report):
     (Invalid). An attribute in the driver's own domain may be written bare.
 
     Invalid: `partitionTypeAttribute: profile`. Valid: `partitionTypeAttribute: gpu.example.com/profile`.
+
+    Upstream: `validateFullyQualifiedName`, `validatePartitionTypeAttribute` (pkg/apis/resource/validation/validation.go).
     """
     spec = doc.get("spec", type=dict)
     value = kept(doc, "ResourceSliceSpec", spec, "partitionTypeAttribute")
@@ -156,6 +160,8 @@ def node_allocatable_resources(doc, report):
     extended resources and `capacityKey` is a capacity name.
 
     Invalid (1.37): `nodeAllocatableResources: {cpu: {mapping: {capacityMultiplier: "2"}}}`.
+
+    Upstream: `validateNodeAllocatableMapping`, `validateNodeAllocatableOverheadMapping`, `validateNodeAllocatableResources` (pkg/apis/resource/validation/validation.go).
     """
     field = _node_allocatable_field(doc)
     go_type = device_go_type(doc)
@@ -246,6 +252,8 @@ def capacity_request_policy(doc, report):
     above `min`.
 
     Invalid: `requestPolicy: {default: 3Gi, validValues: [2Gi, 1Gi]}`.
+
+    Upstream: `validateInt64Range`, `validateRequestPolicy`, `validateRequestPolicyRange`, `validateRequestPolicyRangeStep`, `validateRequestPolicyValidValues`, `validateSingleAllocatableDeviceCapacity`, `validateValidRequestValues` (pkg/apis/resource/validation/validation.go).
     """
     go_type = device_go_type(doc)
     fractional = doc.release_tuple >= (1, 37) and gate_on_by_default(doc, "DRAFractionalCapacityRange")

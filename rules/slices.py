@@ -56,6 +56,8 @@ def driver(doc, report):
     """`spec.driver` must be a driver name: a DNS subdomain of at most 63 characters.
 
     Invalid: `driver: GPU_Driver`. Valid: `driver: gpu.example.com`.
+
+    Upstream: `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     value = doc.get("spec", "driver", type=str)
     if value is None:
@@ -69,6 +71,8 @@ def pool(doc, report):
     """`spec.pool`: a name of DNS subdomains joined by `/` (at most 253 characters), `resourceSliceCount` > 0, `generation` >= 0.
 
     Invalid: `pool: {name: "", generation: -1, resourceSliceCount: 0}`.
+
+    Upstream: `validatePoolName`, `validateResourcePool` (pkg/apis/resource/validation/validation.go).
     """
     data = doc.get("spec", "pool", type=dict)
     if data is None:
@@ -114,6 +118,8 @@ def node_selection(doc, report):
     Invalid at `spec`.
 
     Invalid: both `nodeName: node-1` and `allNodes: true`; `allNodes: false`.
+
+    Upstream: `validateNodeName`, `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     spec = doc.get("spec", type=dict)
     if spec is None:
@@ -160,6 +166,8 @@ def too_many_devices(doc, report):
 
     Only devices the server keeps count (a gated field that is dropped does not lower the limit).
     From 1.35 a slice over its limit is only TooMany: validateSet checks none of its devices.
+
+    Upstream: `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     seq = doc.get("spec", "devices", type=list)
     if seq is None:
@@ -174,6 +182,8 @@ def device_names(doc, report):
     """Device names must be DNS labels (validateDeviceName), unique in the slice (validateSet: Duplicate at `D` from 1.35, `D.name` before).
 
     Invalid: two devices named `gpu-0`, or a device named `GPU_0`.
+
+    Upstream: `validateDevice`, `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     if devices_short_circuit(doc):
         return
@@ -201,6 +211,8 @@ def attributes(doc, report):
     in all its attributes (numEntriesDeviceAttribute: Invalid at `D`).
 
     Invalid: `attributes: {model: {string: a100, int: 3}}`, `{driverVersion: {version: v1.2}}`, `{peers: {ints: []}}`.
+
+    Upstream: `validateCIdentifier`, `validateDevice`, `validateDeviceAttribute`, `validateDeviceAttributeStringValue`, `validateDeviceAttributeVersionValue`, `validateQualifiedName` (pkg/apis/resource/validation/validation.go).
     """
     for shape in validated_devices(doc):
         attrs = shape.fields.get("attributes")
@@ -251,6 +263,8 @@ def capacity(doc, report):
     """Capacity names are qualified names like attribute names (reported at `D.capacity`); attributes and capacities together at most 32 per device (Invalid at `D`).
 
     Invalid: a device with 20 attributes and 13 capacities.
+
+    Upstream: `validateCIdentifier`, `validateInt64Range`, `validateQualifiedName` (pkg/apis/resource/validation/validation.go).
     """
     for shape in validated_devices(doc):
         attrs = shape.fields.get("attributes")
@@ -293,6 +307,8 @@ def shared_counters(doc, report):
     (Invalid at `spec`), and more than 8 sets is only TooMany (no set is checked).
 
     Invalid: two counter sets named `gpu-0-counters`.
+
+    Upstream: `validateCounterSet`, `validateInt64Range`, `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     spec = doc.get("spec", type=dict)
     seq = kept(doc, "ResourceSliceSpec", spec, "sharedCounters")
@@ -328,6 +344,8 @@ def counter_consumption(doc, report):
     From 1.35 more than 2 entries is only TooMany (no entry is checked).
 
     Invalid: `consumesCounters: [{counterSet: a, counters: {}}]`.
+
+    Upstream: `validateDevice`, `validateDeviceCounterConsumption`, `validateInt64Range` (pkg/apis/resource/validation/validation.go).
     """
     go_type = device_go_type(doc)
     for shape in validated_devices(doc):
@@ -368,6 +386,8 @@ def device_node_selection(doc, report):
     empty or false, is one Invalid at `D`.
 
     Invalid: `perDeviceNodeSelection: true` and a device with neither.
+
+    Upstream: `validateDevice`, `validateNodeName` (pkg/apis/resource/validation/validation.go).
     """
     spec = doc.get("spec", type=dict) or {}
     per_device = kept(doc, "ResourceSliceSpec", spec, "perDeviceNodeSelection") is True
@@ -414,6 +434,8 @@ def skip_node_operations(doc, report):
     NodePrepareResources needs NodeUnprepareResources (or `*`) as well (Invalid).
 
     Invalid: `skipNodeOperations: [NodePrepareResources]`.
+
+    Upstream: `validateSkipNodeOperations` (pkg/apis/resource/validation/validation.go).
     """
     seq = kept(doc, "ResourceSliceSpec", doc.get("spec", type=dict), "skipNodeOperations")
     if not isinstance(seq, list):

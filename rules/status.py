@@ -83,6 +83,8 @@ def reserved_for(doc, report):
     At most 32 entries (256 from 1.32), unique `uid`, each with `resource`,
     `name` and `uid`; not allowed without `status.allocation`; in classic
     DRA more than one entry needs `allocation.shareable: true`.
+
+    Upstream: `validateResourceClaimStatusUpdate`, `validateResourceClaimUserReference` (pkg/apis/resource/validation/validation.go).
     """
     status = _status(doc)
     if status is None:
@@ -130,6 +132,8 @@ def allocation(doc, report):
     selector. Classic: `driverName` required, at most 32 resource handles of
     at most 16 KiB each, `availableOnNodes` a valid node selector;
     `deallocationRequested` needs an allocation and no reservations.
+
+    Upstream: `validateAllocationConfigSource`, `validateAllocationResult`, `validateDeviceAllocationConfiguration`, `validateDeviceAllocationResult`, `validateDeviceBindingParameters`, `validateDeviceRequestAllocationResult`, `validatePoolName`, `validateRequestNameRef`, `validateSkipNodeOperations`, `validateUID` (pkg/apis/resource/validation/validation.go).
     """
     status = _status(doc)
     if status is None:
@@ -283,6 +287,8 @@ def device_status(doc, report):
     characters, at most 16 unique IPs, each an address with a prefix length in
     canonical form (`10.9.8.7/24`). Dropped while
     DRAResourceClaimDeviceStatus is off (1.32).
+
+    Upstream: `validateDeviceStatus`, `validateNetworkDeviceData`, `validateResourceClaimStatusUpdate`, `validateUID` (pkg/apis/resource/validation/validation.go).
     """
     status = _status(doc)
     if status is None or not gate_enabled(doc, "DRAResourceClaimDeviceStatus"):

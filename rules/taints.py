@@ -52,6 +52,8 @@ def slice_taints(doc, report):
     is only TooMany (no taint is checked).
 
     Invalid: `taints: [{key: example.com/unhealthy, effect: PreferNoSchedule}]`.
+
+    Upstream: `validateDevice`, `validateDeviceTaint`, `validateLabelValue` (pkg/apis/resource/validation/validation.go).
     """
     go_type = device_go_type(doc)
     for shape in validated_devices(doc):
@@ -80,6 +82,8 @@ def rule_taint(doc, report):
     Not checked when the gate that serves DeviceTaintRule is configured off.
 
     Invalid: `taint: {key: "bad key", effect: Evict}`, or no `taint` at all.
+
+    Upstream: `validateDeviceTaint`, `validateLabelValue` (pkg/apis/resource/validation/validation.go).
     """
     if not _rules_served(doc):
         return
@@ -105,6 +109,8 @@ def rule_selector(doc, report):
     Not checked when the gate that serves DeviceTaintRule is configured off.
 
     Invalid: `deviceSelector: {driver: GPU_Driver}`.
+
+    Upstream: `validateDeviceTaintSelector`, `validatePoolName` (pkg/apis/resource/validation/validation.go).
     """
     selector = doc.get("spec", "deviceSelector", type=dict)
     if selector is None or not _rules_served(doc):
