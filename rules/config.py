@@ -40,7 +40,14 @@ def _refs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, str, int, li
 
 @rule("DRA521", "too-many-config", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
 def too_many_config(doc, report):
-    """A claim or DeviceClass may have at most 32 config entries (TooLong in 1.31, TooMany from 1.32)."""
+    """A claim or DeviceClass may have at most 32 config entries (TooLong in 1.31, TooMany from 1.32).
+
+    The API server rejects an object over the limit: it can never be created.
+
+    Invalid: a claim with 33 `config` entries. Valid: 32.
+
+    Upstream: `validateDeviceClaim`, `validateDeviceClassSpec` (pkg/apis/resource/validation/validation.go).
+    """
     base = _config_base(doc)
     seq = doc.get(*base, type=list, default=[])
     if len(seq) > DEVICE_CONFIG_MAX:
@@ -49,7 +56,14 @@ def too_many_config(doc, report):
 
 @rule("DRA522", "config-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
 def config_requests_too_many(doc, report):
-    """A config entry may name at most 32 requests (TooLong in 1.31, TooMany from 1.32)."""
+    """A config entry may name at most 32 requests (TooLong in 1.31, TooMany from 1.32).
+
+    The API server rejects an object over the limit: it can never be created.
+
+    Invalid: a config entry whose `requests` lists 33 names. Valid: 32.
+
+    Upstream: `validateDeviceClaimConfiguration` (pkg/apis/resource/validation/validation.go).
+    """
     for path, g in _configs(doc, covered=True):
         seq = g.get("requests")
         if isinstance(seq, list) and len(seq) > DEVICE_REQUESTS_MAX:

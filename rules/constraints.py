@@ -39,7 +39,14 @@ def _refs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, str, int, li
 
 @rule("DRA501", "too-many-constraints", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
 def too_many_constraints(doc, report):
-    """A claim may have at most 32 constraints (TooLong in 1.31, TooMany from 1.32)."""
+    """A claim may have at most 32 constraints (TooLong in 1.31, TooMany from 1.32).
+
+    The API server rejects a claim (or template) over the limit: it can never be created.
+
+    Invalid: a claim with 33 `constraints`. Valid: 32.
+
+    Upstream: `validateDeviceClaim` (pkg/apis/resource/validation/validation.go).
+    """
     seq = doc.get(*devices_path(doc), "constraints", type=list, default=[])
     if len(seq) > DEVICE_CONSTRAINTS_MAX:
         report_too_many(doc, report, devices_path(doc) + ("constraints",), len(seq), DEVICE_CONSTRAINTS_MAX, "spec.devices.constraints")
@@ -47,7 +54,14 @@ def too_many_constraints(doc, report):
 
 @rule("DRA502", "constraint-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
 def constraint_requests_too_many(doc, report):
-    """A constraint may name at most 32 requests (TooLong in 1.31, TooMany from 1.32)."""
+    """A constraint may name at most 32 requests (TooLong in 1.31, TooMany from 1.32).
+
+    The API server rejects a claim (or template) over the limit: it can never be created.
+
+    Invalid: a constraint whose `requests` lists 33 names. Valid: 32.
+
+    Upstream: `validateDeviceConstraint` (pkg/apis/resource/validation/validation.go).
+    """
     for path, c in _constraints(doc, covered=True):
         seq = c.get("requests")
         if isinstance(seq, list) and len(seq) > DEVICE_REQUESTS_MAX:

@@ -418,6 +418,10 @@ def claim_reference_kind(run, report):
     the name only as the other kind (in a matching namespace), the pod would
     wait forever for an object that does not exist. The API server accepts
     the pod (the object might exist in the cluster), hence a warning.
+
+    Invalid: `resourceClaimName: gpus` when the run defines `gpus` only as a ResourceClaimTemplate. Valid: `resourceClaimTemplateName: gpus`.
+
+    Upstream: policy.
     """
     index = _index(run)
     other = {"ResourceClaim": "ResourceClaimTemplate", "ResourceClaimTemplate": "ResourceClaim"}
@@ -442,6 +446,10 @@ def claim_reference_namespace(run, report):
     namespaces are reported. The API server accepts the pod (the object might
     also exist in the cluster), hence a warning; the pod stays Pending
     otherwise.
+
+    Invalid: a pod in namespace `a` naming claim `gpus`, defined only in namespace `b`. Valid: the claim defined in `a`.
+
+    Upstream: policy.
     """
     index = _index(run)
     for pod in run:
@@ -460,6 +468,10 @@ def claim_reference_unresolved(run, report):
 
     That is fine when the object already exists in the cluster; this note
     says what must exist there.
+
+    Invalid: `resourceClaimName: gpus` when no file of the run defines `gpus`. Valid: the run includes ResourceClaim `gpus`.
+
+    Upstream: policy.
     """
     index = _index(run)
     for pod in run:
@@ -506,6 +518,10 @@ def device_class_unresolved(run, report):
 
     That is fine when the class is installed in the cluster (drivers usually
     ship their classes); this note says what must exist there.
+
+    Invalid: `deviceClassName: gpu.example.com` when no file of the run defines that DeviceClass. Valid: the run includes it.
+
+    Upstream: policy.
     """
     index = _index(run)
     for claim in run:

@@ -115,6 +115,8 @@ def too_many_requests(doc, report):
     over-long list are not validated further.
 
     Upstream: `validateDeviceClaim` (pkg/apis/resource/validation/validation.go).
+
+    Invalid: a claim with 33 requests. Valid: one with 32.
     """
     seq = raw_requests(doc)
     if len(seq) > DEVICE_REQUESTS_MAX:
@@ -247,6 +249,8 @@ def too_many_first_available(doc, report):
     (unique names) stop at an over-long list.
 
     Upstream: `validateDeviceRequest` (pkg/apis/resource/validation/validation.go).
+
+    Invalid: a request whose `firstAvailable` lists 9 subrequests. Valid: 8.
     """
     for req in requests(doc):
         if req.state == "first" and isinstance(req.first_available_raw, list) and len(req.first_available_raw) > FIRST_AVAILABLE_MAX:
@@ -279,6 +283,8 @@ def subrequest_name_duplicate(doc, report):
     From 1.37 (declarative `+k8s:unique=map`) not in an over-long list.
 
     Upstream: `validateDeviceRequest` (pkg/apis/resource/validation/validation.go).
+
+    Invalid: `firstAvailable` with two subrequests named `small`. Valid: `small` and `large`.
     """
     over_long = not items_validated(doc, raw_requests(doc), DEVICE_REQUESTS_MAX)
     for req in requests(doc):
@@ -296,6 +302,8 @@ def too_many_selectors(doc, report):
     over-long list are not validated further (no CEL check).
 
     Upstream: `validateDeviceClassSpec`, `validateSelectorSlice` (pkg/apis/resource/validation/validation.go).
+
+    Invalid: a request with 33 `selectors`. Valid: 32.
     """
     for api, src, seq in selector_lists(doc):
         if len(seq) > DEVICE_SELECTORS_MAX:
@@ -473,6 +481,8 @@ def too_many_tolerations(doc, report):
     """More than 16 tolerations on one request exceeds the documented maximum.
 
     The API server does not enforce it (a linter warning only).
+
+    Invalid: a request with 17 `tolerations`. Valid: 16.
     """
     for api, src, data in device_selector_targets(doc):
         seq = data.get("tolerations")
