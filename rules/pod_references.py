@@ -63,6 +63,10 @@ def pod_claim_name(doc, report):
     (`resources.claims[].name`) and how generated claims are named; the API
     server requires it (Required), rejects repeats (Duplicate) and anything
     that is not a lowercase RFC 1123 label of at most 63 characters (Invalid).
+
+    Invalid: two entries of `resourceClaims` both named `gpu`. Valid: `gpu` and `nic`.
+
+    Upstream: `validatePodResourceClaim` (pkg/apis/core/validation/validation.go).
     """
     base = pod_spec_path(doc)
     if base is None:
@@ -97,6 +101,10 @@ def pod_claim_source(doc, report):
     the `resourceClaims[]` entry; in 1.26-1.30 they sit under `source:`. The
     API server reports the choice at the entry (1.31+) or at `source`
     (1.26-1.30).
+
+    Invalid: an entry that sets both `resourceClaimName` and `resourceClaimTemplateName`. Valid: one of them.
+
+    Upstream: `validatePodResourceClaimSource` (pkg/apis/core/validation/validation.go).
     """
     base = pod_spec_path(doc)
     if base is None:

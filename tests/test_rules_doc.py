@@ -99,8 +99,6 @@ LACKING = {
     "DRA601": ('invalid example', 'valid example'),
     "DRA602": ('invalid example', 'valid example'),
     "DRA603": ('invalid example', 'valid example'),
-    "DRA701": ('invalid example', 'valid example', 'upstream'),
-    "DRA702": ('invalid example', 'valid example', 'upstream'),
     "DRA703": ('invalid example', 'valid example', 'upstream'),
     "DRA704": ('invalid example', 'valid example', 'upstream'),
     "DRA801": ('invalid example', 'valid example', 'upstream'),
