@@ -16,13 +16,22 @@ from .model import Document, Edit, Fix, Path, Problem, Severity, Span
 from .registry import BUILTIN_PACKAGE
 
 
-class _Reporter:
-    __slots__ = ("rule", "view", "problems", "module")
+class _Current:
+    """The document being checked and its problem list, shared by the reporters of one rule sequence."""
 
-    def __init__(self, rule: Rule, view: DocumentView | None, problems: list[Problem]):
-        self.rule = rule
+    __slots__ = ("view", "problems")
+
+    def __init__(self, view: DocumentView | None, problems: list[Problem]):
         self.view = view
         self.problems = problems
+
+
+class _Reporter:
+    __slots__ = ("rule", "current", "module")
+
+    def __init__(self, rule: Rule, current: _Current):
+        self.rule = rule
+        self.current = current
         self.module = memo_module(rule)
 
     def __call__(
@@ -40,7 +49,8 @@ class _Reporter:
         show_type: bool = True,
         type_note: str = "",
     ) -> None:
-        view = doc or self.view
+        current = self.current
+        view = doc or current.view
         if view is None:
             raise ValueError(f"rule {self.rule.code} has run scope: report(..., doc=view) must name the document")
         document = view.document
@@ -56,7 +66,8 @@ class _Reporter:
             sev = self.rule.severity
         else:
             sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
-        self.problems.append(
+        problems = current.problems
+        problems.append(
             Problem(
                 rule=self.rule.code,
                 name=self.rule.slug,
@@ -73,9 +84,9 @@ class _Reporter:
             )
         )
         if replace_with and string_range is not None:  # a name inside a string (CEL): replace just that
-            self.problems[-1].fixes = lambda: [Fix(f"replace with '{v}'", (Edit(span(), str(v)),)) for v in replace_with]
+            problems[-1].fixes = lambda: [Fix(f"replace with '{v}'", (Edit(span(), str(v)),)) for v in replace_with]
         elif replace_with:
-            self.problems[-1].fixes = lambda: _replace_value(document, where, list(replace_with))
+            problems[-1].fixes = lambda: _replace_value(document, where, list(replace_with))
 
 
 def with_type(message: str, error_type: str | None, show_type: bool = True, type_note: str = "") -> str:
@@ -93,7 +104,7 @@ def _replace_value(document: Document, where: Path, values: list[Any]) -> list[F
     return replace_value(document, where, None, values)
 
 
-def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Problem]:
+def run_document_rules(rules: Sequence[Rule], view: DocumentView) -> list[Problem]:
     """Run `rules`, which the caller has already matched to the document's type and release."""
     problems: list[Problem] = []
     # The hot path (one call per rule and document): each rule keeps one reporter, made on its first
@@ -102,15 +113,17 @@ def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Proble
     bound = getattr(_BOUND, "reporters", None)
     if bound is None:
         bound = _BOUND.reporters = {}
+    held = bound.get(id(rules))
+    if held is None or held[0] is not rules:  # the caller's sequences are few, long-lived and never changed
+        if len(bound) > 256:
+            bound.clear()
+        current = _Current(view, problems)
+        held = bound[id(rules)] = (rules, current, [_Reporter(rule, current) for rule in rules])
+    current = held[1]
+    current.view = view
+    current.problems = problems
     module = None  # whose `memo` table the view holds: the built-ins' first
-    for rule in rules:
-        reporter = bound.get(id(rule))
-        if reporter is None or reporter.rule is not rule:
-            if len(bound) > 10_000:
-                bound.clear()
-            reporter = bound[id(rule)] = _Reporter(rule, view, problems)
-        reporter.view = view
-        reporter.problems = problems
+    for rule, reporter in zip(rules, held[2], strict=True):
         if reporter.module is not module:
             module = reporter.module
             view._enter(module)
@@ -124,9 +137,9 @@ def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Proble
     return problems
 
 
-# Per thread (a host may lint in several at once), id(rule) -> the rule's reporter. By identity: a Rule is
-# a tuple, and hashing its fields on every call would cost more than the reporter saves. Bounded for
-# long-lived processes that load rules anew.
+# Per thread (a host may lint in several at once): id(rules) -> (rules, a reporter for each rule), for the
+# rule sequences the caller passes (one per release and document type). By identity: hashing the Rules'
+# fields on every call would cost more than the reporters save. Bounded for long-lived processes.
 _BOUND = threading.local()
 
 
@@ -237,7 +250,7 @@ def run_index_rules(rules: Iterable[Rule], records: dict[str, list[Any]], releas
 
 
 def _run(rule: Rule, problems: list[Problem], view: DocumentView | None, target: Any, fallback: Document | None = None) -> None:
-    reporter = _Reporter(rule, view, problems)
+    reporter = _Reporter(rule, _Current(view, problems))
     try:
         rule.check(target, reporter)
     except KeyboardInterrupt:
