@@ -107,9 +107,9 @@ def _replace_value(document: Document, where: Path, values: list[Any]) -> list[F
 def run_document_rules(rules: Sequence[Rule], view: DocumentView) -> list[Problem]:
     """Run `rules`, which the caller has already matched to the document's type and release."""
     problems: list[Problem] = []
-    # The hot path (one call per rule and document): each rule keeps one reporter, made on its first
-    # document, whose document and problem list are set before each call, so that a reporter a rule
-    # keeps and calls later still reports under that rule's code.
+    # The hot path (one call per rule and document): each rule of the sequence has its own reporter, made
+    # on the sequence's first document (bench/bench.py guards the cost); only the shared document and
+    # problem list change per call, so a reporter a rule keeps and calls later still reports under its code.
     bound = getattr(_BOUND, "reporters", None)
     if bound is None:
         bound = _BOUND.reporters = {}
