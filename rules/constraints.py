@@ -39,7 +39,14 @@ def _refs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, str, int, li
 
 @rule("DRA501", "too-many-constraints", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
 def too_many_constraints(doc, report):
-    """A claim may have at most 32 constraints (TooLong in 1.31, TooMany from 1.32)."""
+    """A claim may have at most 32 constraints (TooLong in 1.31, TooMany from 1.32).
+
+    The API server rejects a claim (or template) over the limit: it can never be created.
+
+    Invalid: a claim with 33 `constraints`. Valid: 32.
+
+    Upstream: `validateDeviceClaim` (pkg/apis/resource/validation/validation.go).
+    """
     seq = doc.get(*devices_path(doc), "constraints", type=list, default=[])
     if len(seq) > DEVICE_CONSTRAINTS_MAX:
         report_too_many(doc, report, devices_path(doc) + ("constraints",), len(seq), DEVICE_CONSTRAINTS_MAX, "spec.devices.constraints")
@@ -47,7 +54,14 @@ def too_many_constraints(doc, report):
 
 @rule("DRA502", "constraint-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
 def constraint_requests_too_many(doc, report):
-    """A constraint may name at most 32 requests (TooLong in 1.31, TooMany from 1.32)."""
+    """A constraint may name at most 32 requests (TooLong in 1.31, TooMany from 1.32).
+
+    The API server rejects a claim (or template) over the limit: it can never be created.
+
+    Invalid: a constraint whose `requests` lists 33 names. Valid: 32.
+
+    Upstream: `validateDeviceConstraint` (pkg/apis/resource/validation/validation.go).
+    """
     for path, c in _constraints(doc, covered=True):
         seq = c.get("requests")
         if isinstance(seq, list) and len(seq) > DEVICE_REQUESTS_MAX:
@@ -59,6 +73,8 @@ def constraint_request_duplicate(doc, report):
     """A constraint must not name the same request twice.
 
     Invalid: `requests: [gpu, gpu]`. Valid: `requests: [gpu, nic]`.
+
+    Upstream: `validateDeviceConstraint` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc, covered=True), "duplicate", "constraint")
 
@@ -68,6 +84,8 @@ def constraint_request_format(doc, report):
     """Constraint request references must be DNS-1123 labels (`<request>` or `<request>/<subrequest>` from 1.33).
 
     Invalid: `requests: [GPU]`. Valid: `requests: [gpu]`.
+
+    Upstream: `validateRequestNameRef` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc), "format", "constraint")
 
@@ -78,6 +96,8 @@ def constraint_request_unknown(doc, report):
 
     Invalid: `requests: [gpu-1]` when the only request is `gpu-0`.
     Valid: `requests: [gpu-0]`.
+
+    Upstream: `validateRequestNameRef` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc), "unknown", "constraint")
 
@@ -99,6 +119,8 @@ def constraint_attribute_required(doc, report):
         constraints:
         - requests: [a, b]
           matchAttribute: gpu.example.com/numa
+
+    Upstream: `validateDeviceConstraint` (pkg/apis/resource/validation/validation.go).
     """
     consumable = doc.release_tuple >= (1, 34) and gate_enabled(doc, "DRAConsumableCapacity")
     for path, c in _constraints(doc):
@@ -107,10 +129,10 @@ def constraint_attribute_required(doc, report):
         if consumable and c.get("distinctAttribute") is not None:
             continue
         if consumable:
-            report(path, "constraint needs matchAttribute or distinctAttribute (Required)", error_type="Required")
+            report(path, "constraint needs matchAttribute or distinctAttribute", error_type="Required")
         else:
             extra = " (distinctAttribute is dropped while the DRAConsumableCapacity feature gate is off)" if c.get("distinctAttribute") is not None else ""
-            report(path + ("matchAttribute",), f"constraint needs matchAttribute, e.g. 'gpu.example.com/numa'{extra} (Required)", error_type="Required")
+            report(path + ("matchAttribute",), f"constraint needs matchAttribute, e.g. 'gpu.example.com/numa'{extra}", error_type="Required")
 
 
 @rule("DRA507", "constraint-attribute-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
@@ -121,6 +143,8 @@ def constraint_attribute_format(doc, report):
     characters), the identifier is a C identifier of at most 32 characters.
 
     Invalid: `matchAttribute: parentDeviceID`. Valid: `matchAttribute: gpu.example.com/parentDeviceID`.
+
+    Upstream: `validateCIdentifier`, `validateFullyQualifiedName` (pkg/apis/resource/validation/validation.go).
     """
     consumable = doc.release_tuple >= (1, 34) and gate_enabled(doc, "DRAConsumableCapacity")
     for path, c in _constraints(doc, covered=True):
@@ -131,4 +155,4 @@ def constraint_attribute_format(doc, report):
         if not isinstance(value, str):
             continue
         for suffix, etype, msg in fully_qualified_name(value, doc.release_tuple):
-            report(path + (field,) + suffix, f"{field} '{value}' is invalid: {msg} ({etype})", error_type=etype, locate=path + (field,))
+            report(path + (field,) + suffix, f"{field} '{value}' is invalid: {msg}", error_type=etype, locate=path + (field,))

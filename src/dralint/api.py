@@ -157,7 +157,7 @@ _MISSING = object()
 class DocumentView:
     """Read-only access to one document for rules: data, type, release, safe lookups."""
 
-    __slots__ = ("_doc", "release", "options", "api_version", "kind", "release_tuple", "_memo", "_lazy_places", "feature_gates", "dropped")
+    __slots__ = ("_doc", "release", "options", "api_version", "kind", "release_tuple", "_memo", "_builtin_memo", "_module_memos", "_lazy_places", "feature_gates", "dropped")
 
     def __init__(
         self, doc: Document, release: str, options: dict[str, Any] | None = None, *, lazy_places: bool = False,
@@ -178,7 +178,20 @@ class DocumentView:
         self.api_version: str | None = doc.api_version
         self.kind: str | None = doc.kind
         self.release_tuple: tuple[int, int] = release_tuple(release)
+        # `memo` keys are the rule author's own: the built-in rules share one table, each plugin module
+        # has its own (the engine switches with `_enter`), so a plugin's key never meets a built-in's.
         self._memo: dict[Any, Any] = {}
+        self._builtin_memo = self._memo
+        self._module_memos: dict[str, dict[Any, Any]] | None = None
+
+    def _enter(self, module: str | None) -> None:
+        """For the engine: the `memo` table of the rules of `module` (a plugin's), or None for the built-ins'."""
+        if module is None:
+            self._memo = self._builtin_memo
+            return
+        if self._module_memos is None:
+            self._module_memos = {}
+        self._memo = self._module_memos.setdefault(module, {})
 
     @property
     def data(self) -> Any:
@@ -186,7 +199,8 @@ class DocumentView:
 
     def memo(self, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
         """`compute(*args)` once per document and key: for derived views several rules share
-        (the requests of a claim, whether a feature gate's fields are used ...). Passing the
+        (the requests of a claim, whether a feature gate's fields are used ...). Keys are per
+        module of rules: the built-in rules share theirs, each plugin module has its own. Passing the
         arguments rather than a lambda saves building a closure on every call of a hot helper."""
         try:
             return self._memo[key]
@@ -198,7 +212,9 @@ class DocumentView:
         """Drop what `memo` holds. The engine calls it when the document's rules are done: a run that
         keeps views to its end would otherwise keep every document's derived views, which the cyclic
         garbage collector then walks again and again (+40 % of its time at 10,000 documents)."""
-        self._memo.clear()
+        self._builtin_memo.clear()
+        self._module_memos = None
+        self._memo = self._builtin_memo
 
     @property
     def partial(self) -> bool:
@@ -366,7 +382,7 @@ class RunIndex:
 
     def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
         """`compute()` once per run, release and key, shared by the rules of one collector
-        (an index of the records by name ...)."""
+        (an index of the records by name ...): each collector has its own keys."""
         try:
             return self._memo[key]
         except KeyError:
@@ -401,8 +417,16 @@ class Reporter(Protocol):
         severity: Severity | str | None = None,
         doc: DocumentView | None = None,
         replace_with: Sequence[Any] = (),
+        show_type: bool = True,
+        type_note: str = "",
     ) -> None:
         """Report a problem at the API server's field `path`.
+
+        `error_type`: the API server's field.ErrorType ("Invalid", "Required", "TooMany" ...). The
+        reporter writes it after the message, "... (Invalid)": a message never names it itself.
+        `show_type=False`: the message quotes the API server's own wording, which names no type; the
+        type is still the problem's `error_type`. `type_note`: a word after the type, when the type
+        applies only under a condition the linter cannot see: "(Forbidden otherwise)".
 
         `locate`: where it stands in the source when that differs from `path`
         (e.g. flat-shape requests whose errors the server reports under `exactly`).
