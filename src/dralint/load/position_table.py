@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..model import Node, Path, Span
-from .backend import Backend
+from .backend import Backend, current
 from .lazy_table import MISS, Tables
 from .result import Sink, problem
 from .scalars import NUMBER_START, WORDS, key_string, resolve_plain, scalar_value
@@ -218,7 +218,7 @@ class Replay:
     def _run(self) -> Iterator[None]:
         # The loop of every reported document, in one frame but for rare values and collection ends. Span and
         # Node are built with `tuple.__new__` (a NamedTuple's __new__ is a Python function).
-        b = self.b
+        b = current(self.b)  # the event classes of the parser created below
         Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd, DocEnd, StreamEnd = b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd, b.DocEnd, b.StreamEnd
         # Spaces stand in for what precedes the slice on its first line, so columns stay right.
         get = b.make_parser(" " * self.column + self.file.lines.text[self.start:self.end]).get_event

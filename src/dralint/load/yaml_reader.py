@@ -33,7 +33,7 @@ import re
 from typing import Any
 
 from ..model import Span
-from .backend import Backend
+from .backend import Backend, current
 from .position_table import Replay, ReplayFile
 from .result import MAX_DEPTH, MAX_NODES, MAX_PROBLEMS_PER_DOCUMENT, Sink
 from .scalars import NUMBER_START, WORDS, describe, key_string, resolve_plain, resolve_tagged
@@ -101,6 +101,7 @@ class _Chunk:
 
 def read_yaml(sink: Sink, b: Backend) -> None:
     io = lo = doc_index = 0
+    b = current(b)
     sink.parser_coordinates = True
     replay_file = ReplayFile(b, sink)
     while True:
