@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from dralint import runtime
 from dralint.load import c_parser_available, load
 from dralint.load import cheap_events as cheap_mod
 from dralint.load.backend import backend
@@ -94,6 +95,11 @@ def _events(cmod, text: str) -> list[tuple]:
 
 @needs_c
 def test_the_c_parser_builds_the_same_events_with_one_frame_classes():
+    with runtime.enabled():  # the classes are installed only with the runtime seam on
+        _same_events_with_one_frame_classes()
+
+
+def _same_events_with_one_frame_classes():
     import _ruamel_yaml as cmod
 
     b = backend(False)
