@@ -175,3 +175,40 @@ print(a[0])
 
     want = sorted((p["rule"], p["line"], p["column"]) for p in json.loads(cli.stdout)["problems"])
     assert proc.stdout.strip() == repr(want)
+
+
+# --------------------------------------------------------------------------- positioned fields come from the rules
+
+
+def _positioned_asked(monkeypatch, options: LintOptions) -> set:
+    import dralint.lint as lint_mod  # noqa: PLC0415
+
+    asked: set = set()
+    real = lint_mod.load
+
+    def spy(*args, **kwargs):
+        asked.add(kwargs.get("positioned"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lint_mod, "load", spy)
+    problems = lint_mod.lint(_sources(), options).problems
+    assert problems
+    return asked
+
+
+def test_the_loader_notes_the_fields_the_active_run_scope_rules_declare(monkeypatch):
+    from dralint.api import rule  # noqa: PLC0415
+    from dralint.selection import Selection  # noqa: PLC0415
+
+    @rule("X900", "driver-places", scope="run", collect=lambda view: view.place(("spec",)), positioned=("driver",))
+    def driver_places(run, report):
+        """Places drivers (a test rule)."""
+
+    refs = {"resourceClaimName", "resourceClaimTemplateName", "resourceClassName", "deviceClassName"}
+    assert _positioned_asked(monkeypatch, LintOptions(plugins=False)) == {frozenset(refs)}
+    extra = LintOptions(plugins=False, extra_rules=[driver_places.__dralint_rule__])
+    assert _positioned_asked(monkeypatch, extra) == {frozenset({*refs, "driver"})}
+    only = LintOptions(plugins=False, extra_rules=[driver_places.__dralint_rule__], selection=Selection(select=["X900", "DRA5"]))
+    assert _positioned_asked(monkeypatch, only) == {frozenset({"driver"})}
+    none = LintOptions(plugins=False, selection=Selection(select=["DRA5"]))
+    assert _positioned_asked(monkeypatch, none) == {frozenset()}

@@ -35,13 +35,15 @@ _JSON_WHITESPACE = re.compile(r"[ \t\r\n]*")
 _want_pure = want_pure  # the name tests and older callers use
 
 
-def load(source: str, data: bytes, *, pure_python: bool | None = None, size: int | None = None, lists: bool = False) -> LoadResult:
+def load(source: str, data: bytes, *, pure_python: bool | None = None, size: int | None = None, lists: bool = False,
+         positioned: frozenset[str] = frozenset()) -> LoadResult:
     """Turn the bytes of one source into Documents and Problems.
 
     `pure_python` forces ruamel's pure-Python parser (default: the C parser
     unless DRALINT_PURE_PYTHON=1 or it cannot be imported). `size`: the file's size, where `data` may
     have been cut at the cap (sources.Source.size). `lists`: a top-level list is a Document too (a
-    JSON 6902 patch), not DRA003.
+    JSON 6902 patch), not DRA003. `positioned`: mapping keys whose places the YAML reader notes as it
+    reads (the union of the run-scope rules' `positioned`), so that looking them up needs no replay.
     """
     result = LoadResult()
     text = decode(source, data, result.problems, MAX_BYTES, size)
@@ -49,6 +51,7 @@ def load(source: str, data: bytes, *, pure_python: bool | None = None, size: int
         return result
     sink = Sink(source, text, result)
     sink.keep_lists = lists
+    sink.positioned = positioned
     runtime.collector_paused(_read, sink, pure_python)
     return result
 

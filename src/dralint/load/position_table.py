@@ -31,8 +31,8 @@ A replay that fails (a bug) leaves a table that only knows the document's
 start, and says so: a DRA901 in `LoadResult.late_problems`.
 
 Some paths need no replay at all: the main pass keeps the key and value events
-of the fields in yaml_reader.KEPT_KEYS (the claim and class references that
-run-scope rules place in every claim and pod, problem or not), and `lookup`
+of the fields load's `positioned` names (what the active run-scope rules
+declare they place in every claim and pod, problem or not), and `lookup`
 answers from them where the replay's own fast path would have built the same
 spans (a plain key, a plain or quoted value; no anchors, merges or repeated
 keys in the document, no odd line breaks in the file).
@@ -99,7 +99,7 @@ class Replay:
         self.end = end
         self.doc_index = doc_index
         self.result: Tables | None = None
-        # What the main pass kept of the fields in yaml_reader.KEPT_KEYS: (its chunk's first line, (id(mapping),
+        # What the main pass kept of the `positioned` fields: (its chunk's first line, (id(mapping),
         # key) -> (mapping, key event, value event)); a plain key with a plain or quoted value is answered
         # from them, without a replay.
         self.known: tuple[int, dict[tuple[int, str], tuple[dict, Any, Any]]] | None = None

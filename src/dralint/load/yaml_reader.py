@@ -44,11 +44,6 @@ _NOKEY = object()  # no key read yet in the current mapping
 _SKIP = object()  # the key was rejected: drop its value
 _MERGE = object()  # the `<<` merge key
 _DOC_MARKER = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
-# Fields whose events this pass keeps (Replay.known): the references the run-scope rules place
-# (dralint.rules.pod_references) while the document is at hand. Positioned by a replay, a clean claim's
-# class reference cost a parse of half its document; answered from these, a run over the real-world
-# corpus (copied 30 times) takes 18 % less CPU and bench/scale.py's 10k one-a-file set 16 % less.
-KEPT_KEYS = frozenset({"deviceClassName", "resourceClassName", "resourceClaimName", "resourceClaimTemplateName"})
 _READ_AHEAD = 4096  # characters a resumed parser is given per read, at most (and up to a line end)
 
 
@@ -179,7 +174,7 @@ class _DocumentReader:
         self.dups: list[tuple[str, Span]] = []  # repeated keys (at most MAX_PROBLEMS_PER_DOCUMENT)
         self.more_dups = 0  # and how many more
         self.more_dups_at: Span | None = None  # the first of them
-        # (id(mapping), KEPT_KEYS key) -> (the mapping, key event, value event). The mapping is held: one
+        # (id(mapping), a Sink.positioned key) -> (the mapping, key event, value event). The mapping is held: one
         # dropped with a rejected key must not free its id for another of the document.
         self.known: dict[tuple[int, str], tuple[dict, Any, Any]] = {}
 
@@ -194,7 +189,7 @@ class _DocumentReader:
         b = c.b
         Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd, DocEnd = (
             b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd, b.DocEnd)
-        NOKEY, SKIP, MERGE, kept, known = _NOKEY, _SKIP, _MERGE, KEPT_KEYS, self.known
+        NOKEY, SKIP, MERGE, kept, known = _NOKEY, _SKIP, _MERGE, c.sink.positioned, self.known
         words, number_start = WORDS, NUMBER_START  # resolve_plain's own tables: only text is left to it
         stack: list = []
         cur: Any = None  # the collection being filled
