@@ -215,20 +215,31 @@ class Replay:
         self()
         return self._first
 
+    def _parser(self) -> tuple[Backend, Any]:
+        """The backend whose event classes a parser made now uses, and that parser's `get_event`, over
+        the document's slice: spaces stand in for what precedes it on its first line, so columns stay right."""
+        b = current(self.b)
+        return b, b.make_parser(" " * self.column + self.file.lines.text[self.start:self.end]).get_event
+
     def _run(self) -> Iterator[None]:
-        # The loop of every reported document, in one frame but for rare values and collection ends. Span and
-        # Node are built with `tuple.__new__` (a NamedTuple's __new__ is a Python function).
-        b = current(self.b)  # the event classes of the parser created below
+        """Replay the document's events into `_pos` and `_styles`, pausing whenever `_want` is found.
+
+        Invariants: `path` is the path of the collection being read and `stack` holds, per open
+        collection, its parent's loop state and its own start event (`_close` reads it); in a mapping,
+        `key` is NOKEY between entries, SKIP or MERGE for a dropped or `<<` key, else the key whose value
+        comes next (at `key_span`); `last_end` is the span of the last event placed (only its end is
+        read). One frame but for rare values and collection ends; Span and Node are built with
+        `tuple.__new__` (a NamedTuple's __new__ is a Python function). Guarded by bench/bench_load.py
+        --positions.
+        """
+        b, get = self._parser()
         Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd, DocEnd, StreamEnd = b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd, b.DocEnd, b.StreamEnd
-        # Spaces stand in for what precedes the slice on its first line, so columns stay right.
-        get = b.make_parser(" " * self.column + self.file.lines.text[self.start:self.end]).get_event
         tnew, SpanT, NodeT = tuple.__new__, Span, Node
         NOKEY, SKIP, MERGE, words, number_start = _NOKEY, _SKIP, _MERGE, WORDS, NUMBER_START
         lo1 = self.line + 1  # 1-based line of the slice's first line
         pos, styles, stack, path, want = self._pos, self._styles, [], (), self._want
-        is_map, had_child, in_root = False, False, True
+        is_map, had_child, in_root, idx = False, False, True, 0
         key, key_span, merges, seen = NOKEY, None, None, None  # seen: keys of a mapping -> line, if tracked
-        idx = 0
         last_end: tuple = (0, 0, 1, 1)  # only [2] and [3] (end line, end column) are read
         while True:
             if want in pos:  # stop here until the next path is asked for (see lookup)

@@ -181,12 +181,15 @@ class _DocumentReader:
     def read(self) -> tuple[Any, Any, Any]:
         """(root value, its event, the document's end mark); the parser's own loop, kept in one frame.
 
+        Invariants: `stack` holds, per open collection, its parent's state (collection, whether a
+        mapping, pending key and its event) with its start event and, when anchored, what sizes it;
+        in a mapping `key` is NOKEY between entries, SKIP or MERGE after a dropped or `<<` key, else
+        the key whose value comes next; `nodes` and `maxdepth` count the document so far (the limits).
         Counters are locals and only rare cases (tags, anchors, limits, aliases, odd keys) call out:
-        a method call per collection made a load ~15 % slower (bench/bench_load.py).
+        a call per collection is what bench/bench_load.py would show.
         """
         c = self.chunk
-        get = c.get
-        b = c.b
+        get, b = c.get, c.b
         Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd, DocEnd = (
             b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd, b.DocEnd)
         NOKEY, SKIP, MERGE, kept, known = _NOKEY, _SKIP, _MERGE, c.sink.positioned, self.known
@@ -202,13 +205,11 @@ class _DocumentReader:
             cls = ev.__class__
             if cls is Scalar:
                 nodes += 1
+                v = ev.value
                 if ev.ctag is not None:
                     v = self.tagged(ev)
-                elif ev.style:
-                    v = ev.value
-                else:
-                    v = ev.value
-                    if v in words:  # measured: skipping resolve_plain's call for words is ~2 % of a load
+                elif not ev.style:
+                    if v in words:  # resolve_plain's answer, without its call
                         v = words[v]
                     elif v[0] in number_start:
                         v = resolve_plain(v)
@@ -251,11 +252,8 @@ class _DocumentReader:
                 if key is NOKEY:
                     kev = ev
                     key = v if type(v) is str or v is MERGE else self.bad_key(v, ev)
-                elif key is SKIP:
-                    key = NOKEY
-                elif key is MERGE:
-                    self.merge(cur, v, kev)
-                    key = NOKEY
+                elif key is SKIP or key is MERGE:
+                    key = self.unkeyed(cur, key, v, kev)
                 else:
                     if key in cur:
                         self.repeated(key, kev)
@@ -268,6 +266,12 @@ class _DocumentReader:
             else:
                 root = v
                 root_ev = ev
+
+    def unkeyed(self, cur: dict, key: Any, v: Any, kev: Any) -> Any:
+        """The value `v` of a dropped key (SKIP) is dropped, that of `<<` merged into `cur`; no key is pending."""
+        if key is _MERGE:
+            self.merge(cur, v, kev)
+        return _NOKEY
 
     def tagged(self, ev: Any) -> Any:
         v, err = resolve_tagged(ev.value, str(ev.ctag))
