@@ -212,3 +212,28 @@ def test_the_loader_notes_the_fields_the_active_run_scope_rules_declare(monkeypa
     assert _positioned_asked(monkeypatch, only) == {frozenset({"driver"})}
     none = LintOptions(plugins=False, selection=Selection(select=["DRA5"]))
     assert _positioned_asked(monkeypatch, none) == {frozenset()}
+
+
+def test_the_command_turns_the_seam_on_for_its_run_and_off_after(monkeypatch, seam_off, tmp_path, capsys):
+    import dralint.lint as lint_mod  # noqa: PLC0415
+    from dralint.cli import main  # noqa: PLC0415
+
+    seen: list = []
+    real = lint_mod.load
+
+    def spy(*args, **kwargs):
+        seen.append((runtime.is_enabled(), gc.isenabled()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lint_mod, "load", spy)
+    (tmp_path / "claim.yaml").write_bytes((CASES / NAMES[0]).read_bytes())
+    assert main(["--no-config", "-f", "json", str(tmp_path / "claim.yaml")]) == 1
+    assert seen == [(True, True)]  # the collector is paused inside load only
+    assert not runtime.is_enabled()
+    cmod, events, _ = backend_mod._c_parts()
+    assert cmod.ScalarEvent is events.ScalarEvent  # the run's classes taken back
+    import json  # noqa: PLC0415
+
+    reported = [(p["rule"], p["line"], p["column"]) for p in json.loads(capsys.readouterr().out)["problems"]]
+    library = lint([Source(str(tmp_path / "claim.yaml"), (CASES / NAMES[0]).read_bytes())], LintOptions(plugins=False))
+    assert reported == [(p.rule, p.span.line, p.span.column) for p in library.problems] and len(reported) == 10
