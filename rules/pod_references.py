@@ -417,7 +417,12 @@ def _pod_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
                 yield (*holder_path, key), kind, value
 
 
-@rule("DRA710", "claim-reference-kind", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect)
+# The fields whose places _collect asks for: the loader notes them as it reads (a replay of the whole
+# document for one reference would cost more than checking it).
+_PLACED = ("resourceClaimName", "resourceClaimTemplateName", "resourceClassName", "deviceClassName")
+
+
+@rule("DRA710", "claim-reference-kind", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect, positioned=_PLACED)
 def claim_reference_kind(run, report):
     """A pod's claim reference names an object of the other kind defined in the same run.
 
@@ -444,7 +449,7 @@ def claim_reference_kind(run, report):
                               f"use {field_of[other[kind]]}", error_type="NotFound", show_type=False)
 
 
-@rule("DRA711", "claim-reference-namespace", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect)
+@rule("DRA711", "claim-reference-namespace", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect, positioned=_PLACED)
 def claim_reference_namespace(run, report):
     """A pod refers to a ResourceClaim or ResourceClaimTemplate that the run defines only in another namespace.
 
@@ -470,7 +475,7 @@ def claim_reference_namespace(run, report):
                           f"a pod can only use {kind}s of its own namespace", error_type="NotFound", show_type=False)
 
 
-@rule("DRA712", "claim-reference-unresolved", severity="info", kinds=POD_KINDS, scope="run", collect=_collect)
+@rule("DRA712", "claim-reference-unresolved", severity="info", kinds=POD_KINDS, scope="run", collect=_collect, positioned=_PLACED)
 def claim_reference_unresolved(run, report):
     """A pod refers to a ResourceClaim or ResourceClaimTemplate that no file of the run defines.
 
@@ -520,7 +525,7 @@ def _class_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
                 yield (*path, "deviceClassName"), "DeviceClass", name
 
 
-@rule("DRA713", "device-class-unresolved", severity="info", kinds={"ResourceClaim", "ResourceClaimTemplate"}, scope="run", collect=_collect)
+@rule("DRA713", "device-class-unresolved", severity="info", kinds={"ResourceClaim", "ResourceClaimTemplate"}, scope="run", collect=_collect, positioned=_PLACED)
 def device_class_unresolved(run, report):
     """A claim request names a DeviceClass (or, before 1.31, a ResourceClass) that no file of the run defines.
 

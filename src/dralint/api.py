@@ -71,6 +71,8 @@ class Rule(NamedTuple):
     origin: str = "builtin"  # module or plugin the rule came from
     # scope="run": DocumentView -> a small picklable record (or None); None for a legacy rule given a RunView.
     collect: Callable[["DocumentView"], Any] | None = None
+    # scope="run": the mapping keys whose places `collect` asks for; the loader keeps where they stand.
+    positioned: frozenset[str] = frozenset()
 
     def applies_to(self, api_version: str | None, kind: str | None, release: str) -> bool:
         if self.kinds is not None and kind not in self.kinds:
@@ -98,6 +100,7 @@ def rule(
     releases: tuple[str | None, str | None] = (None, None),
     scope: str = "document",
     collect: Callable[["DocumentView"], Any] | None = None,
+    positioned: Iterable[str] = (),
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Declare a rule. The function's docstring is its documentation: first line the summary.
 
@@ -107,6 +110,9 @@ def rule(
     release as `check(index: RunIndex, report)` and reports at `Place`s.
     `scope="run"` without `collect` (deprecated): the rule gets a `RunView` of every
     document, which keeps them all in memory and makes `--jobs` run serially.
+    `positioned`: the mapping keys (e.g. "deviceClassName") whose `view.place()` `collect`
+    asks for; the loader notes where they stand while it reads, instead of replaying the
+    document for them. Only a hint: every place is right without it.
     """
     if scope not in ("document", "run"):
         raise ValueError(f"rule {code}: scope must be 'document' or 'run'")
@@ -132,6 +138,7 @@ def rule(
             scope=scope,
             origin=func.__module__,
             collect=collect,
+            positioned=frozenset(positioned),
         )
         return func
 

@@ -21,7 +21,7 @@ import os
 import sys
 from typing import Sequence, TextIO
 
-from . import __version__, parallel, schemas
+from . import __version__, parallel, runtime, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written, install_extra, overrides_from
 from .config import ConfigError, build_options
 from .lint import lint
@@ -75,11 +75,18 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The `dralint` command: the runtime seam on for the run (for the process, from the command line)."""
     if argv is None:
-        # The command line, not a caller in process. The interpreter's last act would be a full
-        # collection over every object still alive, though the ending process frees them all:
-        # 7 % of the instructions of a one-file lint (bench/startup.py). Frozen objects are skipped.
-        atexit.register(gc.freeze)
+        # The command line, not a caller in process: the process is dralint's. The interpreter's last
+        # act would be a full collection over every object still alive, though the ending process
+        # frees them all (bench/startup.py). Frozen objects are skipped.
+        runtime.enable()
+        atexit.register(runtime.freeze)
+    with runtime.enabled():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         if args and args[0] in SUBCOMMANDS:

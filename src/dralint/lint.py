@@ -156,6 +156,7 @@ class _Run:
         self.run_rules = [r for r in selected if r.scope == "run"]
         self.index_rules = [r for r in self.run_rules if r.collect is not None]
         self.legacy_rules = [r for r in self.run_rules if r.collect is None]  # given every DocumentView
+        self.positioned = frozenset().union(*(r.positioned for r in self.index_rules))  # for the loader
         self.collectors = collectors(self.index_rules)
         self.rules_by_type: dict[tuple[str, str | None, str | None], list[Rule]] = {}
         self.known = known_codes(rules)
@@ -189,7 +190,7 @@ class _Run:
         loaded = passed_over_unread(source.name, source.data) if patch is None else None
         late: list[Problem] = []
         if loaded is None:
-            raw = load(source.name, source.data, size=source.size, lists=patch is not None)
+            raw = load(source.name, source.data, size=source.size, lists=patch is not None, positioned=self.positioned)
             loaded = triage(source.name, source.data, raw)
             late = raw.late_problems
             if patch is not None and raw.documents and not any(p.rule == "DRA014" for p in loaded.problems):

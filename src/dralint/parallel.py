@@ -18,12 +18,12 @@ is `require_serial`: pre-commit hands one dralint every file, and this spreads t
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from collections import deque
 from typing import TYPE_CHECKING, Iterable, Iterator
 
+from . import runtime
 from .lint import LintOptions, LintResult, _Run
 from .partial import PartialResult
 from .sources import Source, read
@@ -121,7 +121,7 @@ def frozen(sources: Iterable[Source]) -> Iterator[Source]:
     run does not pay ever longer collections for it. Only for the CLI (a process that ends with the run)."""
     for source in sources:
         yield source
-        gc.freeze()
+        runtime.freeze()
 
 
 def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOptions, jobs: int) -> LintResult:
@@ -135,14 +135,14 @@ def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOption
 
     run = _Run(options)
     _OPTIONS = options
-    gc.freeze()  # the parent's heap, shared with the forked workers: not touched (copied) by their collections
+    runtime.freeze()  # the parent's heap, shared with the forked workers: not touched (copied) by their collections
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"), initializer=_ignore_interrupts)
     try:
         # Executor.map submits every chunk before it returns: the workers (forked at the first) check
         # chunks while the walk goes on here.
         for part in pool.map(_check_chunk, _chunks(entries, jobs)):
             run.absorb(part)
-            gc.freeze()
+            runtime.freeze()
     except BrokenProcessPool as exc:
         raise WorkerError(f"a worker process ended unexpectedly ({exc}); no report, rerun with --jobs 1 to find the file") from None
     except KeyboardInterrupt:
@@ -219,7 +219,7 @@ def _check_chunk(chunk: list[tuple[str, str | None]]) -> PartialResult:
     run = _Run(_OPTIONS)
     for name, error in chunk:
         run.check_source(Source(name, None, error) if error is not None else read(name))
-        gc.freeze()
+        runtime.freeze()
     return run.take_partial()
 
 

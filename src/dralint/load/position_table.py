@@ -31,8 +31,8 @@ A replay that fails (a bug) leaves a table that only knows the document's
 start, and says so: a DRA901 in `LoadResult.late_problems`.
 
 Some paths need no replay at all: the main pass keeps the key and value events
-of the fields in yaml_reader.KEPT_KEYS (the claim and class references that
-run-scope rules place in every claim and pod, problem or not), and `lookup`
+of the fields load's `positioned` names (what the active run-scope rules
+declare they place in every claim and pod, problem or not), and `lookup`
 answers from them where the replay's own fast path would have built the same
 spans (a plain key, a plain or quoted value; no anchors, merges or repeated
 keys in the document, no odd line breaks in the file).
@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..model import Node, Path, Span
-from .backend import Backend
+from .backend import Backend, current
 from .lazy_table import MISS, Tables
 from .result import Sink, problem
 from .scalars import NUMBER_START, WORDS, key_string, resolve_plain, scalar_value
@@ -99,7 +99,7 @@ class Replay:
         self.end = end
         self.doc_index = doc_index
         self.result: Tables | None = None
-        # What the main pass kept of the fields in yaml_reader.KEPT_KEYS: (its chunk's first line, (id(mapping),
+        # What the main pass kept of the `positioned` fields: (its chunk's first line, (id(mapping),
         # key) -> (mapping, key event, value event)); a plain key with a plain or quoted value is answered
         # from them, without a replay.
         self.known: tuple[int, dict[tuple[int, str], tuple[dict, Any, Any]]] | None = None
@@ -215,20 +215,31 @@ class Replay:
         self()
         return self._first
 
+    def _parser(self) -> tuple[Backend, Any]:
+        """The backend whose event classes a parser made now uses, and that parser's `get_event`, over
+        the document's slice: spaces stand in for what precedes it on its first line, so columns stay right."""
+        b = current(self.b)
+        return b, b.make_parser(" " * self.column + self.file.lines.text[self.start:self.end]).get_event
+
     def _run(self) -> Iterator[None]:
-        # The loop of every reported document, in one frame but for rare values and collection ends. Span and
-        # Node are built with `tuple.__new__` (a NamedTuple's __new__ is a Python function).
-        b = self.b
+        """Replay the document's events into `_pos` and `_styles`, pausing whenever `_want` is found.
+
+        Invariants: `path` is the path of the collection being read and `stack` holds, per open
+        collection, its parent's loop state and its own start event (`_close` reads it); in a mapping,
+        `key` is NOKEY between entries, SKIP or MERGE for a dropped or `<<` key, else the key whose value
+        comes next (at `key_span`); `last_end` is the span of the last event placed (only its end is
+        read). One frame but for rare values and collection ends; Span and Node are built with
+        `tuple.__new__` (a NamedTuple's __new__ is a Python function). Guarded by bench/bench_load.py
+        --positions.
+        """
+        b, get = self._parser()
         Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd, DocEnd, StreamEnd = b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd, b.DocEnd, b.StreamEnd
-        # Spaces stand in for what precedes the slice on its first line, so columns stay right.
-        get = b.make_parser(" " * self.column + self.file.lines.text[self.start:self.end]).get_event
         tnew, SpanT, NodeT = tuple.__new__, Span, Node
         NOKEY, SKIP, MERGE, words, number_start = _NOKEY, _SKIP, _MERGE, WORDS, NUMBER_START
         lo1 = self.line + 1  # 1-based line of the slice's first line
         pos, styles, stack, path, want = self._pos, self._styles, [], (), self._want
-        is_map, had_child, in_root = False, False, True
+        is_map, had_child, in_root, idx = False, False, True, 0
         key, key_span, merges, seen = NOKEY, None, None, None  # seen: keys of a mapping -> line, if tracked
-        idx = 0
         last_end: tuple = (0, 0, 1, 1)  # only [2] and [3] (end line, end column) are read
         while True:
             if want in pos:  # stop here until the next path is asked for (see lookup)
