@@ -100,9 +100,9 @@ def _main(argv: Sequence[str] | None) -> int:
                 gc.unfreeze()  # what the run froze (dralint.parallel.frozen), for callers of main() in process
         if command in EXTRAS and not {"-h", "--help"} & set(rest):
             _require_extra(command)
-        # Each other subcommand loads only what it runs (measured with -X importtime): `rules` ~115 ms
-        # (jsonschema and every rule's docs), `serve` ~230 ms (uvicorn, the judges), `lsp` ~110 ms
-        # (pygls), `migrate` ~190 ms (ruamel's round-trip loader); a lint run pays for none of them.
+        # Each other subcommand loads only what it runs: `rules` (jsonschema and every rule's docs), `serve`
+        # (uvicorn, the judges), `lsp` (pygls), `migrate` (ruamel's round-trip loader); a lint run pays for
+        # none of them (bench/startup.py; figures in docs/performance.md).
         if command == "rules":
             from .commands import rules_command
 
@@ -175,9 +175,9 @@ def _run_lint(args: argparse.Namespace, out: TextIO) -> int:
     report = _report_options(fmt, args, out)
     not_written: list[Problem] = []
     if args.fix:
-        # Only runs that apply fixes: the fix modules, migrate and tempfile are ~10 ms of a clean file's
-        # start-up. The migrate rewrite runs ruamel's round trip over a whole file (~30 ms a document),
-        # so reports list it only for a --fix run; `dralint migrate` shows it as a diff.
+        # Only runs that apply fixes load the fix modules, migrate and tempfile, not a clean file's start-up.
+        # The migrate rewrite runs ruamel's round trip over a whole file (slow, per document), so reports
+        # list it only for a --fix run; `dralint migrate` shows it as a diff.
         from .fix import fix_sources
         from .migration_fixes import with_fixes
 

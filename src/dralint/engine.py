@@ -100,7 +100,7 @@ def with_type(message: str, error_type: str | None, show_type: bool = True, type
 
 
 def _replace_value(document: Document, where: Path, values: list[Any]) -> list[Fix]:
-    # Deferred: fixes are built only when read (importing repairs: ~2 ms of start-up, see schema_check).
+    # Deferred: fixes are built only when read, and a clean file's start-up does not import repairs.
     from .repairs import replace_value
 
     return replace_value(document, where, None, values)
@@ -162,8 +162,8 @@ class _PlaceReporter:
     def __init__(self, rule: Rule, problems: list[Problem], messages: dict[str, str]):
         self.rule = rule
         self.problems = problems
-        # One copy of each message: "DeviceClass 'x' is not defined ..." is reported 100,000 times in a
-        # 100,000-claim run, and each copy would live until the report is written (~10 MB).
+        # One copy of each message: "DeviceClass 'x' is not defined ..." is reported once per claim of a
+        # run, and each copy would live until the report is written (bench/memory.py).
         self.messages = messages
 
     def __call__(self, place: Place, message: str, *, error_type: str | None = None, severity: Severity | str | None = None,

@@ -5,27 +5,20 @@ memory for every document. When a document's positions are first read (it
 has a problem to report), `Replay` re-parses that document's own slice of the
 text and builds the table and the scalar styles.
 
-Measured on bench/bench.py's 5,000 documents (C parser), where ~3,800 of them
-get a problem and so their positions: the re-parse is ~35 us a document and
-the table ~30 us more. Alternatives that were measured and dropped:
-* keeping each document's events from the main pass and replaying them:
-  +60 MB and +0.3 s for `--select DRA1` (which reads no positions at all),
-  ~0.25 s saved for every rule: the retained events cost more than the parse;
-* building positions eagerly in the main pass: ~+60 % on a document's load
-  to save ~0.13 s for every rule;
-* one re-parse per file when its first document is read: saves only the
-  parser set-up (~3 us a document) and builds tables nobody reads.
+What must stay true: a document without a problem costs no position work, and
+memory does not grow with the documents a run has seen (bench/bench.py,
+bench/memory.py). So the main pass keeps no events (retained events cost more
+than the re-parse, and `--select DRA1` reads no position at all), positions are
+not built eagerly, and the re-parse is per document, not per file (a file's
+other documents may need no table).
 
 A path at a time (`Replay.lookup`, what `Document.positions.get(path)` uses):
 problems are positioned a document at a time, and their paths are on average
-half-way into their document (bench/bench.py's documents: 52 % of the table), so
-the replay stops once the asked path is in the table and goes on from there
-for the next one; one stopped replay is held (the last one asked), any other
-is dropped and starts over if asked again. The table itself is only built
-whole when it is read whole (iterated, or a path that is not in it). On that
-corpus at 10,000 documents this took the CLI's CPU time from 6.2 s to 4.8 s
-and its peak RSS from 155 to 96 MiB, with the one-frame events of
-cheap_events.py and the fast paths in `_run`.
+half-way into their document, so the replay stops once the asked path is in the
+table and goes on from there for the next one; one stopped replay is held (the
+last one asked), any other is dropped and starts over if asked again. The table
+itself is only built whole when it is read whole (iterated, or a path that is not
+in it). The figures behind these choices are in docs/performance.md.
 
 A replay that fails (a bug) leaves a table that only knows the document's
 start, and says so: a DRA901 in `LoadResult.late_problems`.
