@@ -71,6 +71,9 @@ class Rule(NamedTuple):
     origin: str = "builtin"  # module or plugin the rule came from
     # scope="run": DocumentView -> a small picklable record (or None); None for a legacy rule given a RunView.
     collect: Callable[["DocumentView"], Any] | None = None
+    # Dotted paths from the document root (`*`: any entry of a list); the rule can only report when
+    # one of them is present, so the engine skips it for documents with none. None: always run.
+    needs: tuple[tuple[str, ...], ...] | None = None
 
     def applies_to(self, api_version: str | None, kind: str | None, release: str) -> bool:
         if self.kinds is not None and kind not in self.kinds:
@@ -98,6 +101,7 @@ def rule(
     releases: tuple[str | None, str | None] = (None, None),
     scope: str = "document",
     collect: Callable[["DocumentView"], Any] | None = None,
+    needs: Iterable[str] | None = None,
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Declare a rule. The function's docstring is its documentation: first line the summary.
 
@@ -105,6 +109,9 @@ def rule(
     run (of the rule's releases; `kinds` and `api_versions` do not filter it) and
     returns a small picklable record, or None; the rule is then called once per
     release as `check(index: RunIndex, report)` and reports at `Place`s.
+    `needs`: dotted paths (`spec.devices.requests`, `*` for any list entry) of which at least one
+    must be present for the rule to be able to report; documents with none skip the rule. It must
+    never be narrower than what the rule reads, or findings are lost (see docs/plugins.md).
     `scope="run"` without `collect` (deprecated): the rule gets a `RunView` of every
     document, which keeps them all in memory and makes `--jobs` run serially.
     """
@@ -112,6 +119,8 @@ def rule(
         raise ValueError(f"rule {code}: scope must be 'document' or 'run'")
     if collect is not None and scope != "run":
         raise ValueError(f"rule {code}: collect is for scope='run' rules")
+    if needs is not None and (isinstance(needs, str) or scope != "document"):
+        raise ValueError(f"rule {code}: needs is a list of paths, for scope='document' rules")
     sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
 
     def decorate(func: Callable[..., None]) -> Callable[..., None]:
@@ -132,6 +141,7 @@ def rule(
             scope=scope,
             origin=func.__module__,
             collect=collect,
+            needs=tuple(tuple(p.split(".")) for p in needs) if needs is not None else None,
         )
         return func
 
