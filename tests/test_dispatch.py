@@ -12,15 +12,15 @@ from collections import defaultdict
 
 import pytest
 
-from conftest import CASES, SHARED
-from engine import lint_paths
-from expectations import read_fixture
-
 import dralint.lint
 from dralint import dispatch
 from dralint.dispatch import Dispatch, has_path
 from dralint.model import Problem
 from dralint.registry import all_rules
+
+from conftest import CASES, SHARED
+from engine import lint_paths
+from expectations import read_fixture
 
 CORPUS = SHARED / "corpus" / "real-world"
 
