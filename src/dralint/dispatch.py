@@ -19,18 +19,23 @@ ENABLED = True  # off: every rule of the type runs (tests compare the two)
 class Dispatch:
     """The rules of one (release, apiVersion, kind), in order, and the paths they need."""
 
-    __slots__ = ("rules", "paths")
+    __slots__ = ("rules", "paths", "_chosen")
 
     def __init__(self, rules: list[Rule]):
         self.rules = rules
         needed = {p: None for r in rules if r.needs is not None for p in r.needs}
         self.paths = tuple(needed) if ENABLED else ()
+        self._chosen: dict[tuple[bool, ...], list[Rule]] = {}  # by which of `paths` are present
 
     def for_document(self, data: Any) -> list[Rule]:
         if not self.paths:
             return self.rules
-        present = {p for p in self.paths if has_path(data, p)}
-        return [r for r in self.rules if r.needs is None or not present.isdisjoint(r.needs)]
+        key = tuple(has_path(data, p) for p in self.paths)
+        chosen = self._chosen.get(key)
+        if chosen is None:
+            present = {p for p, there in zip(self.paths, key) if there}
+            chosen = self._chosen[key] = [r for r in self.rules if r.needs is None or not present.isdisjoint(r.needs)]
+        return chosen
 
 
 def has_path(node: Any, path: tuple[str, ...]) -> bool:
