@@ -33,7 +33,7 @@ class Dispatch:
         key = tuple(has_path(data, p) for p in self.paths)
         chosen = self._chosen.get(key)
         if chosen is None:
-            present = {p for p, there in zip(self.paths, key) if there}
+            present = {p for p, there in zip(self.paths, key, strict=True) if there}
             chosen = self._chosen[key] = [r for r in self.rules if r.needs is None or not present.isdisjoint(r.needs)]
         return chosen
 
