@@ -30,7 +30,7 @@ ALL = [*CLASSIC, *STRUCTURED]
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
-STATUS = ("status",)  # every status rule starts from `_status`
+STATUS = ("status",)  # DRA601-603 start from `_status`
 
 
 def _status(doc: Any) -> dict | None:
@@ -67,7 +67,7 @@ def _device(report: Any, path: tuple, value: Any) -> None:
             report(path, f"device name '{value}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
 
 
-@rule("DRA600", "status-ignored-on-create", severity="warning", kinds=["ResourceClaim"], api_versions=ALL, needs=STATUS)
+@rule("DRA600", "status-ignored-on-create", severity="warning", kinds=["ResourceClaim"], api_versions=ALL)
 def status_ignored(doc, report):
     """A ResourceClaim's `status` is discarded when the claim is created.
 
