@@ -17,6 +17,7 @@ KINDS = [*CLAIM_KINDS, "DeviceClass"]
 
 
 _BASES = {"DeviceClass": ("spec", "config"), "ResourceClaim": ("spec", "devices", "config"), "ResourceClaimTemplate": ("spec", "spec", "devices", "config")}
+CONFIG = ("spec.config", "spec.devices.config", "spec.spec.devices.config")  # every config rule starts from `_config_base`
 
 
 def _config_base(doc: Any) -> tuple:
@@ -38,7 +39,7 @@ def _refs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, str, int, li
     return request_refs(doc, _configs(doc, covered))
 
 
-@rule("DRA521", "too-many-config", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA521", "too-many-config", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def too_many_config(doc, report):
     """A claim or DeviceClass may have at most 32 config entries (TooLong in 1.31, TooMany from 1.32).
 
@@ -54,7 +55,7 @@ def too_many_config(doc, report):
         report_too_many(doc, report, base, len(seq), DEVICE_CONFIG_MAX, ".".join(base))
 
 
-@rule("DRA522", "config-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA522", "config-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def config_requests_too_many(doc, report):
     """A config entry may name at most 32 requests (TooLong in 1.31, TooMany from 1.32).
 
@@ -70,7 +71,7 @@ def config_requests_too_many(doc, report):
             report_too_many(doc, report, path + ("requests",), len(seq), DEVICE_REQUESTS_MAX, "config requests")
 
 
-@rule("DRA523", "config-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA523", "config-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def config_request_duplicate(doc, report):
     """A config entry must not name the same request twice.
 
@@ -81,7 +82,7 @@ def config_request_duplicate(doc, report):
     report_request_refs(doc, report, _refs(doc, covered=True), "duplicate", "config entry")
 
 
-@rule("DRA524", "config-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA524", "config-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def config_request_format(doc, report):
     """Config request references must be DNS-1123 labels (`<request>` or `<request>/<subrequest>` from 1.33).
 
@@ -92,7 +93,7 @@ def config_request_format(doc, report):
     report_request_refs(doc, report, _refs(doc), "format", "config entry")
 
 
-@rule("DRA525", "config-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA525", "config-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def config_request_unknown(doc, report):
     """Config request references must name a request (or `<request>/<subrequest>`) of the claim.
 
@@ -103,7 +104,7 @@ def config_request_unknown(doc, report):
     report_request_refs(doc, report, _refs(doc), "unknown", "config entry")
 
 
-@rule("DRA526", "config-opaque-required", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA526", "config-opaque-required", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def config_opaque_required(doc, report):
     """Every config entry needs `opaque` (the only configuration type).
 
@@ -125,7 +126,7 @@ def config_opaque_required(doc, report):
             report(path + ("opaque",), "config entry has no 'opaque' configuration: add opaque.driver and opaque.parameters", error_type="Required")
 
 
-@rule("DRA527", "opaque-driver-name", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA527", "opaque-driver-name", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def opaque_driver_name(doc, report):
     """`opaque.driver` must be a driver name: non-empty, at most 63 characters, a DNS subdomain when lower-cased.
 
@@ -160,7 +161,7 @@ def opaque_driver_name(doc, report):
             report(path + ("opaque", "driver"), text, error_type=etype)
 
 
-@rule("DRA528", "opaque-parameters", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA528", "opaque-parameters", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def opaque_parameters(doc, report):
     """`opaque.parameters` must be a JSON object of at most 10240 bytes (the size limit applies from 1.32).
 

@@ -21,6 +21,7 @@ from dralint.k8s.names import fully_qualified_name
 from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONSTRAINTS_MAX, DEVICE_REQUESTS_MAX, STRUCTURED
 
 _BASES = {"ResourceClaim": ("spec", "devices", "constraints"), "ResourceClaimTemplate": ("spec", "spec", "devices", "constraints")}
+CONSTRAINTS = ("spec.devices.constraints", "spec.spec.devices.constraints")  # where every constraint rule starts
 
 
 def _constraints(doc: Any, covered: bool = False) -> list[tuple[tuple, dict]]:
@@ -37,7 +38,7 @@ def _refs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, str, int, li
     return request_refs(doc, _constraints(doc, covered))
 
 
-@rule("DRA501", "too-many-constraints", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA501", "too-many-constraints", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def too_many_constraints(doc, report):
     """A claim may have at most 32 constraints (TooLong in 1.31, TooMany from 1.32).
 
@@ -52,7 +53,7 @@ def too_many_constraints(doc, report):
         report_too_many(doc, report, devices_path(doc) + ("constraints",), len(seq), DEVICE_CONSTRAINTS_MAX, "spec.devices.constraints")
 
 
-@rule("DRA502", "constraint-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA502", "constraint-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_requests_too_many(doc, report):
     """A constraint may name at most 32 requests (TooLong in 1.31, TooMany from 1.32).
 
@@ -68,7 +69,7 @@ def constraint_requests_too_many(doc, report):
             report_too_many(doc, report, path + ("requests",), len(seq), DEVICE_REQUESTS_MAX, "constraint requests")
 
 
-@rule("DRA503", "constraint-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA503", "constraint-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_request_duplicate(doc, report):
     """A constraint must not name the same request twice.
 
@@ -79,7 +80,7 @@ def constraint_request_duplicate(doc, report):
     report_request_refs(doc, report, _refs(doc, covered=True), "duplicate", "constraint")
 
 
-@rule("DRA504", "constraint-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA504", "constraint-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_request_format(doc, report):
     """Constraint request references must be DNS-1123 labels (`<request>` or `<request>/<subrequest>` from 1.33).
 
@@ -90,7 +91,7 @@ def constraint_request_format(doc, report):
     report_request_refs(doc, report, _refs(doc), "format", "constraint")
 
 
-@rule("DRA505", "constraint-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA505", "constraint-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_request_unknown(doc, report):
     """Constraint request references must name a request (or `<request>/<subrequest>`) of the claim.
 
@@ -102,7 +103,7 @@ def constraint_request_unknown(doc, report):
     report_request_refs(doc, report, _refs(doc), "unknown", "constraint")
 
 
-@rule("DRA506", "constraint-attribute-required", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA506", "constraint-attribute-required", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_attribute_required(doc, report):
     """A constraint needs `matchAttribute` (or, with DRAConsumableCapacity on, `distinctAttribute`).
 
@@ -135,7 +136,7 @@ def constraint_attribute_required(doc, report):
             report(path + ("matchAttribute",), f"constraint needs matchAttribute, e.g. 'gpu.example.com/numa'{extra}", error_type="Required")
 
 
-@rule("DRA507", "constraint-attribute-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA507", "constraint-attribute-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_attribute_format(doc, report):
     """`matchAttribute`/`distinctAttribute` must be a fully qualified attribute name `<domain>/<identifier>`.
 

@@ -205,7 +205,7 @@ def _bases(doc: Any) -> list[tuple]:
     return bases
 
 
-@rule("DRA205", "label-format", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA205", "label-format", severity="error", api_versions=EVERY_VERSION, needs=("metadata.labels", "spec.metadata.labels"))
 def label_format(doc, report):
     """Label keys must be qualified names and values valid label values.
 
@@ -220,7 +220,7 @@ def label_format(doc, report):
         _check_labels(doc, report, base)
 
 
-@rule("DRA206", "annotation-key-format", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA206", "annotation-key-format", severity="error", api_versions=EVERY_VERSION, needs=("metadata.annotations", "spec.metadata.annotations"))
 def annotation_key_format(doc, report):
     """Annotation keys must be qualified names (checked lower-cased).
 
@@ -232,7 +232,7 @@ def annotation_key_format(doc, report):
         _check_annotation_keys(doc, report, base)
 
 
-@rule("DRA207", "annotations-too-long", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA207", "annotations-too-long", severity="error", api_versions=EVERY_VERSION, needs=("metadata.annotations", "spec.metadata.annotations"))
 def annotations_too_long(doc, report):
     """All annotations together (keys plus values) may use at most 256 KiB.
 
@@ -244,7 +244,7 @@ def annotations_too_long(doc, report):
         _check_annotation_size(doc, report, base)
 
 
-@rule("DRA208", "generation-negative", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA208", "generation-negative", severity="error", api_versions=EVERY_VERSION, needs=("metadata.generation",))
 def generation_negative(doc, report):
     """`metadata.generation` must not be negative.
 

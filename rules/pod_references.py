@@ -46,6 +46,9 @@ def pod_spec_path(view: DocumentView) -> tuple[str, ...] | None:
     return POD_SPECS.get((view.api_version or "", view.kind or ""))
 
 
+POD_CLAIMS = tuple(sorted({".".join((*spec, "resourceClaims")) for spec in POD_SPECS.values()}))  # where DRA701/702 start
+
+
 def _is_set(value: Any) -> bool:
     # Go's *string: an explicit null is nil; an empty string is set (and then invalid).
     return value is not None
@@ -55,7 +58,7 @@ def _is_set(value: Any) -> bool:
 # Document rules: what the API server checks on the pod spec.
 
 
-@rule("DRA701", "pod-claim-name", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
+@rule("DRA701", "pod-claim-name", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS, needs=POD_CLAIMS)
 def pod_claim_name(doc, report):
     """Each pod-level claim needs a unique name that is a DNS label.
 
@@ -91,7 +94,7 @@ def pod_claim_name(doc, report):
             seen.add(name)
 
 
-@rule("DRA702", "pod-claim-source", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
+@rule("DRA702", "pod-claim-source", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS, needs=POD_CLAIMS)
 def pod_claim_source(doc, report):
     """A pod-level claim names exactly one ResourceClaim or ResourceClaimTemplate.
 

@@ -44,9 +44,10 @@ from dralint.k8s.resource import (
 )
 
 CLASS_AND_CLAIMS = [*CLAIM_KINDS, "DeviceClass"]
+REQUESTS = ("spec.devices.requests", "spec.spec.devices.requests")  # where every request rule starts
 
 
-@rule("DRA301", "request-name-dns-label", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA301", "request-name-dns-label", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=REQUESTS)
 def request_name(doc, report):
     """Request names must be DNS-1123 labels.
 
@@ -66,7 +67,7 @@ def request_name(doc, report):
                 report(req.path + ("name",), f"request name '{name}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
-@rule("DRA302", "request-name-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA302", "request-name-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=REQUESTS)
 def request_name_duplicate(doc, report):
     """Request names must be unique within a claim.
 
@@ -107,7 +108,7 @@ def _report_duplicate_names(doc, report, entries, message: str) -> None:
         seen.add(name)
 
 
-@rule("DRA303", "too-many-requests", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA303", "too-many-requests", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=REQUESTS)
 def too_many_requests(doc, report):
     """A claim may have at most 32 requests.
 
@@ -123,7 +124,7 @@ def too_many_requests(doc, report):
         report_too_many(doc, report, devices_path(doc) + ("requests",), len(seq), DEVICE_REQUESTS_MAX, "spec.devices.requests")
 
 
-@rule("DRA304", "request-needs-device", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA304", "request-needs-device", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
 def request_needs_device(doc, report):
     """A request needs exactly one of `exactly` or `firstAvailable` (1.33+).
 
@@ -165,7 +166,7 @@ def request_needs_device(doc, report):
             report(req.path, f"request has neither '{hint}' nor 'firstAvailable'; set exactly one of them{dropped}", error_type="Required", at_key=False)
 
 
-@rule("DRA305", "request-exactly-and-first-available", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA305", "request-exactly-and-first-available", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
 def request_both(doc, report):
     """A request must not combine an exact request with `firstAvailable` (1.33+).
 
@@ -198,7 +199,7 @@ def _class_name_problem(value: Any, required_by_schema: bool) -> tuple[str, str]
     return None
 
 
-@rule("DRA306", "device-class-name-required", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA306", "device-class-name-required", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=REQUESTS)
 def device_class_name_required(doc, report):
     """Every exact request and subrequest needs a non-empty `deviceClassName`.
 
@@ -222,7 +223,7 @@ def device_class_name_required(doc, report):
             report(sub.path + ("deviceClassName",), f"{problem[1]}: name the DeviceClass to allocate from", error_type="Required")
 
 
-@rule("DRA307", "device-class-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA307", "device-class-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=REQUESTS)
 def device_class_name_format(doc, report):
     """`deviceClassName` must be a DNS-1123 subdomain (the name of a DeviceClass).
 
@@ -241,7 +242,7 @@ def device_class_name_format(doc, report):
             report(sub.path + ("deviceClassName",), f"{problem[1]}", error_type="Invalid")
 
 
-@rule("DRA308", "too-many-first-available", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA308", "too-many-first-available", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
 def too_many_first_available(doc, report):
     """`firstAvailable` may list at most 8 subrequests (TooMany).
 
@@ -257,7 +258,7 @@ def too_many_first_available(doc, report):
             report_too_many(doc, report, req.path + ("firstAvailable",), len(req.first_available_raw), FIRST_AVAILABLE_MAX, "firstAvailable")
 
 
-@rule("DRA309", "subrequest-name-dns-label", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA309", "subrequest-name-dns-label", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
 def subrequest_name(doc, report):
     """Subrequest names (`firstAvailable[j].name`) must be DNS-1123 labels.
 
@@ -275,7 +276,7 @@ def subrequest_name(doc, report):
                 report(sub.path + ("name",), f"subrequest name '{name}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
-@rule("DRA310", "subrequest-name-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA310", "subrequest-name-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
 def subrequest_name_duplicate(doc, report):
     """Subrequest names must be unique within one request.
 
@@ -340,7 +341,7 @@ def selector_cel_required(doc, report):
                 report(api + (k, "cel"), "selector has no 'cel' entry: add 'cel: {expression: ...}'", error_type="Required", locate=src + (k, "cel") if "cel" in selector else src + (k,), at_key="cel" in selector)
 
 
-@rule("DRA313", "allocation-mode-unsupported", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA313", "allocation-mode-unsupported", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=REQUESTS)
 def allocation_mode(doc, report):
     """`allocationMode` must be `ExactCount` or `All` (omitted means ExactCount).
 
@@ -363,7 +364,7 @@ def allocation_mode(doc, report):
             report(api + ("allocationMode",), f"{shown} is not supported: use ExactCount or All", error_type="NotSupported", locate=src + ("allocationMode",), replace_with=sorted(ALLOCATION_MODES))
 
 
-@rule("DRA314", "count-invalid", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA314", "count-invalid", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=REQUESTS)
 def count_invalid(doc, report):
     """`count` must be positive with ExactCount and absent with All.
 
@@ -399,7 +400,7 @@ def _tolerations(doc: Any):
                 yield api + ("tolerations", t), src + ("tolerations", t), tol
 
 
-@rule("DRA315", "toleration-key-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA315", "toleration-key-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
 def toleration_key(doc, report):
     """A toleration `key`, when set, must be a qualified name (a label key).
 
@@ -418,7 +419,7 @@ def toleration_key(doc, report):
                 report(api + ("key",), f"toleration key '{key}' is invalid: {errs[0]}", error_type="Invalid", locate=src + ("key",))
 
 
-@rule("DRA316", "toleration-operator", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA316", "toleration-operator", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
 def toleration_operator(doc, report):
     """A toleration `operator` must be `Equal` (the default) or `Exists`.
 
@@ -437,7 +438,7 @@ def toleration_operator(doc, report):
             report(api + ("operator",), f"toleration operator '{op}' is not supported: use Equal or Exists", error_type="NotSupported", locate=src + ("operator",), replace_with=["Equal", "Exists"])
 
 
-@rule("DRA317", "toleration-value", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA317", "toleration-value", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
 def toleration_value(doc, report):
     """A toleration `value` must be empty with `Exists` and a valid label value with `Equal`.
 
@@ -459,7 +460,7 @@ def toleration_value(doc, report):
                 report(api + ("value",), f"toleration value '{value}' is invalid: {errs[-1]}", error_type="Invalid", locate=src + ("value",))
 
 
-@rule("DRA318", "toleration-effect", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA318", "toleration-effect", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
 def toleration_effect(doc, report):
     """A toleration `effect` must be empty, `NoSchedule` or `NoExecute` (plus `None` from 1.35).
 
@@ -476,7 +477,7 @@ def toleration_effect(doc, report):
             report(api + ("effect",), f"toleration effect '{effect}' is not supported: use {', '.join(allowed)} or leave it empty", error_type="NotSupported", locate=src + ("effect",), replace_with=allowed)
 
 
-@rule("DRA319", "too-many-tolerations", severity="warning", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA319", "too-many-tolerations", severity="warning", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
 def too_many_tolerations(doc, report):
     """More than 16 tolerations on one request exceeds the documented maximum.
 

@@ -30,6 +30,9 @@ ALL = [*CLASSIC, *STRUCTURED]
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
+STATUS = ("status",)  # DRA601-603 start from `_status`
+
+
 def _status(doc: Any) -> dict | None:
     status = doc.get("status", type=dict)
     return status or None
@@ -76,7 +79,7 @@ def status_ignored(doc, report):
         report(("status",), "status is ignored when the claim is created; remove it from the manifest", at_key=True)
 
 
-@rule("DRA601", "status-reserved-for", severity="warning", kinds=["ResourceClaim"], api_versions=ALL)
+@rule("DRA601", "status-reserved-for", severity="warning", kinds=["ResourceClaim"], api_versions=ALL, needs=STATUS)
 def reserved_for(doc, report):
     """`status.reservedFor` as the `/status` endpoint validates it.
 
@@ -119,7 +122,7 @@ def reserved_for(doc, report):
         report(base, "a claim without allocation.shareable may not be reserved more than once", error_type="Forbidden", at_key=True)
 
 
-@rule("DRA602", "status-allocation", severity="warning", kinds=["ResourceClaim"], api_versions=ALL)
+@rule("DRA602", "status-allocation", severity="warning", kinds=["ResourceClaim"], api_versions=ALL, needs=STATUS)
 def allocation(doc, report):
     """`status.allocation` as the `/status` endpoint validates a new allocation.
 
@@ -278,7 +281,7 @@ def _result_lists(doc: Any, report: Any, res: dict, p: tuple) -> None:
                 report(p + ("skipNodeOperations", n), f"'{op}' is listed twice", error_type="Duplicate")
 
 
-@rule("DRA603", "status-devices", severity="warning", kinds=["ResourceClaim"], api_versions=STRUCTURED, releases=("1.32", None))
+@rule("DRA603", "status-devices", severity="warning", kinds=["ResourceClaim"], api_versions=STRUCTURED, releases=("1.32", None), needs=STATUS)
 def device_status(doc, report):
     """`status.devices` (device health and network data) as the `/status` endpoint validates it.
 

@@ -73,6 +73,9 @@ class Rule(NamedTuple):
     collect: Callable[["DocumentView"], Any] | None = None
     # scope="run": the mapping keys whose places `collect` asks for; the loader keeps where they stand.
     positioned: frozenset[str] = frozenset()
+    # Dotted paths from the document root (`*`: any entry of a list); the rule can only report when
+    # one of them is present, so the engine skips it for documents with none. None: always run.
+    needs: tuple[tuple[str, ...], ...] | None = None
 
     def applies_to(self, api_version: str | None, kind: str | None, release: str) -> bool:
         if self.kinds is not None and kind not in self.kinds:
@@ -101,6 +104,7 @@ def rule(
     scope: str = "document",
     collect: Callable[["DocumentView"], Any] | None = None,
     positioned: Iterable[str] = (),
+    needs: Iterable[str] | None = None,
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Declare a rule. The function's docstring is its documentation: first line the summary.
 
@@ -113,11 +117,16 @@ def rule(
     `positioned`: the mapping keys (e.g. "deviceClassName") whose `view.place()` `collect`
     asks for; the loader notes where they stand while it reads, instead of replaying the
     document for them. Only a hint: every place is right without it.
+    `needs`: dotted paths (`spec.devices.requests`, `*` for any list entry) of which at least one
+    must be present for the rule to be able to report; documents with none skip the rule. It must
+    never be narrower than what the rule reads, or findings are lost (see docs/plugins.md).
     """
     if scope not in ("document", "run"):
         raise ValueError(f"rule {code}: scope must be 'document' or 'run'")
     if collect is not None and scope != "run":
         raise ValueError(f"rule {code}: collect is for scope='run' rules")
+    if needs is not None and (isinstance(needs, str) or scope != "document"):
+        raise ValueError(f"rule {code}: needs is a list of paths, for scope='document' rules")
     sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
 
     def decorate(func: Callable[..., None]) -> Callable[..., None]:
@@ -139,6 +148,7 @@ def rule(
             origin=func.__module__,
             collect=collect,
             positioned=frozenset(positioned),
+            needs=tuple(tuple(p.split(".")) for p in needs) if needs is not None else None,
         )
         return func
 

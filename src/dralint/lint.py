@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from . import schemas
 from .api import DocumentView, Place, Rule
 from .catalog import ENGINE_CHECKS
+from .dispatch import Dispatch
 from .drop import Dropped, GateState, drop_disabled_fields
 from .engine import collect_records, collectors, run_document_rules, run_index_rules, run_run_rules
 from .gate_settings import file_gates
@@ -158,7 +159,7 @@ class _Run:
         self.legacy_rules = [r for r in self.run_rules if r.collect is None]  # given every DocumentView
         self.positioned = frozenset().union(*(r.positioned for r in self.index_rules))  # for the loader
         self.collectors = collectors(self.index_rules)
-        self.rules_by_type: dict[tuple[str, str | None, str | None], list[Rule]] = {}
+        self.rules_by_type: dict[tuple[str, str | None, str | None], Dispatch] = {}
         self.known = known_codes(rules)
         self.suppressor: Suppressor | None = None
         if options.ignore_paths is not None:
@@ -344,12 +345,13 @@ class _Run:
         view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.retain.settle, feature_gates=state.overrides, dropped=dropped)
         if self.run_rules:
             self._collect(view, problems)
-        applicable = self._rules_for(release, view.api_version, view.kind)
+        table = self._rules_for(release, view.api_version, view.kind)
+        applicable = table.rules
         if not resolution.is_dra and not applicable and not resolution.problems:
             result.passed_over += 1
         # A DRA object the release does not serve has no schema to hold the rules' assumptions to.
         if applicable and not (resolution.is_dra and resolution.info is None):
-            problems.extend(run_document_rules(applicable, view))
+            problems.extend(run_document_rules(table.for_document(view.data), view))
         if resolution.is_dra:
             return "dra"
         return "object" if resolution.is_object else "foreign"
@@ -393,12 +395,12 @@ class _Run:
 
         return Suppressor(self.selection, self.known, self.options.ignore_paths, self.options.inline_suppressions)
 
-    def _rules_for(self, release: str, api_version: str | None, kind: str | None) -> list[Rule]:
+    def _rules_for(self, release: str, api_version: str | None, kind: str | None) -> Dispatch:
         key = (release, api_version, kind)
-        rules = self.rules_by_type.get(key)
-        if rules is None:
-            rules = self.rules_by_type[key] = [r for r in self.document_rules if r.applies_to(api_version, kind, release)]
-        return rules
+        table = self.rules_by_type.get(key)
+        if table is None:
+            table = self.rules_by_type[key] = Dispatch([r for r in self.document_rules if r.applies_to(api_version, kind, release)])
+        return table
 
 
 def _in_report_order(listed: list[Problem], late: list[Problem], messages: dict[str, str]) -> list[Problem]:
