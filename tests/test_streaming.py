@@ -206,7 +206,7 @@ def test_a_failing_collector_or_run_rule_is_dra901_and_the_rest_still_runs(tmp_p
     assert [(p.rule, p.source.rsplit("/", 1)[-1], p.span.line, p.span.column, p.message) for p in result.problems] == [
         ("DRA901", "a.yaml", 1, 1, "rule XX903 (broken-collect) failed: RuntimeError: 1 records"),
         ("DRA901", "b.yaml", 2, 1, "rule XX903 (broken-collect) failed: KeyError: 'no peer'"),
-        ("XX901", "b.yaml", 7, 9, "no ConfigMap 'zz' in the run"),
+        ("XX901", "b.yaml", 7, 9, "no ConfigMap 'zz' in the run (NotFound)"),
     ]
 
 
