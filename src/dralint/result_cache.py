@@ -1,0 +1,247 @@
+"""The result cache (`.dralint_cache/`): what a run kept of each file, reused while nothing it depends on changed.
+
+Each file is checked by a run of its own (a copy of the run's prepared state,
+`_file_run`) whose `partial()` is what the CLI run absorbs, exactly as a
+`--jobs` worker's chunk is absorbed (dralint.parallel): problems positioned
+and with fixes, counters, names, the run-scope records and the suppressions
+met. That partial is stored under the file's path and the digest of its bytes
+and of the kustomizations above it (`digest`), in the pack of the run's key
+(`run_key`: dralint's version and code, every rule module's bytes, policies,
+release, gates and the effective configuration). The run-scope rules are
+judged at the end over cached and fresh records alike, so the report is the
+one a run without the cache gives, byte for byte, whatever the format.
+
+Not stored, so always checked: standard input, unreadable files, kustomize
+patches and rendered streams whose problems move to their origin files (both
+depend on other files). `--fix` bypasses the cache. The store is
+dralint.result_store (sealed, atomic, bounded).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+from typing import Any, Iterable
+
+from . import __version__, schemas
+from .cache import _secret, cache_dir
+from .kustomize import MAX_LEVELS, NAMES, Kustomizations
+from .lint import LintOptions, LintResult, _Run
+from .result_store import Pack
+from .sources import Source
+
+FOLDER = ".dralint_cache"
+MAX_BLOB = 4 * 1024 * 1024  # a file whose kept results are larger is checked each time
+
+
+def project_root(config_path: str | None) -> str:
+    """Where `.dralint_cache/` goes: the config file's folder, else the git work tree's top, else here."""
+    if config_path:
+        return os.path.dirname(os.path.abspath(config_path))
+    here = folder = os.getcwd()
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return here
+        folder = parent
+
+
+def open_pack(options: LintOptions, folder: str | None, config_path: str | None) -> Pack | None:
+    """The pack of this run's key in `folder` (default: the project root's `.dralint_cache`), or None when the
+    cache cannot be used: DRALINT_NO_CACHE, no per-user secret, a legacy run-scope rule, fixers."""
+    user = cache_dir()
+    if user is None or options.keep is None or options.fixers or any(r.scope == "run" and r.collect is None for r in options.rules()):
+        return None
+    secret = _secret(user)
+    if not secret:
+        return None
+    folder = folder or os.path.join(project_root(config_path), FOLDER)
+    return Pack(folder, run_key(options, config_path), secret)
+
+
+def run_key(options: LintOptions, config_path: str | None) -> str:
+    """Everything besides a file's own bytes that a file's results depend on, as one hex digest."""
+    h = hashlib.blake2b(digest_size=32)
+
+    def add(*parts: Any) -> None:
+        h.update(repr(parts).encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+
+    add(__version__, sys.implementation.name, sys.version_info[:2], os.getcwd())
+    here = os.path.dirname(os.path.abspath(__file__))
+    for top in (here, schemas.schemas_dir()):
+        _add_tree_stats(add, top)  # the engine and schemas: an edited checkout changes the key
+    for path in _rule_files(options):
+        add(path, _file_hash(path))
+    selection = options.selection
+    add(options.release, options.rules_dirs, options.plugins, selection.select, selection.ignore,
+        sorted((k, int(v)) for k, v in selection.severities.items()), _canonical(options.rule_options),
+        options.target_version, sorted(options.feature_gates.items()), options.inline_suppressions,
+        sorted(options.keep or ()), options.origins, [(r.code, r.slug, r.origin) for r in options.rules()])
+    add(config_path, _file_hash(config_path) if config_path else None)  # ignore-paths, relative to it
+    return h.hexdigest()
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, dict):
+        return sorted((repr(k), _canonical(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    return repr(value)
+
+
+def _add_tree_stats(add: Any, top: str) -> None:
+    for folder, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names):
+            try:
+                st = os.stat(os.path.join(folder, name))
+            except OSError:
+                continue
+            add(os.path.relpath(os.path.join(folder, name), top), st.st_size, st.st_mtime_ns)
+
+
+def _rule_files(options: LintOptions) -> list[str]:
+    """The files every rule in use comes from (their modules and the `.py` files beside them), and policy files."""
+    folders: set[str] = set()
+    files: set[str] = set()
+    for rule in options.rules():
+        if rule.origin.startswith("policy "):
+            files.add(rule.origin[len("policy "):])
+            continue
+        module = sys.modules.get(rule.origin)
+        path = getattr(module, "__file__", None)
+        if path:
+            folders.add(os.path.dirname(os.path.abspath(path)))
+    folders.update(os.path.abspath(d) for d in options.rules_dirs)
+    for folder in folders:
+        try:
+            files.update(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".py"))
+        except OSError:
+            continue
+    return sorted(files)
+
+
+def _file_hash(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+    except OSError:
+        return None
+
+
+class Digests:
+    """A file's digest: its bytes and the kustomizations of its folder and those above (a file a kustomization
+    names as a patch is judged as one), so adding, editing or removing a kustomization changes it."""
+
+    def __init__(self) -> None:
+        self._context: dict[str, bytes] = {}
+
+    def of(self, name: str, data: bytes) -> bytes:
+        folder = os.path.dirname(name)
+        context = self._context.get(folder)
+        if context is None:
+            context = self._context[folder] = self._kustomizations_above(os.path.abspath(folder or "."))
+        return hashlib.blake2b(data, digest_size=16, key=context).digest()
+
+    @staticmethod
+    def _kustomizations_above(folder: str) -> bytes:
+        h = hashlib.blake2b(digest_size=32)
+        for _ in range(MAX_LEVELS):
+            for name in NAMES:
+                path = os.path.join(folder, name)
+                found = _file_hash(path) if os.path.isfile(path) else None
+                if found is not None:
+                    h.update(f"{path}\0{found}\0".encode("utf-8", "surrogateescape"))
+            parent = os.path.dirname(folder)
+            if parent == folder or os.path.isdir(os.path.join(folder, ".git")):
+                break
+            folder = parent
+        return h.digest()
+
+
+class FileChecker:
+    """Checks one file at a time with a run of its own, for a run that absorbs the partials in file order."""
+
+    def __init__(self, options: LintOptions):
+        prepared = _Run(options)
+        if prepared.kustomizations is None:
+            prepared.kustomizations = Kustomizations()  # shared: read once per folder, not once per file
+        self._prepared = dict(vars(prepared))
+        self.digests = Digests()
+
+    def partial(self, source: Source) -> tuple[tuple, bool]:
+        """The file's partial (dralint.lint._Run.partial) and whether it may be stored."""
+        run = _Run.__new__(_Run)
+        vars(run).update(self._prepared)
+        run.result = LintResult()
+        run.records, run.first, run.late, run.messages, run.rendered, run.views_by_release = {}, {}, [], {}, {}, {}
+        run.suppressor = run._suppressor() if run.options.ignore_paths is not None else None
+        run.check_source(source)
+        storable = source.data is not None and not run.rendered and run._patch_of(source.name) is None
+        return run.partial(), storable
+
+    def item(self, source: Source, pack: Pack) -> tuple:
+        """What a `--jobs` worker sends back for one file: (name, digest, has_text, blob, text, fresh); digest None
+        when not to be stored. The blob is the stored pickle (a hit is not even decoded here)."""
+        digest = self.digests.of(source.name, source.data) if source.data is not None else None
+        if digest is not None:
+            hit = pack.get(source.name, digest)
+            if hit is not None:
+                return source.name, digest, hit[0], hit[1], source.data if hit[0] else None, False
+        partial, storable = self.partial(source)
+        has_text, blob = encode_partial(source.name, partial)
+        return source.name, digest if storable else None, has_text, blob, source.data if has_text else None, True
+
+
+def encode_partial(name: str, partial: tuple) -> tuple[bool, bytes]:
+    """The pickle of a partial without the file's own bytes (read again on a hit), and whether its report quotes them."""
+    texts = partial[0].texts
+    text = texts.pop(name, None)
+    try:
+        return text is not None, pickle.dumps(partial, protocol=pickle.HIGHEST_PROTOCOL)
+    finally:
+        if text is not None:
+            texts[name] = text
+
+
+def decode_partial(name: str, blob: bytes, text: bytes | None) -> tuple:
+    partial = pickle.loads(blob)  # noqa: S301 - a blob from a pack whose seal verified, or from our own worker
+    if text is not None:
+        partial[0].texts[name] = text
+    return partial
+
+
+def absorb_item(run: _Run, item: tuple, pack: Pack) -> None:
+    name, digest, has_text, blob, text, fresh = item
+    run.absorb(decode_partial(name, blob, text))
+    if fresh and digest is not None and len(blob) <= MAX_BLOB:
+        pack.put(name, digest, has_text, blob)
+
+
+def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> LintResult:
+    """`lint()` of `sources` with the cache: a hit is absorbed as stored, a miss checked and stored."""
+    run = _Run(options)
+    checker = FileChecker(options)
+    for source in sources:
+        digest = checker.digests.of(source.name, source.data) if source.data is not None else None
+        hit = pack.get(source.name, digest) if digest is not None else None
+        if hit is not None:
+            run.absorb(decode_partial(source.name, hit[1], source.data if hit[0] else None))
+            continue
+        partial, storable = checker.partial(source)
+        if storable and digest is not None:
+            has_text, blob = encode_partial(source.name, partial)
+            if len(blob) <= MAX_BLOB:
+                pack.put(source.name, digest, has_text, blob)
+        run.absorb(partial)
+    result = run.finish()
+    pack.save()
+    return result
+
+
+__all__ = ["open_pack", "lint_serial", "FileChecker", "absorb_item", "project_root", "FOLDER"]
