@@ -224,23 +224,74 @@ def absorb_item(run: _Run, item: tuple, pack: Pack) -> None:
 
 
 def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> LintResult:
-    """`lint()` of `sources` with the cache: a hit is absorbed as stored, a miss checked and stored."""
+    """`lint()` of `sources` with the cache: a hit is absorbed as stored, a miss checked and stored.
+
+    Hits are held back (name, digest, their text) until the first miss: when every file hits and the run's
+    files and digests, in order, are those of a run stored whole (`RUN`), its finished result is the answer,
+    and no file's partial is decoded and no run-scope rule judged again."""
     run = _Run(options)
     checker = FileChecker(options)
+    signature = hashlib.blake2b(digest_size=16)
+    held: list[tuple[str, tuple[bool, bytes], bytes | None]] | None = []
+    complete = True  # every file stored or found: the run can be stored whole
     for source in sources:
         digest = checker.digests.of(source.name, source.data) if source.data is not None else None
         hit = pack.get(source.name, digest) if digest is not None else None
+        if digest is None:
+            complete = False
+        else:
+            signature.update(f"{source.name}\0".encode("utf-8", "surrogateescape") + digest)
+        if hit is not None and held is not None:
+            held.append((source.name, hit, source.data if hit[0] else None))
+            continue
+        if held is not None:
+            _absorb_held(run, held)
+            held = None
         if hit is not None:
             run.absorb(decode_partial(source.name, hit[1], source.data if hit[0] else None))
             continue
         partial, storable = checker.partial(source)
+        complete = complete and storable
         if storable and digest is not None:
             has_text, blob = encode_partial(source.name, partial)
             if len(blob) <= MAX_BLOB:
                 pack.put(source.name, digest, has_text, blob)
+            else:
+                complete = False
         run.absorb(partial)
+    whole = signature.digest()
+    if held:
+        stored = pack.get(RUN, whole)
+        if stored is not None:
+            return _stored_run(stored[1], held)
+        _absorb_held(run, held)
     result = run.finish()
+    if complete and run.result.files:
+        pack.put(RUN, whole, False, _encode_run(result))
     pack.save()
+    return result
+
+
+RUN = "\0run"  # the pack's entry for the last run whose every file hit: its finished result
+
+
+def _absorb_held(run: _Run, held: list) -> None:
+    for name, (_, blob), text in held:
+        run.absorb(decode_partial(name, blob, text))
+
+
+def _encode_run(result: LintResult) -> bytes:
+    texts, result.texts = result.texts, {}
+    try:
+        return pickle.dumps((result, sorted(texts)), protocol=pickle.HIGHEST_PROTOCOL)
+    finally:
+        result.texts = texts
+
+
+def _stored_run(blob: bytes, held: list) -> LintResult:
+    result, quoted = pickle.loads(blob)  # noqa: S301 - from a pack whose seal verified
+    texts = {name: text for name, _, text in held if text is not None}
+    result.texts = {name: texts[name] for name in quoted if name in texts}
     return result
 
 
