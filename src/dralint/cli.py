@@ -265,7 +265,7 @@ def _lint(paths: list[str], options, jobs: int | None, pack=None):
     entries = files(paths)
     head = list(itertools.islice(entries, max(parallel.MIN_FILES, 2)))  # what serial_reason needs to see
     if parallel.serial_reason(head, options, jobs) is None:
-        return parallel.lint_parallel(itertools.chain(head, entries), options, jobs, pack)
+        return parallel.lint_parallel(itertools.chain(head, entries), options, jobs, **({"pack": pack} if pack else {}))
     return _serial(parallel.frozen(read_all(itertools.chain(head, entries))), options, pack)
 
 
