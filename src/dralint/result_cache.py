@@ -199,26 +199,62 @@ class FileChecker:
 
 
 def encode_partial(name: str, partial: tuple) -> tuple[bool, bytes]:
-    """The pickle of a partial without the file's own bytes (read again on a hit), and whether its report quotes them."""
-    texts = partial[0].texts
-    text = texts.pop(name, None)
-    try:
-        return text is not None, pickle.dumps(partial, protocol=pickle.HIGHEST_PROTOCOL)
-    finally:
-        if text is not None:
-            texts[name] = text
+    """The pickle of a partial as plain tuples (`absorb_plain`), without the file's own bytes (read again on a
+    hit), and whether its report quotes them."""
+    result, records, first, late, suppressor, rendered = partial
+    counts = (result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty)
+    plain = (result.problems, counts, result.passed_over_files, result.objects, result.source_names, records, first, late, suppressor, rendered,
+             {k: v for k, v in result.texts.items() if k != name})
+    return name in result.texts, pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def decode_partial(name: str, blob: bytes, text: bytes | None) -> tuple:
-    partial = pickle.loads(blob)  # noqa: S301 - a blob from a pack whose seal verified, or from our own worker
+def absorb_plain(run: _Run, blob: bytes, name: str, text: bytes | None) -> None:
+    """`run.absorb` of an encoded partial (dralint.lint._Run.absorb: the same merge, without a LintResult per file)."""
+    problems, counts, passed_over_files, objects, source_names, records, first, late, suppressor, rendered, texts = pickle.loads(blob)  # noqa: S301 - sealed or our own worker's
+    result = run.result
+    result.problems += problems
+    result.files += counts[0]
+    result.documents += counts[1]
+    result.checked += counts[2]
+    result.passed_over += counts[3]
+    result.files_passed_over += counts[4]
+    result.empty += counts[5]
+    if passed_over_files:
+        result.passed_over_files += passed_over_files
+    if objects:
+        result.objects += objects
+    if source_names:
+        result.source_names += source_names
+    if texts:
+        result.texts.update(texts)
     if text is not None:
-        partial[0].texts[name] = text
-    return partial
+        result.texts[name] = text
+    for release, by_key in records.items():
+        if release not in run.first:
+            run.first[release] = first[release]
+        mine = run.records.get(release)
+        if mine is None:
+            mine = run.records[release] = {}
+        for key, found in by_key.items():
+            kept = mine.get(key)
+            if kept is None:
+                mine[key] = found
+            else:
+                kept += found
+    if late:
+        run.late.append(late)
+    if suppressor is not None:
+        if run.suppressor is None:
+            run.suppressor = suppressor
+        else:
+            run.suppressor.absorb(suppressor)
+    if rendered:
+        run.rendered.update(rendered)
 
 
 def absorb_item(run: _Run, item: tuple, pack: Pack) -> None:
     name, digest, has_text, blob, text, fresh = item
-    run.absorb(decode_partial(name, blob, text))
+    absorb_plain(run, blob, name, text)
     if fresh and digest is not None and len(blob) <= MAX_BLOB:
         pack.put(name, digest, has_text, blob)
 
@@ -248,7 +284,7 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
             _absorb_held(run, held)
             held = None
         if hit is not None:
-            run.absorb(decode_partial(source.name, hit[1], source.data if hit[0] else None))
+            absorb_plain(run, hit[1], source.name, source.data if hit[0] else None)
             continue
         partial, storable = checker.partial(source)
         complete = complete and storable
@@ -277,7 +313,7 @@ RUN = "\0run"  # the pack's entry for the last run whose every file hit: its fin
 
 def _absorb_held(run: _Run, held: list) -> None:
     for name, (_, blob), text in held:
-        run.absorb(decode_partial(name, blob, text))
+        absorb_plain(run, blob, name, text)
 
 
 def _encode_run(result: LintResult) -> bytes:

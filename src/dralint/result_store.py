@@ -59,6 +59,7 @@ class Pack:
         self.key = key
         self.secret = secret
         self.path = os.path.join(folder, f"results-{hashlib.blake2b(key.encode(), digest_size=8).hexdigest()}.pack")
+        self._read_as = _identity(self.path)  # taken before reading: a pack replaced meanwhile is read again on save
         self.entries: dict[str, Entry] = read_pack(self.path, key, secret)
         self.added: dict[str, Entry] = {}
 
@@ -80,7 +81,9 @@ class Pack:
             with _Lock(os.path.join(self.folder, "lock")) as locked:
                 if not locked:
                     return False
-                merged = read_pack(self.path, self.key, self.secret)  # what other runs saved meanwhile
+                unchanged = self._read_as is not None and _identity(self.path) == self._read_as
+                # What other runs saved since this one read the pack, unless none did.
+                merged = dict(self.entries) if unchanged else read_pack(self.path, self.key, self.secret)
                 merged.update(self.added)
                 _write(self.path, encode(bounded(merged), self.key, self.secret))
                 _prune(self.folder, keep=self.path)
@@ -88,6 +91,14 @@ class Pack:
             return True
         except OSError:
             return False  # a read-only project or a full disk costs speed only
+
+
+def _identity(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def encode(entries: dict[str, Entry], key: str, secret: bytes) -> bytes:
