@@ -51,9 +51,9 @@ def cached(monkeypatch, tmp_path):
 
 
 def _lint(paths, folder, jobs=1, cache=True, **overrides):
-    options, settings = build_options(Overrides(no_config=True, **overrides))
+    options, settings = build_options(Overrides(no_config="config" not in overrides, **overrides))
     options.keep = ALL_KEPT
-    pack = open_pack(options, str(folder), None) if cache else None
+    pack = open_pack(options, str(folder), overrides.get("config")) if cache else None
     return cli._lint([str(p) for p in paths], options, jobs, pack)
 
 
@@ -86,6 +86,21 @@ def test_cold_first_warm_and_changed_runs_give_the_same_reports_serial_and_with_
     victim.write_bytes(victim.read_bytes() + b"\n# changed\n")
     for jobs in (1, 2):
         assert _reports(_lint([tree], cached, jobs)) == _reports(_lint([tree], cached, jobs, cache=False))
+
+
+def test_ignore_paths_and_unused_suppressions_are_the_same_from_the_cache(cached, tmp_path):
+    tree = tmp_path / "cases"
+    shutil.copytree(CASES / "pods", tree / "pods")
+    shutil.copytree(CASES / "core", tree / "core")
+    config = tmp_path / ".dralint.yaml"
+    config.write_text("ignore-paths:\n- paths: ['cases/pods/**']\n  rules: [DRA712]\n- paths: ['cases/core/**']\n  fields: [nothing]\n")
+    cold = _reports(_lint([tree], cached, cache=False, config=str(config)))
+    assert "unused config ignore: ignore-paths[1]" in cold["text"]
+    for _ in range(2):  # filled, then the whole run from the cache
+        assert _reports(_lint([tree], cached, config=str(config))) == cold
+    victim = next((tree / "pods").glob("*.yaml"))
+    victim.write_bytes(victim.read_bytes() + b"\n# changed\n")
+    assert _reports(_lint([tree], cached, config=str(config))) == _reports(_lint([tree], cached, cache=False, config=str(config)))
 
 
 def _problems(result) -> list[tuple]:
