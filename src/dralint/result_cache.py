@@ -60,6 +60,8 @@ def open_pack(options: LintOptions, folder: str | None, config_path: str | None)
     if not secret:
         return None
     folder = folder or os.path.join(project_root(config_path), FOLDER)
+    if os.path.islink(folder):
+        return None  # a link committed in the folder's place must not make dralint write (or prune) elsewhere
     return Pack(folder, run_key(options, config_path), secret)
 
 
