@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from dralint.api import rule
-from dralint.k8s.claims import spec_path, too_many_type
+from dralint.k8s.claims import spec_path
 from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types
 from dralint.k8s.resource import CLAIM_KINDS, CLASSIC, POD_SCHEDULING_NODE_LIST_MAX, api_versions
 
@@ -100,7 +100,7 @@ def potential_nodes(doc, report):
         return
     base = ("spec", "potentialNodes")
     if len(seq) > POD_SCHEDULING_NODE_LIST_MAX:
-        etype = "TooLong" if doc.release_tuple < (1, 32) else too_many_type(doc)
+        etype = "TooLong"  # PodSchedulingContext is served up to 1.31, where a list over its size is TooLong
         report(base, f"{len(seq)} potential nodes; at most {POD_SCHEDULING_NODE_LIST_MAX} are allowed ({etype})", error_type=etype, at_key=True)
     seen: set[str] = set()
     for i, node in enumerate(seq):

@@ -351,7 +351,8 @@ def _one_edit(a: str, b: str) -> bool:
         return a[i:] == b[i + 1 :]
     if a[i + 1 :] == b[i + 1 :]:
         return True  # changed
-    return i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]  # swapped
+    # i + 1 < len(a) here: the strings differ at i, and past i they differ too (else "changed" above).
+    return a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]  # swapped
 
 
 def _close(name: str, candidates: list[str]) -> str:

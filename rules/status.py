@@ -185,7 +185,9 @@ def allocation(doc, report):
         elif isinstance(opaque, dict):
             _driver(report, p + ("opaque", "driver"), opaque.get("driver"))
             params = opaque.get("parameters")
-            if params is not None and not isinstance(params, dict):
+            if params is None:  # validateRawExtension: empty or null; the schema check does not look into status
+                report(p + ("opaque", "parameters"), "opaque.parameters must be set (Required)", error_type="Required", locate=p + ("opaque",), at_key=True)
+            elif not isinstance(params, dict):
                 report(p + ("opaque", "parameters"), "opaque.parameters must be a JSON object (Invalid)", error_type="Invalid")
     selector = alloc.get("nodeSelector")
     if isinstance(selector, dict):

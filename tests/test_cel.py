@@ -86,3 +86,30 @@ def test_real_world_corpus(corpus):
     assert len(dangling) == 2  # one with correct nesting, one whose selectors also sit at the wrong level
     for row in dangling:
         assert any(p.rule == "DRA401" for p in corpus.of(row)), row["file"]
+
+
+def test_selector_verdicts_of_a_process_are_bounded_and_an_unreached_one_is_asked_again(monkeypatch):
+    """rules/cel.py keeps at most 4096 verdicts, and never one that could not be reached
+    (an internal error or an unknown cost), which the next document asks for again."""
+    import dralint.cel as cel
+    from dralint.rules import cel as selector_rules
+
+    asked: list[str] = []
+    answers = {"unreached": [CelIssue("cost-unknown", "no estimate")], "fine": []}
+
+    def fake_compile(expression, release, *, feature_gates=()):
+        asked.append(expression)
+        return list(answers.get(expression, []))
+
+    monkeypatch.setattr(cel, "compile_selector", fake_compile)
+    monkeypatch.setattr(selector_rules, "_VERDICTS", {(f"e{i}", "1.35", ()): () for i in range(4095)})
+    assert selector_rules._verdict("fine", "1.35", ()) == ()
+    assert len(selector_rules._VERDICTS) == 4096  # the 4096th verdict is kept
+    assert selector_rules._verdict("fine", "1.35", ()) == ()
+    assert asked == ["fine"]  # kept: not asked again
+    selector_rules._verdict("another", "1.35", ())
+    assert len(selector_rules._VERDICTS) == 1  # full: cleared before the next one is kept
+    selector_rules._verdict("unreached", "1.35", ())
+    selector_rules._verdict("unreached", "1.35", ())
+    assert asked == ["fine", "another", "unreached", "unreached"]
+    assert ("unreached", "1.35", ()) not in selector_rules._VERDICTS

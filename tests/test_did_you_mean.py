@@ -57,3 +57,28 @@ def test_pod_and_claim_references_close_to_a_name_of_the_run():
         # Nothing close: no guess.
         ("DRA712", 30, 24, "ResourceClaim 'shared-claim' is not defined in the linted files; it must exist in the pod's namespace of the cluster"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("gpu", "gpu", False),  # the same name is no typo
+        ("gpu", "gpus", True),  # one inserted at the end
+        ("gpus", "gpu", True),  # one deleted at the end
+        ("gpu-a", "gpua", True),  # one deleted in the middle
+        ("gpua", "gpu-a", True),  # one inserted in the middle
+        ("gpu", "gpx", True),  # one changed
+        ("gpu", "gup", True),  # two neighbours swapped
+        ("gpu", "pgu", True),
+        ("abcd", "abdc", True),
+        ("gpu", "ugp", False),  # not neighbours
+        ("gpu", "gpuxy", False),  # two inserted
+        ("abcd", "xbcy", False),  # two changed
+        ("abc", "xbcd", False),  # one changed and one inserted
+        ("xbcd", "abc", False),
+    ],
+)
+def test_one_edit_is_exactly_one_change_deletion_insertion_or_swap(a, b, expected):
+    from dralint.rules.pod_references import _one_edit
+
+    assert _one_edit(a, b) is expected

@@ -66,3 +66,9 @@ def test_the_known_equivalent_mutant_is_found_and_no_other():
     line = _line_of("requests.py", "count <= 0")
     assert [m.what for m in mutants if mutate_rules.equivalent(m)] == ["<= -> <"]
     assert [m.line for m in mutants if mutate_rules.equivalent(m)] == [line]
+
+
+def test_the_equivalent_mutant_of_the_opaque_size_hint_is_found_and_no_other():
+    mutants = mutate_rules.mutants_of(RULES / "config.py")
+    line = _line_of("config.py", "size <= OPAQUE_PARAMETERS_MAX * 1.01")
+    assert [(m.line, m.what) for m in mutants if mutate_rules.equivalent(m)] == [(line, "<= -> <")]
