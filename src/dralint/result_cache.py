@@ -26,9 +26,11 @@ import sys
 from typing import Any, Iterable
 
 from . import __version__, schemas
+from .api import Place
 from .cache import _secret, cache_dir
 from .kustomize import MAX_LEVELS, NAMES, Kustomizations
 from .lint import LintOptions, LintResult, _Run
+from .model import Span
 from .result_store import Pack
 from .sources import Source
 
@@ -205,7 +207,9 @@ def encode_partial(name: str, partial: tuple) -> tuple[bool, bytes]:
     hit), and whether its report quotes them."""
     result, records, first, late, suppressor, rendered = partial
     counts = (result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty)
-    plain = (result.problems, counts, result.passed_over_files, result.objects, result.source_names, records, first, late, suppressor, rendered,
+    # A Place as a plain tuple: pickled and loaded in C, made a Place only for the first file of a release.
+    firsts = {release: (*place[:4], tuple(place.at), *place[5:]) for release, place in first.items()}
+    plain = (result.problems, counts, result.passed_over_files, result.objects, result.source_names, records, firsts, late, suppressor, rendered,
              {k: v for k, v in result.texts.items() if k != name})
     return name in result.texts, pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -233,7 +237,8 @@ def absorb_plain(run: _Run, blob: bytes, name: str, text: bytes | None) -> None:
         result.texts[name] = text
     for release, by_key in records.items():
         if release not in run.first:
-            run.first[release] = first[release]
+            place = first[release]
+            run.first[release] = Place(*place[:4], Span(*place[4]), *place[5:])
         mine = run.records.get(release)
         if mine is None:
             mine = run.records[release] = {}
