@@ -202,21 +202,31 @@ class FileChecker:
         return source.name, digest if storable else None, has_text, blob, source.data if has_text else None, True
 
 
-def encode_partial(name: str, partial: tuple) -> tuple[bool, bytes]:
-    """The pickle of a partial as plain tuples (`absorb_plain`), without the file's own bytes (read again on a
-    hit), and whether its report quotes them."""
+def plain_of(name: str, partial: tuple) -> tuple[bool, tuple]:
+    """A partial as plain tuples (what `merge` takes), without the file's own bytes (read again on a hit),
+    and whether its report quotes them."""
     result, records, first, late, suppressor, rendered = partial
     counts = (result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty)
     # A Place as a plain tuple: pickled and loaded in C, made a Place only for the first file of a release.
     firsts = {release: (*place[:4], tuple(place.at), *place[5:]) for release, place in first.items()}
     plain = (result.problems, counts, result.passed_over_files, result.objects, result.source_names, records, firsts, late, suppressor, rendered,
              {k: v for k, v in result.texts.items() if k != name})
-    return name in result.texts, pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
+    return name in result.texts, plain
+
+
+def encode_partial(name: str, partial: tuple) -> tuple[bool, bytes]:
+    has_text, plain = plain_of(name, partial)
+    return has_text, pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def absorb_plain(run: _Run, blob: bytes, name: str, text: bytes | None) -> None:
-    """`run.absorb` of an encoded partial (dralint.lint._Run.absorb: the same merge, without a LintResult per file)."""
-    problems, counts, passed_over_files, objects, source_names, records, first, late, suppressor, rendered, texts = pickle.loads(blob)  # noqa: S301 - sealed or our own worker's
+    merge(run, pickle.loads(blob), name, text)  # noqa: S301 - from a pack whose seal verified, or our own worker
+
+
+def merge(run: _Run, plain: tuple, name: str, text: bytes | None) -> None:
+    """`run.absorb` of a partial in plain tuples (dralint.lint._Run.absorb: the same merge, without a LintResult
+    per file). Takes over the lists of `plain`."""
+    problems, counts, passed_over_files, objects, source_names, records, first, late, suppressor, rendered, texts = plain
     result = run.result
     result.problems += problems
     result.files += counts[0]
@@ -295,13 +305,14 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
             continue
         partial, storable = checker.partial(source)
         complete = complete and storable
+        has_text, plain = plain_of(source.name, partial)
         if storable and digest is not None:
-            has_text, blob = encode_partial(source.name, partial)
+            blob = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
             if len(blob) <= MAX_BLOB:
                 pack.put(source.name, digest, has_text, blob)
             else:
                 complete = False
-        run.absorb(partial)
+        merge(run, plain, source.name, source.data if has_text else None)
     whole = signature.digest()
     if held:
         stored = pack.get(RUN, whole)
