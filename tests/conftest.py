@@ -134,7 +134,7 @@ def shared_dir() -> Path:
 
 
 # ---------------------------------------------------------------------------
-# The real pre-commit, for test_precommit.py and test_repository.py.
+# The real pre-commit, for test_precommit.py.
 
 PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
 

@@ -11,12 +11,13 @@ reachable for the build backend and dependencies the first time).
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
-# The hook_repo and pre_commit_home fixtures (conftest.py) are shared with test_repository.py:
-# one hook environment per test session.
+# The hook_repo and pre_commit_home fixtures (conftest.py) are built once per worker: every test that
+# runs the real hook is in this module, so the hook environment is built once.
+from conftest import CASES, run_dralint
 from conftest import git as _git
-from conftest import run_dralint
 from conftest import run_pre_commit as _run
 
 GOOD = """\
@@ -205,3 +206,27 @@ def test_a_platform_repository_gets_exactly_its_two_mistakes(tmp_path, hook_repo
     assert proc.returncode == 1, out
     assert _problem_lines(out) == expected, out
     assert "ci.yaml" not in out and "site.yml" not in out
+
+
+# A whole repository (tests/cases/repo, see test_repository.py) through the real hook: in this module, so
+# that the hook environment the tests above built is reused (xdist runs one module in one worker).
+def test_pre_commit_fails_only_on_the_dra_mistake(tmp_path, hook_repo, pre_commit_home):
+    repo, rev = hook_repo
+    project = tmp_path / "project"
+    shutil.copytree(CASES / "repo", project)
+    _git("init", "-q", ".", cwd=project)
+    (project / ".pre-commit-config.yaml").write_text(f"repos:\n- repo: {repo}\n  rev: {rev}\n  hooks:\n  - id: dralint\n")
+    _git("add", "-A", cwd=project)
+    proc = _run(project, pre_commit_home, "--all-files")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    errors = re.findall(r"^(\S+):(\d+):(\d+): error: .*\[(DRA\d+) [\w-]+\]$", out, re.M)
+    assert errors == [("k8s/claim-template.yaml", "12", "27", "DRA313")], out
+    assert "'all' is not supported: use ExactCount or All" in out
+
+    # With the mistake fixed, nothing else in the repository blocks the commit.
+    claim = project / "k8s" / "claim-template.yaml"
+    claim.write_text(claim.read_text().replace("allocationMode: all", "allocationMode: All"))
+    _git("add", "-A", cwd=project)
+    proc = _run(project, pre_commit_home, "--all-files")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
