@@ -89,8 +89,8 @@ def _issues(doc) -> list[tuple[tuple, tuple, Any]]:
 
 
 # Verdicts of this process: compile_selector asks its on-disk cache (a SHA-256 key and an HMAC
-# seal, ~25 µs) for every selector, and a repository repeats the same few expressions in
-# thousands of documents. A verdict that could not be reached is not kept: it is asked again.
+# seal) for every selector, and a repository repeats the same few expressions in thousands of
+# documents. A verdict that could not be reached is not kept: it is asked again.
 _VERDICTS: dict[tuple[str, str, tuple[str, ...]], tuple] = {}
 
 

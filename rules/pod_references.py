@@ -246,8 +246,8 @@ LISTED_CLAIMS_MAX = 16
 def _known_names(declared: list[str]) -> str:
     if not declared:
         return " which is empty"
-    # Every undeclared reference's message holds this list: one 200 KB name (DRA701 reports it) and
-    # 3,000 references took 600 MB, so a name longer than any object name can be is cut short here.
+    # Every undeclared reference's message holds this list, so a name longer than any object name can be
+    # (DRA701 reports it) is cut short here: messages stay small however long the name.
     listed = [n if len(n) <= DNS1123_SUBDOMAIN_MAX else f"{n[:DNS1123_SUBDOMAIN_MAX]}..." for n in declared[:LISTED_CLAIMS_MAX]]
     more = f" and {len(declared) - LISTED_CLAIMS_MAX} more" if len(declared) > LISTED_CLAIMS_MAX else ""
     return f": {', '.join(listed)}{more}"
@@ -290,7 +290,7 @@ class _OneEditAway:
         # Keyed by the variant's hash, holding a name or a list of names (the strings and one-item
         # lists were ~150 bytes a variant); a hash can collide: closest() checks.
         # A name longer than an object name can be (DRA702 and others report it) is neither indexed nor
-        # looked up: its L deletions of L characters each took L * L bytes (3.9 GB for one 64k name).
+        # looked up: its L deletions of L characters each would take L * L bytes.
         self.by_length: dict[int, list[str]] = {}
         for name in names:
             if len(name) <= DNS1123_SUBDOMAIN_MAX:
@@ -356,7 +356,7 @@ def _one_edit(a: str, b: str) -> bool:
 
 
 def _close(name: str, candidates: list[str]) -> str:
-    import difflib  # only for references that name nothing: ~1 ms of a clean file's start-up otherwise
+    import difflib  # only for references that name nothing, not on a clean file's start-up
 
     match = difflib.get_close_matches(name, candidates, n=1)
     return f"; did you mean {match[0]!r}?" if match else ""

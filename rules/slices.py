@@ -41,8 +41,8 @@ _COMMON = dict(severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=
 # semver.org 2.0.0, as github.com/blang/semver/v4 parses it (no leading "v", no leading zeros).
 _NUM = r"(?:0|[1-9][0-9]*)"
 _IDENT = r"(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"
-# A pattern string, compiled by `re` on first use: compiling it at import was ~1 ms of every
-# start-up, and only ResourceSlices with version attributes need it.
+# A pattern string, compiled by `re` on first use, not at import: only ResourceSlices with version
+# attributes need it.
 _SEMVER = rf"{_NUM}\.{_NUM}\.{_NUM}(?:-{_IDENT}(?:\.{_IDENT})*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?"
 
 

@@ -64,7 +64,7 @@ class PolicyError(ValueError):
 
 
 def _cel() -> tuple[Any, Any]:
-    # The CEL package (~8 ms, more with its engine) loads only when a policy file is configured.
+    # The CEL package (and its engine) loads only when a policy file is configured.
     try:
         from .cel import compile_policy, evaluate
     except ImportError as exc:  # pragma: no cover - the CEL package ships with dralint

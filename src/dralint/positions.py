@@ -39,8 +39,9 @@ def _pos(text: str, index: int) -> tuple[int, int]:
 class _Map:
     """A decoded string and, for each of its characters, the source range it came from: `(start, end)` by index.
 
-    Stored as runs because most of a scalar is copied verbatim: one `(start, end)` tuple per
-    character cost ~150 bytes a character, 2.2 GB for a 15 MB selector at 1.31 (no length limit).
+    Stored as runs because most of a scalar is copied verbatim: a `(start, end)` tuple per character
+    would make memory ~150 times the text, and before 1.32 a selector has no length limit
+    (tests/test_repairs_hostile.py runs a 6M-character one in a bounded address space).
     A run covers source [start, end) one character each; anything else (an escape, a doubled quote,
     a folded break) is one character with its own range.
     """

@@ -83,9 +83,9 @@ def load_rules_dir(folder: str, *, namespace: str | None = None) -> list[Rule]:
 def entry_points_of(group: str) -> list[tuple[str, str]]:
     """(name, "module:attr") of every installed entry point in `group`, first distribution on sys.path wins.
 
-    Reads `*.dist-info/entry_points.txt` directly: importlib.metadata costs
-    20-50 ms of imports (email, zipfile, csv ...), a third of a pre-commit
-    hook's budget, to answer what a directory listing answers.
+    Reads `*.dist-info/entry_points.txt` directly: importlib.metadata imports
+    email, zipfile, csv and more (a large part of a pre-commit hook's start-up,
+    bench/startup.py) to answer what a directory listing answers.
     """
     found: dict[str, str] = {}
     seen_dists: set[str] = set()

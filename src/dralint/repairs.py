@@ -40,9 +40,9 @@ _CHUNK = 8192
 
 @lru_cache(maxsize=4)
 def _newlines_before_chunks(text: str) -> array:
-    # Every document of a file shares its text and a file holds up to 1,000 fixes: splitting the text
-    # for each fix cost fixes x lines (77 s for 15 MB). A start per line would cost ~40 bytes a line
-    # (300 MB for 7.8M lines); counts per chunk cost one pass and a few KB.
+    # Every document of a file shares its text and a file holds up to 1,000 fixes: one pass counts the
+    # line breaks per chunk, so a fix costs a chunk, not the text (fixes x lines), and memory is a few
+    # KB, not a start per line (tests/test_repairs_hostile.py).
     counts = array("q")
     total = 0
     for at in range(0, len(text), _CHUNK):

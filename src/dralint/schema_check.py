@@ -3,9 +3,10 @@
 Two validators work together. A compiled fast path decides whether a document
 is valid at all; only documents it rejects go through `jsonschema`, which
 produces every error with its instance path. Most documents are valid, so a
-clean run never imports jsonschema (~100 ms of start-up for a pre-commit
-hook) and costs a fraction of its per-document time. A test checks that both
-validators agree on every document of the corpora.
+clean run never imports jsonschema (the largest import a pre-commit hook would
+pay, bench/startup.py; tests/test_architecture.py checks it) and costs a fraction
+of its per-document time. A test checks that both validators agree on the
+documents of the corpora.
 """
 
 from __future__ import annotations
@@ -464,8 +465,7 @@ def _enum_fixes(doc: Document, path: Path, wrong: Any, allowed: list[Any]) -> li
 
 def _unknown_field_fixes(doc: Document, path: Path, meant: str | None, allowed: list[str], schema: dict[str, Any], root: dict[str, Any]) -> list[Fix]:
     """The repairs the message suggests: the did-you-mean names (ranked), else the move under the nesting field."""
-    # Deferred: only fixes that are read get built; importing repairs is ~2 ms of a clean
-    # file's start-up (python -X importtime, loaded machine).
+    # Deferred: only fixes that are read get built, and a clean file's start-up does not import repairs.
     from . import repairs
 
     key = str(path[-1])

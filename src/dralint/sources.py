@@ -228,7 +228,8 @@ def _read(path: str) -> Source:
 def _read_regular(fd: int, size: int) -> bytes:
     """The file's bytes, at most MAX_BYTES + 1 (enough to tell the loader it is too big).
 
-    os.read, not a file object: a buffered reader per file was 4 % of a run over 10,000 small files.
+    os.read, not a file object: a buffered reader per file is a cost a run over many small files
+    pays per file (bench/scale.py).
     """
     want = min(size, MAX_BYTES) + 1
     data = os.read(fd, want)

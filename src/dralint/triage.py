@@ -109,8 +109,8 @@ def triage(source: str, data: bytes, loaded: Any) -> Triaged:
 
 def passed_over_unread(source: str, data: bytes) -> Triaged | None:
     """What `triage` would say of a JSON file that is plainly no manifest, without loading it (None: load
-    it). Lock files and other large JSON of a repository cost the position-keeping reader ~0.17 s a
-    megabyte, only to be passed over; this tells the same in about a tenth of that (2 MB: 40 ms, not 338)."""
+    it). Lock files and other large JSON of a repository would cost the position-keeping reader a full
+    load only to be passed over; this tells the same from a scan of the bytes (bench/bench_load.py)."""
     if _marked(data):  # a Kubernetes type or the DRA group is written in it
         return None
     whole, value = plain_json(source, data)
@@ -124,8 +124,8 @@ def passed_over_unread(source: str, data: bytes) -> Triaged | None:
 def _marked(data: bytes) -> bool:
     """Whether `data` writes a Kubernetes type (an `apiVersion:` or `kind:` key) or names the DRA group.
 
-    The words first, then what precedes them: one pattern with the context in front made the regex engine
-    try every position (~40 ms a megabyte against ~12, on a large lock file)."""
+    The words first, then what precedes them: a pattern with the context in front makes the regex engine
+    try every position of a large file."""
     if b"resource.k8s.io" in data:
         return True
     for match in _MARK_WORD.finditer(data):
@@ -203,7 +203,7 @@ def _template_action(data: bytes, manifest: bool) -> tuple[int, bool] | None:
                 return match.start(), jinja
             return None
         # A comment line: the rest of it is comment too (looking at each of its matches from the line's
-        # start was quadratic on a long one).
+        # start would be quadratic on a long one).
         line_end = data.find(b"\n", match.end())
         if line_end == -1:
             return None

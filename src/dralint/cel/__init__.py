@@ -130,7 +130,7 @@ def compile_selector(expression: str, release: str, *, feature_gates: Iterable[s
 
 @functools.lru_cache(maxsize=1)
 def _verdicts() -> Any:
-    # Only a file with a CEL selector gets here: the cache module and importlib.util are ~8 ms of every other run's start-up.
+    # Only a file with a CEL selector gets here: no other run's start-up loads the cache module and importlib.util.
     import importlib.util
     import os
 
@@ -183,7 +183,7 @@ def _judge(expression: str, release: str, multi_alloc: bool, list_attributes: bo
     if not available():
         return (CelIssue("internal", "CEL selectors were not checked: cel-expr-python or protobuf cannot be imported; "
                          "they are dependencies of dralint: reinstall it (pip install 'cel-expr-python>=0.1.3' protobuf)", None, 0),), None
-    # cel-expr-python and protobuf (~19 ms) load only when a selector is not in the verdict cache.
+    # cel-expr-python and protobuf, the largest imports, load only when a selector is not in the verdict cache.
     from . import _env
 
     compat = (rel[0], rel[1] - 1)
@@ -191,7 +191,7 @@ def _judge(expression: str, release: str, multi_alloc: bool, list_attributes: bo
     compiled, issues = _compile(env, expression, rel)
     if issues:
         return tuple(issues), None
-    # Only compiled expressions are walked (~14 ms of imports with their protobuf messages).
+    # Only compiled expressions are walked (the walker imports their protobuf messages).
     from . import _ast, _quantity
 
     tree = _ast.checked(compiled.serialize())
@@ -204,7 +204,7 @@ def _judge(expression: str, release: str, multi_alloc: bool, list_attributes: bo
                          _first_token(expression), _token_length(expression, _first_token(expression))),), None
     if rel < (1, 32):
         return (), None
-    # The cost estimator (~4 ms) is needed only from 1.32, for an expression that compiled.
+    # The cost estimator is imported only from 1.32, for an expression that compiled.
     from . import _cost
 
     try:
@@ -330,7 +330,7 @@ def _function_suggestions(name: str, rel: tuple[int, int], expression: str, offs
     """Declared function names close to an unknown one that is called (`name(` follows it)."""
     if offset is None or "." in name or not expression[offset + len(name):].lstrip().startswith("("):
         return ()
-    # Only expressions with an unknown name get here: difflib and the declaration tables are ~7 ms.
+    # Only expressions with an unknown name get here: difflib and the declaration tables load for them alone.
     import difflib
 
     from . import _decls
@@ -428,7 +428,7 @@ _EXTENSION_FUNCTIONS = {
 @functools.lru_cache(maxsize=None)
 def _function_names(rel: tuple[int, int]) -> tuple[str, ...]:
     """What a misspelt function may have meant in release `rel`: only what that release offers."""
-    # Error path only: the declaration tables are ~5 ms of a clean run's start-up.
+    # Error path only: a clean run's start-up does not build the declaration tables.
     from . import _decls
 
     compat = (rel[0], rel[1] - 1)
@@ -524,7 +524,7 @@ class Policy(NamedTuple):
 def compile_policy(expression: str) -> Policy | list[CelIssue]:
     if not available():
         return [CelIssue("internal", "CEL policies need cel-expr-python and protobuf", None, 0)]
-    # cel-expr-python and protobuf (~19 ms): only configurations with policies compile them.
+    # cel-expr-python and protobuf load only for configurations with policies, which compile them.
     from . import _env
 
     env = _env.policy_env()

@@ -12,7 +12,7 @@ each release; `+featureGate=` markers say which fields a cluster keeps
 """
 
 # No `from __future__ import annotations`: typing compiles each string annotation of a
-# NamedTuple (DeviceShape: five compile() calls, ~1 ms of every start-up).
+# NamedTuple at import (DeviceShape: five compile() calls on every start-up, bench/startup.py).
 from typing import Any, Iterator, NamedTuple
 
 from .. import gates

@@ -2,9 +2,9 @@
 
 A file may hold several JSON values one after another (a JSON stream); each
 is a document. A document's positions are computed when first asked for, by
-parsing its text again (as the YAML side replays its events): built while
-reading, the tables of every document of a file were held until the file was
-done, 180-550 bytes per byte of JSON (2.3 GB for a 12.7 MB stream).
+parsing its text again (as the YAML side replays its events), so a file holds
+no table it was not asked for: memory stays a small multiple of the text
+(tests/test_load_robustness.py; bench/memory.py).
 
 Numbers follow Kubernetes' JSON decoding: an integer that fits 64 bits is an
 int, anything else a float; a number beyond float64 is rejected by the API

@@ -35,7 +35,7 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 def docs_url() -> str:
     try:
-        # Only SARIF asks the installed metadata: importlib.metadata is ~20 ms of start-up.
+        # Only SARIF asks the installed metadata: other formats do not import importlib.metadata.
         from importlib.metadata import metadata
 
         for entry in metadata("dralint").get_all("Project-URL") or []:
@@ -237,8 +237,8 @@ def render(result: LintResult, options: ReportOptions) -> str:
 
 
 def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
-    """What json.dumps(log, indent=2) writes, one result at a time: the log of a 100,000-file run
-    (160,000 results, 225 MB of text) built whole took 1.7 GB."""
+    """What json.dumps(log, indent=2) writes, one result at a time: the log of a large run is never
+    built whole (bench/memory.py)."""
     cwd = os.getcwd()
     log, rule_index = sarif_log(result, cwd, _RESULTS)
     head, found, tail = json.dumps(log, indent=2, ensure_ascii=False).partition(_RESULTS_DUMPED)

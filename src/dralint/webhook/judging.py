@@ -6,7 +6,7 @@
     verdict = await pool.judge(body, timeout)         # JudgeTimeout / JudgeLost when it cannot answer
 
 Why processes and not threads: CEL checking is C++ that holds the GIL for the
-whole of each compile (a 40-term selector: ~5 ms), and the rules are Python.
+whole of each compile, and the rules are Python.
 In a thread, a heavy claim (32 requests x 32 such selectors: seconds of work)
 leaves the event loop the GIL only between those calls, so probes and every
 other review wait behind it. A process shares nothing with the loop, can use

@@ -71,7 +71,7 @@ def _guarded_protocol(read_timeout: float) -> type:
     arrives, and stops when the headers are complete; the app then bounds the
     body. Between requests uvicorn's own keep-alive timeout applies.
     """
-    # uvicorn (~100 ms) loads when the server starts, not for `serve --help` or a configuration error.
+    # uvicorn loads when the server starts, not for `serve --help` or a configuration error.
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class GuardedHttpToolsProtocol(HttpToolsProtocol):
@@ -158,7 +158,7 @@ TLS_SHUTDOWN_SECONDS = 0.5
 def _loop_factory(handshake_timeout: float = 60.0) -> Callable[[], asyncio.AbstractEventLoop]:
     """uvloop (else asyncio's loop) whose TLS servers drop a client that has not finished its handshake in
     time, and end a closing connection whose client does not answer the TLS shutdown in time."""
-    # Optional (not on Windows), and ~70 ms: loaded when the server starts.
+    # Optional (not on Windows), and loaded only when the server starts.
     try:
         import uvloop
 
