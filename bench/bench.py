@@ -1,6 +1,9 @@
 """Throughput of `dralint` against bare libyaml parsing of the same files, in one run.
 
-    python bench/bench.py [--documents 5000] [--repeat 5]
+    python bench/bench.py [--documents 5000] [--repeat 5] [--real-world a|b]
+
+(--real-world: the shared corpus split by bench/corpus_sets.py, instead of the mixed
+documents; skipped when ../shared is absent.)
 
 Generates a corpus of mixed DRA documents (claims, templates, classes and
 pods across every API version, each file carrying the release it is meant
@@ -178,6 +181,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--documents", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--real-world", choices=["a", "b"], metavar="SET",
+                        help="bench/corpus_sets.py's set (a) or (b) of the shared corpus instead of the mixed documents")
     args = parser.parse_args()
 
     dralint = shutil.which("dralint", path=str(Path(sys.executable).parent)) or shutil.which("dralint")
@@ -185,7 +190,17 @@ def main() -> None:
         raise SystemExit("dralint is not installed in this environment")
     one_core = ["taskset", "-c", "0"] if shutil.which("taskset") else []
     with tempfile.TemporaryDirectory() as tmp:
-        files = [str(f) for f in generate(Path(tmp), args.documents)]
+        if args.real_world:
+            from corpus_sets import SETS, build_set, corpus_root  # beside this script
+
+            if corpus_root() is None:
+                print("skipped: ../shared/corpus/real-world is absent")
+                return
+            folder = build_set(Path(tmp), args.real_world)
+            files = sorted(str(f) for f in folder.iterdir() if f.suffix == ".yaml")
+            args.documents = SETS[args.real_world][0]
+        else:
+            files = [str(f) for f in generate(Path(tmp), args.documents)]
         commands = {
             "dralint, every rule": [*one_core, dralint, "--no-config", "--format", "json", *files],
             # Load, type resolution and schema check only: the core every rule builds on.

@@ -13,11 +13,12 @@ interpreter, the best of --rounds:
     with the cyclic collector off, which measures the replay and not the
     collector (see issue 12 for the collector).
 
---baseline SRC also runs all of it for another source tree (e.g. a checkout's
+--library leaves dralint.runtime's seam off (a host calling dralint.lint()); by
+default it is on, as in the CLI. --baseline SRC also runs all of it for another source tree (e.g. a checkout's
 src/), alternating the two so that machine noise hits both alike.
 
     .venv/bin/python bench/bench_load.py [--docs 2000] [--rounds 5] [--positions]
-                                         [--corpus DIR] [--baseline SRC]
+                                         [--corpus DIR] [--baseline SRC] [--library]
 """
 
 from __future__ import annotations
@@ -179,6 +180,13 @@ def child(args: argparse.Namespace) -> None:
     out = {"bare": time.process_time() - t0}
     gc.enable()
     sys.path.insert(0, args.child)
+    if not args.library:
+        try:
+            from dralint import runtime  # noqa: PLC0415 - the seam the CLI turns on
+        except ImportError:
+            pass  # a tree without the seam: its tricks are always on
+        else:
+            runtime.enable()
     from dralint.load import c_parser_available, load  # noqa: PLC0415 - from the tree under test
 
     if not c_parser_available():
@@ -206,6 +214,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--positions", action="store_true", help="also build every document's position table")
     ap.add_argument("--baseline", metavar="SRC", help="another source tree to measure alike, alternating")
+    ap.add_argument("--library", action="store_true",
+                    help="leave the runtime seam off, as dralint.lint() called from a host does (default: on, as the CLI)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:

@@ -1,7 +1,7 @@
 """Scale: `dralint` on 1k, 10k and 100k documents against a bare libyaml parse, in one run.
 
-    python bench/scale.py [--sizes 1000,10000,100000] [--per-file 100,1] [--repeat 3]
-                          [--keep DIR] [--dralint PATH ...] [--jobs N] [--no-pin]
+    python bench/scale.py [--sizes 1000,10000,100000|none] [--per-file 100,1] [--repeat 3]
+                          [--keep DIR] [--dralint PATH ...] [--jobs N] [--no-pin] [--real-world a,b,c|none]
 
 For each size and layout (100 documents a file, and one a file) it writes a
 corpus of bench/bench.py's mixed DRA documents, then times, alternating the
@@ -12,6 +12,10 @@ commands so that machine noise hits all alike (median of --repeat):
   * `dralint --no-config --format json --jobs 1 DIR` and `--jobs N` (N: the
     usable cores), for each --dralint given (e.g. a baseline venv's, to compare
     two installs); an install without --jobs gets one plain run instead.
+
+Then the same on the shared real-world corpus's sets (a) and (b) of
+bench/corpus_sets.py (--real-world a,b,c adds (c), 100,000 files), skipped when
+../shared is absent.
 
 It prints documents/s, the child's peak RSS (os.wait4 on the child; with
 workers, the largest single process, not the sum) and the rate as a share of
@@ -38,6 +42,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus_sets import SETS, build_set, corpus_root  # noqa: E402
+
 from bench import PARSE_ONLY, TEMPLATES, generate  # noqa: E402
 
 # bench.py's parse loop takes file names; 100,000 of them exceed the argument limit, so pass the folder.
@@ -185,6 +191,9 @@ def main() -> None:
                         help="a dralint executable (repeatable, to compare installs; default: this venv's)")
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)), help="N of --jobs N")
     parser.add_argument("--no-pin", action="store_true", help="do not pin parse-only and --jobs 1 to one core")
+    parser.add_argument("--real-world", default="a,b", metavar="SETS",
+                        help="bench/corpus_sets.py sets of the shared corpus, comma-separated (a, b, c; 'none'); "
+                             "skipped when ../shared is absent")
     args = parser.parse_args()
 
     default = shutil.which("dralint", path=str(Path(sys.executable).parent)) or shutil.which("dralint")
@@ -198,18 +207,25 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.keep) if args.keep else Path(tmp)
         scratch = Path(tmp)
-        for size in (int(s) for s in args.sizes.split(",")):
-            for per_file in (int(p) for p in args.per_file.split(",")):
-                t0 = time.perf_counter()
-                folder = corpus(root, size, per_file)
-                generated = time.perf_counter() - t0
-                cmds = commands(dralints, args.jobs, pin, folder)
-                documents, results = measure(folder, cmds, args.repeat, scratch)
-                files = sum(1 for n in os.listdir(folder) if n.endswith(".yaml"))
-                report(documents, files, results, args.repeat)
-                print(f"  (corpus {folder.name}: {generated:.1f} s to write or reuse)")
-                if not args.keep:
-                    shutil.rmtree(folder)
+        synthetic = [(size, per_file) for size in (int(s) for s in args.sizes.split(",") if s not in ("", "none"))
+                     for per_file in (int(p) for p in args.per_file.split(","))]
+        real = [n for n in args.real_world.split(",") if n in SETS]
+        if real and corpus_root() is None:
+            print("real-world sets skipped: ../shared/corpus/real-world is absent")
+            real = []
+        builds = [lambda s=size, p=per_file: corpus(root, s, p) for size, per_file in synthetic]
+        builds += [lambda n=name: build_set(root, n) for name in real]
+        for build in builds:
+            t0 = time.perf_counter()
+            folder = build()
+            generated = time.perf_counter() - t0
+            cmds = commands(dralints, args.jobs, pin, folder)
+            documents, results = measure(folder, cmds, args.repeat, scratch)
+            files = sum(1 for n in os.listdir(folder) if n.endswith(".yaml"))
+            report(documents, files, results, args.repeat)
+            print(f"  (corpus {folder.name}: {generated:.1f} s to write or reuse)")
+            if not args.keep:
+                shutil.rmtree(folder)
     print("\ngoals: --jobs 1 >= 50% of parse-only; <= 150 MiB at 100k documents; --jobs 2 >= 1.8x --jobs 1")
 
 

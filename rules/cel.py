@@ -120,7 +120,7 @@ def _check(doc, report, kinds: set[str], unchecked: str | None = None) -> None:
         report(
             path,
             issue.message,
-            error_type=_ERROR_TYPE.get(issue.kind),
+            error_type=_ERROR_TYPE.get(issue.kind), show_type=False,
             locate=locate if locate != path else None,
             string_range=string_range,
             replace_with=issue.suggestions,
@@ -144,6 +144,8 @@ def cel_syntax(doc, report):
     The API server rejects the object (Invalid, "compilation failed"). The
     problem points at the offending character; an expression that ends too
     early (a dangling `||` or `&&`) points at the dangling operator.
+
+    Upstream: `convertCELErrorToValidationError` (pkg/apis/resource/validation/validation.go).
     """
     _check(doc, report, {"syntax"}, unchecked="internal")
 
@@ -157,6 +159,8 @@ def cel_undeclared(doc, report):
     DRAConsumableCapacity). Library functions count from the release whose
     CEL environment offers them to new expressions (e.g. `format.*` from 1.32,
     two-variable comprehensions from 1.33). Invalid at the expression.
+
+    Upstream: `convertCELErrorToValidationError` (pkg/apis/resource/validation/validation.go).
     """
     _check(doc, report, {"undeclared"})
 
@@ -167,6 +171,8 @@ def cel_type(doc, report):
 
     Attribute values are dynamically typed, so only mistakes the checker can
     see statically are reported. Invalid at the expression.
+
+    Upstream: `convertCELErrorToValidationError` (pkg/apis/resource/validation/validation.go).
     """
     _check(doc, report, {"type"})
 
@@ -177,6 +183,8 @@ def cel_result(doc, report):
 
     E.g. `device.driver` alone is a string; write `device.driver == "example.com"`.
     Invalid at the expression.
+
+    Upstream: `convertCELErrorToValidationError` (pkg/apis/resource/validation/validation.go).
     """
     _check(doc, report, {"result-type"})
 
@@ -195,5 +203,7 @@ def cel_cost(doc, report):
     capacity domains with 32 entries each and strings of bounded length, so
     comprehensions nested four deep over `device.attributes` are rejected even
     though real devices are small. The estimate is best effort (docs/cel.md).
+
+    Upstream: `validateCELExpression`, `validateCELSelector` (pkg/apis/resource/validation/validation.go).
     """
     _check(doc, report, {"cost"}, unchecked="cost-unknown")

@@ -26,7 +26,7 @@ def resource_class_name(doc, report):
     errs = dns1123_subdomain(value)
     if errs:
         shown = f"'{value}'" if value else "an empty resourceClassName"
-        report(spec_path(doc) + ("resourceClassName",), f"{shown} is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+        report(spec_path(doc) + ("resourceClassName",), f"{shown} is invalid: {errs[-1]}", error_type="Invalid")
 
 
 @rule("DRA331", "parameters-ref-required", severity="error", kinds=[*CLAIM_KINDS, "ResourceClass"], api_versions=CLASSIC)
@@ -42,7 +42,7 @@ def parameters_ref_required(doc, report):
         return
     for key in ("kind", "name"):
         if ref.get(key) == "":
-            report(base + (key,), f"parametersRef.{key} must not be empty (Required)", error_type="Required")
+            report(base + (key,), f"parametersRef.{key} must not be empty", error_type="Required")
 
 
 @rule("DRA332", "classic-allocation-mode", severity="error", kinds=CLAIM_KINDS, api_versions=CLASSIC)
@@ -53,7 +53,7 @@ def classic_allocation_mode(doc, report):
     """
     value = doc.get(*spec_path(doc), "allocationMode", type=str)
     if value and value not in ("Immediate", "WaitForFirstConsumer"):
-        report(spec_path(doc) + ("allocationMode",), f"allocationMode '{value}' is not supported: use Immediate or WaitForFirstConsumer (NotSupported)", error_type="NotSupported", replace_with=["Immediate", "WaitForFirstConsumer"])
+        report(spec_path(doc) + ("allocationMode",), f"allocationMode '{value}' is not supported: use Immediate or WaitForFirstConsumer", error_type="NotSupported", replace_with=["Immediate", "WaitForFirstConsumer"])
 
 
 @rule("DRA553", "resource-class-driver-name", severity="error", kinds=["ResourceClass"], api_versions=CLASSIC)
@@ -73,7 +73,7 @@ def resource_class_driver(doc, report):
     # ValidateCSIDriverName reports every failed check: "" is Required and Invalid, a long name
     # with bad characters TooLong and Invalid.
     for etype, msg in driver_name_error_types(value):
-        report(("driverName",), f"driverName '{value}' is not a valid driver name: {msg} ({etype})", error_type=etype)
+        report(("driverName",), f"driverName '{value}' is not a valid driver name: {msg}", error_type=etype)
 
 
 @rule("DRA554", "resource-class-parameters-namespace", severity="error", kinds=["ResourceClass"], api_versions=CLASSIC)
@@ -86,7 +86,7 @@ def resource_class_parameters_namespace(doc, report):
     if value:
         errs = dns1123_label(value)
         if errs:
-            report(("parametersRef", "namespace"), f"parametersRef.namespace '{value}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+            report(("parametersRef", "namespace"), f"parametersRef.namespace '{value}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
 @rule("DRA340", "pod-scheduling-potential-nodes", severity="error", kinds=POD_SCHEDULING_KINDS, api_versions=api_versions("v1alpha1", "v1alpha2", "v1alpha3"))
@@ -101,14 +101,14 @@ def potential_nodes(doc, report):
     base = ("spec", "potentialNodes")
     if len(seq) > POD_SCHEDULING_NODE_LIST_MAX:
         etype = "TooLong"  # PodSchedulingContext is served up to 1.31, where a list over its size is TooLong
-        report(base, f"{len(seq)} potential nodes; at most {POD_SCHEDULING_NODE_LIST_MAX} are allowed ({etype})", error_type=etype, at_key=True)
+        report(base, f"{len(seq)} potential nodes; at most {POD_SCHEDULING_NODE_LIST_MAX} are allowed", error_type=etype, at_key=True)
     seen: set[str] = set()
     for i, node in enumerate(seq):
         if not isinstance(node, str):
             continue
         errs = dns1123_subdomain(node)
         if errs:
-            report(base + (i,), f"'{node}' is not a valid node name: {errs[-1]} (Invalid)", error_type="Invalid")
+            report(base + (i,), f"'{node}' is not a valid node name: {errs[-1]}", error_type="Invalid")
         if node in seen:
-            report(base + (i,), f"node '{node}' is listed twice (Duplicate)", error_type="Duplicate")
+            report(base + (i,), f"node '{node}' is listed twice", error_type="Duplicate")
         seen.add(node)

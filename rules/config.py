@@ -17,6 +17,7 @@ KINDS = [*CLAIM_KINDS, "DeviceClass"]
 
 
 _BASES = {"DeviceClass": ("spec", "config"), "ResourceClaim": ("spec", "devices", "config"), "ResourceClaimTemplate": ("spec", "spec", "devices", "config")}
+CONFIG = ("spec.config", "spec.devices.config", "spec.spec.devices.config")  # every config rule starts from `_config_base`
 
 
 def _config_base(doc: Any) -> tuple:
@@ -38,52 +39,72 @@ def _refs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, str, int, li
     return request_refs(doc, _configs(doc, covered))
 
 
-@rule("DRA521", "too-many-config", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA521", "too-many-config", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def too_many_config(doc, report):
-    """A claim or DeviceClass may have at most 32 config entries (TooLong in 1.31, TooMany from 1.32)."""
+    """A claim or DeviceClass may have at most 32 config entries (TooLong in 1.31, TooMany from 1.32).
+
+    The API server rejects an object over the limit: it can never be created.
+
+    Invalid: a claim with 33 `config` entries. Valid: 32.
+
+    Upstream: `validateDeviceClaim`, `validateDeviceClassSpec` (pkg/apis/resource/validation/validation.go).
+    """
     base = _config_base(doc)
     seq = doc.get(*base, type=list, default=[])
     if len(seq) > DEVICE_CONFIG_MAX:
         report_too_many(doc, report, base, len(seq), DEVICE_CONFIG_MAX, ".".join(base))
 
 
-@rule("DRA522", "config-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA522", "config-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def config_requests_too_many(doc, report):
-    """A config entry may name at most 32 requests (TooLong in 1.31, TooMany from 1.32)."""
+    """A config entry may name at most 32 requests (TooLong in 1.31, TooMany from 1.32).
+
+    The API server rejects an object over the limit: it can never be created.
+
+    Invalid: a config entry whose `requests` lists 33 names. Valid: 32.
+
+    Upstream: `validateDeviceClaimConfiguration` (pkg/apis/resource/validation/validation.go).
+    """
     for path, g in _configs(doc, covered=True):
         seq = g.get("requests")
         if isinstance(seq, list) and len(seq) > DEVICE_REQUESTS_MAX:
             report_too_many(doc, report, path + ("requests",), len(seq), DEVICE_REQUESTS_MAX, "config requests")
 
 
-@rule("DRA523", "config-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA523", "config-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def config_request_duplicate(doc, report):
     """A config entry must not name the same request twice.
 
     Invalid: `requests: [gpu, gpu]`. Valid: `requests: [gpu]`.
+
+    Upstream: `validateDeviceClaimConfiguration` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc, covered=True), "duplicate", "config entry")
 
 
-@rule("DRA524", "config-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA524", "config-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def config_request_format(doc, report):
     """Config request references must be DNS-1123 labels (`<request>` or `<request>/<subrequest>` from 1.33).
 
     Invalid: `requests: [My_GPU]`. Valid: `requests: [gpu]`.
+
+    Upstream: `validateRequestNameRef` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc), "format", "config entry")
 
 
-@rule("DRA525", "config-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA525", "config-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def config_request_unknown(doc, report):
     """Config request references must name a request (or `<request>/<subrequest>`) of the claim.
 
     Invalid: `requests: [nic]` when the claim only has `gpu`. Valid: `requests: [gpu]`.
+
+    Upstream: `validateRequestNameRef` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc), "unknown", "config entry")
 
 
-@rule("DRA526", "config-opaque-required", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA526", "config-opaque-required", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def config_opaque_required(doc, report):
     """Every config entry needs `opaque` (the only configuration type).
 
@@ -97,13 +118,15 @@ def config_opaque_required(doc, report):
         config:
         - requests: [gpu]
           opaque: {driver: gpu.example.com, parameters: {mode: shared}}
+
+    Upstream: `validateDeviceConfiguration` (pkg/apis/resource/validation/validation.go).
     """
     for path, g in _configs(doc):
         if g.get("opaque") is None:
-            report(path + ("opaque",), "config entry has no 'opaque' configuration: add opaque.driver and opaque.parameters (Required)", error_type="Required")
+            report(path + ("opaque",), "config entry has no 'opaque' configuration: add opaque.driver and opaque.parameters", error_type="Required")
 
 
-@rule("DRA527", "opaque-driver-name", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA527", "opaque-driver-name", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def opaque_driver_name(doc, report):
     """`opaque.driver` must be a driver name: non-empty, at most 63 characters, a DNS subdomain when lower-cased.
 
@@ -112,6 +135,8 @@ def opaque_driver_name(doc, report):
     TooLong and Invalid.
 
     Invalid: `driver: "gpu example"`. Valid: `driver: gpu.example.com`.
+
+    Upstream: `validateOpaqueConfiguration` (pkg/apis/resource/validation/validation.go).
     """
     for path, g in _configs(doc, covered=True):
         opaque = g.get("opaque")
@@ -124,19 +149,19 @@ def opaque_driver_name(doc, report):
             continue
         for etype, msg in driver_name_error_types(driver):
             if etype == "Required":
-                text = "opaque.driver must not be empty: name the DRA driver the parameters are for (Required)"
+                text = "opaque.driver must not be empty: name the DRA driver the parameters are for"
             elif not driver:
                 if doc.release_tuple >= (1, 35):
                     # 1.35 passes coverage options to ValidateCSIDriverName; whether an empty
                     # name still gets the format error too is not known (dra-api-rules.md §5.6 "may").
                     continue
-                text = f"opaque.driver '' is not a valid driver name either: {msg} ({etype})"
+                text = f"opaque.driver '' is not a valid driver name either: {msg}"
             else:
-                text = f"opaque.driver '{driver}' is not a valid driver name: {msg} ({etype})"
+                text = f"opaque.driver '{driver}' is not a valid driver name: {msg}"
             report(path + ("opaque", "driver"), text, error_type=etype)
 
 
-@rule("DRA528", "opaque-parameters", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA528", "opaque-parameters", severity="error", kinds=KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
 def opaque_parameters(doc, report):
     """`opaque.parameters` must be a JSON object of at most 10240 bytes (the size limit applies from 1.32).
 
@@ -146,6 +171,8 @@ def opaque_parameters(doc, report):
 
     Invalid: `parameters: [a, b]` or `parameters: "mode=shared"`.
     Valid: `parameters: {apiVersion: gpu.example.com/v1, kind: GpuConfig}`.
+
+    Upstream: `validateRawExtension` (pkg/apis/resource/validation/validation.go).
     """
     for path, g in _configs(doc):
         opaque = g.get("opaque")
@@ -159,8 +186,8 @@ def opaque_parameters(doc, report):
             size = go_json_size(params)
             if size > OPAQUE_PARAMETERS_MAX:
                 approx = " (about, measured as compact JSON)" if size <= OPAQUE_PARAMETERS_MAX * 1.01 else ""
-                report(where, f"opaque.parameters is {size} bytes{approx}; at most {OPAQUE_PARAMETERS_MAX} are allowed (TooLong)", error_type="TooLong", at_key=True)
+                report(where, f"opaque.parameters is {size} bytes{approx}; at most {OPAQUE_PARAMETERS_MAX} are allowed", error_type="TooLong", at_key=True)
                 continue
         if not isinstance(params, dict):
             kind = "a list" if isinstance(params, list) else f"a {type(params).__name__.replace('str', 'string').replace('bool', 'boolean').replace('int', 'number').replace('float', 'number')}"
-            report(where, f"opaque.parameters must be a JSON object, not {kind} (Invalid)", error_type="Invalid")
+            report(where, f"opaque.parameters must be a JSON object, not {kind}", error_type="Invalid")

@@ -21,6 +21,7 @@ from dralint.k8s.names import fully_qualified_name
 from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONSTRAINTS_MAX, DEVICE_REQUESTS_MAX, STRUCTURED
 
 _BASES = {"ResourceClaim": ("spec", "devices", "constraints"), "ResourceClaimTemplate": ("spec", "spec", "devices", "constraints")}
+CONSTRAINTS = ("spec.devices.constraints", "spec.spec.devices.constraints")  # where every constraint rule starts
 
 
 def _constraints(doc: Any, covered: bool = False) -> list[tuple[tuple, dict]]:
@@ -37,52 +38,72 @@ def _refs(doc: Any, covered: bool = False) -> Iterator[tuple[tuple, str, int, li
     return request_refs(doc, _constraints(doc, covered))
 
 
-@rule("DRA501", "too-many-constraints", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA501", "too-many-constraints", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def too_many_constraints(doc, report):
-    """A claim may have at most 32 constraints (TooLong in 1.31, TooMany from 1.32)."""
+    """A claim may have at most 32 constraints (TooLong in 1.31, TooMany from 1.32).
+
+    The API server rejects a claim (or template) over the limit: it can never be created.
+
+    Invalid: a claim with 33 `constraints`. Valid: 32.
+
+    Upstream: `validateDeviceClaim` (pkg/apis/resource/validation/validation.go).
+    """
     seq = doc.get(*devices_path(doc), "constraints", type=list, default=[])
     if len(seq) > DEVICE_CONSTRAINTS_MAX:
         report_too_many(doc, report, devices_path(doc) + ("constraints",), len(seq), DEVICE_CONSTRAINTS_MAX, "spec.devices.constraints")
 
 
-@rule("DRA502", "constraint-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA502", "constraint-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_requests_too_many(doc, report):
-    """A constraint may name at most 32 requests (TooLong in 1.31, TooMany from 1.32)."""
+    """A constraint may name at most 32 requests (TooLong in 1.31, TooMany from 1.32).
+
+    The API server rejects a claim (or template) over the limit: it can never be created.
+
+    Invalid: a constraint whose `requests` lists 33 names. Valid: 32.
+
+    Upstream: `validateDeviceConstraint` (pkg/apis/resource/validation/validation.go).
+    """
     for path, c in _constraints(doc, covered=True):
         seq = c.get("requests")
         if isinstance(seq, list) and len(seq) > DEVICE_REQUESTS_MAX:
             report_too_many(doc, report, path + ("requests",), len(seq), DEVICE_REQUESTS_MAX, "constraint requests")
 
 
-@rule("DRA503", "constraint-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA503", "constraint-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_request_duplicate(doc, report):
     """A constraint must not name the same request twice.
 
     Invalid: `requests: [gpu, gpu]`. Valid: `requests: [gpu, nic]`.
+
+    Upstream: `validateDeviceConstraint` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc, covered=True), "duplicate", "constraint")
 
 
-@rule("DRA504", "constraint-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA504", "constraint-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_request_format(doc, report):
     """Constraint request references must be DNS-1123 labels (`<request>` or `<request>/<subrequest>` from 1.33).
 
     Invalid: `requests: [GPU]`. Valid: `requests: [gpu]`.
+
+    Upstream: `validateRequestNameRef` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc), "format", "constraint")
 
 
-@rule("DRA505", "constraint-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA505", "constraint-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_request_unknown(doc, report):
     """Constraint request references must name a request (or `<request>/<subrequest>`) of the claim.
 
     Invalid: `requests: [gpu-1]` when the only request is `gpu-0`.
     Valid: `requests: [gpu-0]`.
+
+    Upstream: `validateRequestNameRef` (pkg/apis/resource/validation/validation.go).
     """
     report_request_refs(doc, report, _refs(doc), "unknown", "constraint")
 
 
-@rule("DRA506", "constraint-attribute-required", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA506", "constraint-attribute-required", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_attribute_required(doc, report):
     """A constraint needs `matchAttribute` (or, with DRAConsumableCapacity on, `distinctAttribute`).
 
@@ -99,6 +120,8 @@ def constraint_attribute_required(doc, report):
         constraints:
         - requests: [a, b]
           matchAttribute: gpu.example.com/numa
+
+    Upstream: `validateDeviceConstraint` (pkg/apis/resource/validation/validation.go).
     """
     consumable = doc.release_tuple >= (1, 34) and gate_enabled(doc, "DRAConsumableCapacity")
     for path, c in _constraints(doc):
@@ -107,13 +130,13 @@ def constraint_attribute_required(doc, report):
         if consumable and c.get("distinctAttribute") is not None:
             continue
         if consumable:
-            report(path, "constraint needs matchAttribute or distinctAttribute (Required)", error_type="Required")
+            report(path, "constraint needs matchAttribute or distinctAttribute", error_type="Required")
         else:
             extra = " (distinctAttribute is dropped while the DRAConsumableCapacity feature gate is off)" if c.get("distinctAttribute") is not None else ""
-            report(path + ("matchAttribute",), f"constraint needs matchAttribute, e.g. 'gpu.example.com/numa'{extra} (Required)", error_type="Required")
+            report(path + ("matchAttribute",), f"constraint needs matchAttribute, e.g. 'gpu.example.com/numa'{extra}", error_type="Required")
 
 
-@rule("DRA507", "constraint-attribute-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA507", "constraint-attribute-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONSTRAINTS)
 def constraint_attribute_format(doc, report):
     """`matchAttribute`/`distinctAttribute` must be a fully qualified attribute name `<domain>/<identifier>`.
 
@@ -121,6 +144,8 @@ def constraint_attribute_format(doc, report):
     characters), the identifier is a C identifier of at most 32 characters.
 
     Invalid: `matchAttribute: parentDeviceID`. Valid: `matchAttribute: gpu.example.com/parentDeviceID`.
+
+    Upstream: `validateCIdentifier`, `validateFullyQualifiedName` (pkg/apis/resource/validation/validation.go).
     """
     consumable = doc.release_tuple >= (1, 34) and gate_enabled(doc, "DRAConsumableCapacity")
     for path, c in _constraints(doc, covered=True):
@@ -131,4 +156,4 @@ def constraint_attribute_format(doc, report):
         if not isinstance(value, str):
             continue
         for suffix, etype, msg in fully_qualified_name(value, doc.release_tuple):
-            report(path + (field,) + suffix, f"{field} '{value}' is invalid: {msg} ({etype})", error_type=etype, locate=path + (field,))
+            report(path + (field,) + suffix, f"{field} '{value}' is invalid: {msg}", error_type=etype, locate=path + (field,))

@@ -102,18 +102,20 @@ def derived_attributes_list(doc, report):
     `+k8s:maxItems=32` (TooMany). Checked only with DRADerivedAttributes on.
 
     Invalid: two entries both named `example.com/numa`.
+
+    Upstream: `validateDeviceDerivedAttributes` (pkg/apis/resource/validation/validation.go).
     """
     for _ref, api, src, seq in _lists(doc):
         if len(seq) > DERIVED_ATTRIBUTES_MAX:
             etype = too_many_type(doc)
-            report(api, f"{len(seq)} derived attributes; at most {DERIVED_ATTRIBUTES_MAX} are allowed ({etype})", error_type=etype, locate=src, at_key=True)
+            report(api, f"{len(seq)} derived attributes; at most {DERIVED_ATTRIBUTES_MAX} are allowed", error_type=etype, locate=src, at_key=True)
         seen: set[str] = set()
         for k, entry in enumerate(seq):
             name = entry.get("name") if isinstance(entry, dict) else None
             if not isinstance(name, str):
                 continue
             if name in seen:
-                report(api + (k,), f"derived attribute '{name}' is defined twice in this request (Duplicate)", error_type="Duplicate",
+                report(api + (k,), f"derived attribute '{name}' is defined twice in this request", error_type="Duplicate",
                        locate=src + (k, "name"), at_key=True)
             seen.add(name)
 
@@ -136,23 +138,25 @@ def derived_attribute_name(doc, report):
         # ...and no constraint with matchAttribute: example.com/numa
 
     Valid: the same with `constraints: [{matchAttribute: example.com/numa}]`.
+
+    Upstream: `validateDeviceDerivedAttribute` (pkg/apis/resource/validation/validation.go).
     """
     attrs = None
     for ref, api, src, entry in _entries(doc):
         name = entry.get("name")
         if name == "":
-            report(api + ("name",), "a derived attribute needs a name, e.g. 'derived/numaNode' (Required)", error_type="Required", locate=src + ("name",))
+            report(api + ("name",), "a derived attribute needs a name, e.g. 'derived/numaNode'", error_type="Required", locate=src + ("name",))
             continue
         if not isinstance(name, str):
             continue
         problems = fully_qualified_name(name, doc.release_tuple)
         if problems:
-            report(api + ("name",), f"derived attribute name '{name}' is not '<domain>/<identifier>': {problems[0][2]} (Invalid)",
+            report(api + ("name",), f"derived attribute name '{name}' is not '<domain>/<identifier>': {problems[0][2]}",
                    error_type="Invalid", locate=src + ("name",))
         attrs = _constraint_attributes(doc) if attrs is None else attrs
         if not _used(name, ref, attrs):
             report(api + ("name",), f"derived attribute '{name}' must be referenced by at least one matchAttribute or distinctAttribute "
-                                    f"constraint targeting request '{ref}' (Invalid)", error_type="Invalid", locate=src + ("name",))
+                                    f"constraint targeting request '{ref}'", error_type="Invalid", locate=src + ("name",))
 
 
 @rule("DRA323", "derived-attribute-expression", **_COMMON)
@@ -169,18 +173,20 @@ def derived_attribute_expression(doc, report):
     Checked only with DRADerivedAttributes on.
 
     Invalid: `expression: device.attributes[`. Valid: `expression: device.attributes["gpu.example.com"].numa`.
+
+    Upstream: `convertCELErrorToValidationError`, `validateCELExpression`, `validateDeviceClaim` (pkg/apis/resource/validation/validation.go).
     """
     total, failed = 0, []
     for _ref, api, src, entry in _entries(doc):
         expression = entry.get("expression")
         where, located = api + ("expression",), src + ("expression",)
         if expression == "":
-            report(where, "a derived attribute needs an expression (Required)", error_type="Required", locate=located)
+            report(where, "a derived attribute needs an expression", error_type="Required", locate=located)
             continue
         if not isinstance(expression, str):
             continue
         if len(expression.encode("utf-8")) > CEL_EXPRESSION_MAX:
-            report(where, f"the expression may be at most {CEL_EXPRESSION_MAX} bytes (TooLong)", error_type="TooLong", locate=located, at_key=True)
+            report(where, f"the expression may be at most {CEL_EXPRESSION_MAX} bytes", error_type="TooLong", locate=located, at_key=True)
             continue
         verdict = _compile(expression, doc)
         total += verdict.cost
@@ -190,10 +196,10 @@ def derived_attribute_expression(doc, report):
                 failed.append(issue.message)
                 continue
             span = (issue.offset, issue.offset + max(issue.length, 0)) if issue.offset is not None else None
-            report(where, f"{issue.message} ({etype})", error_type=etype, locate=located, string_range=span)
+            report(where, f"{issue.message}", error_type=etype, locate=located, string_range=span)
     if total > CLAIM_DERIVED_COST_MAX:
         report(devices_path(doc), f"the derived attributes' CEL expressions together have an estimated cost of {total}, over the claim's "
-                                  f"budget of {CLAIM_DERIVED_COST_MAX} (Forbidden)", error_type="Forbidden", at_key=True)
+                                  f"budget of {CLAIM_DERIVED_COST_MAX}", error_type="Forbidden", at_key=True)
     if failed:
         from dralint.cel import CelUnchecked  # an expression that could not be judged must not pass (DRA901)
 

@@ -40,7 +40,7 @@ def suitable_nodes(doc, report):
     if selector is None:
         return
     for api_path, src_path, etype, msg in node_selector_problems(selector, ("suitableNodes",), src):
-        report(api_path, f"{msg} ({etype})", error_type=etype, locate=src_path, at_key=etype == "Required")
+        report(api_path, f"{msg}", error_type=etype, locate=src_path, at_key=etype == "Required")
 
 
 @rule("DRA552", "extended-resource-name", severity="error", kinds=["DeviceClass"], api_versions=STRUCTURED, releases=("1.34", None))
@@ -53,9 +53,11 @@ def extended_resource_name(doc, report):
     1.34-1.35: the field is dropped, see DRA801).
 
     Invalid: `extendedResourceName: gpu`. Valid: `extendedResourceName: example.com/gpu`.
+
+    Upstream: `validateDeviceClassSpec` (pkg/apis/resource/validation/validation.go).
     """
     if not gate_enabled(doc, "DRAExtendedResource"):
         return
     value = doc.get("spec", "extendedResourceName", type=str)
     if value is not None and not is_extended_resource_name(value):
-        report(("spec", "extendedResourceName"), f"'{value}' is not a valid extended resource name: use '<domain>/<name>' outside kubernetes.io (Invalid)", error_type="Invalid")
+        report(("spec", "extendedResourceName"), f"'{value}' is not a valid extended resource name: use '<domain>/<name>' outside kubernetes.io", error_type="Invalid")

@@ -118,7 +118,8 @@ def admin_access_namespace(doc, report):
         if obj.get("adminAccess") is True:
             report(
                 ("spec", "devices", "requests", i, "adminAccess"),
-                f"adminAccess is only allowed if {ns} has the label {label}: \"true\" (Forbidden otherwise)",
+                f"adminAccess is only allowed if {ns} has the label {label}: \"true\"",
                 error_type="Forbidden",
+                type_note="otherwise",
                 locate=src + ("adminAccess",),
             )

@@ -76,12 +76,14 @@ def name_required(doc, report):
 
         metadata:
           name: gpu-claim
+
+    Upstream: `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     if doc.get("metadata") is not None and not isinstance(doc.get("metadata"), dict):
         return
     meta = _meta(doc)
     if not _str(meta, "name") and not _str(meta, "generateName"):
-        report(("metadata", "name"), "set metadata.name (or metadata.generateName): the object has no name (Required)", error_type="Required")
+        report(("metadata", "name"), "set metadata.name (or metadata.generateName): the object has no name", error_type="Required")
 
 
 @rule("DRA202", "metadata-name-format", severity="error", api_versions=EVERY_VERSION)
@@ -93,13 +95,15 @@ def name_format(doc, report):
     `generateName` is checked the same way (reported at `metadata.name`).
 
     Invalid: `name: GPU_Claim`. Valid: `name: gpu-claim`.
+
+    Upstream: `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     meta = _meta(doc)
     name = _str(meta, "name")
     if name:
         errs = dns1123_subdomain(name)
         if errs:
-            report(("metadata", "name"), f"metadata.name '{name}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+            report(("metadata", "name"), f"metadata.name '{name}' is invalid: {errs[-1]}", error_type="Invalid")
         return
     prefix = _str(meta, "generateName")
     if prefix:
@@ -107,7 +111,7 @@ def name_format(doc, report):
         if errs:
             report(
                 ("metadata", "name"),
-                f"names generated from generateName '{prefix}' are invalid: {errs[-1]} (Invalid)",
+                f"names generated from generateName '{prefix}' are invalid: {errs[-1]}",
                 error_type="Invalid",
                 locate=("metadata", "generateName"),
             )
@@ -119,6 +123,8 @@ def generate_name_format(doc, report):
 
     Invalid: `generateName: GPU_`. Valid: `generateName: gpu-claim-`.
     (DeviceClass in 1.35 validates only the generated name, see DRA202.)
+
+    Upstream: `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     if not _validates_generate_name(doc):
         return
@@ -126,7 +132,7 @@ def generate_name_format(doc, report):
     if prefix:
         errs = generate_name_prefix(prefix)
         if errs:
-            report(("metadata", "generateName"), f"metadata.generateName '{prefix}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+            report(("metadata", "generateName"), f"metadata.generateName '{prefix}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
 @rule("DRA204", "namespace-format", severity="error", api_versions=EVERY_VERSION)
@@ -134,6 +140,8 @@ def namespace_format(doc, report):
     """`metadata.namespace` must be a DNS-1123 label (at most 63 characters, no dots).
 
     Invalid: `namespace: Team.A`. Valid: `namespace: team-a`.
+
+    Upstream: `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     if doc.kind in CLUSTER_SCOPED:
         return
@@ -141,7 +149,7 @@ def namespace_format(doc, report):
     if ns:
         errs = dns1123_label(ns)
         if errs:
-            report(("metadata", "namespace"), f"metadata.namespace '{ns}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+            report(("metadata", "namespace"), f"metadata.namespace '{ns}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
 def _check_labels(doc: Any, report: Any, base: tuple) -> None:
@@ -153,11 +161,11 @@ def _check_labels(doc: Any, report: Any, base: tuple) -> None:
             continue
         key_errs = qualified_name(key)
         if key_errs:
-            report(base + ("labels",), f"label key '{key}' is invalid: {key_errs[0]} (Invalid)", error_type="Invalid", locate=base + ("labels", key), at_key=True)
+            report(base + ("labels",), f"label key '{key}' is invalid: {key_errs[0]}", error_type="Invalid", locate=base + ("labels", key), at_key=True)
         if isinstance(value, str):
             value_errs = label_value(value)
             if value_errs:
-                report(base + ("labels",), f"value '{value}' of label '{key}' is invalid: {value_errs[-1]} (Invalid)", error_type="Invalid", locate=base + ("labels", key))
+                report(base + ("labels",), f"value '{value}' of label '{key}' is invalid: {value_errs[-1]}", error_type="Invalid", locate=base + ("labels", key))
 
 
 def _check_annotation_keys(doc: Any, report: Any, base: tuple) -> None:
@@ -169,7 +177,7 @@ def _check_annotation_keys(doc: Any, report: Any, base: tuple) -> None:
             continue
         errs = qualified_name(key.lower())
         if errs:
-            report(base + ("annotations",), f"annotation key '{key}' is invalid: {errs[0]} (Invalid)", error_type="Invalid", locate=base + ("annotations", key), at_key=True)
+            report(base + ("annotations",), f"annotation key '{key}' is invalid: {errs[0]}", error_type="Invalid", locate=base + ("annotations", key), at_key=True)
 
 
 def _check_annotation_size(doc: Any, report: Any, base: tuple) -> None:
@@ -184,7 +192,7 @@ def _check_annotation_size(doc: Any, report: Any, base: tuple) -> None:
     if total > ANNOTATIONS_MAX_TOTAL:
         report(
             base + ("annotations",),
-            f"annotations total {total} bytes; keys and values together may use at most {ANNOTATIONS_MAX_TOTAL} bytes (TooLong)",
+            f"annotations total {total} bytes; keys and values together may use at most {ANNOTATIONS_MAX_TOTAL} bytes",
             error_type="TooLong",
             at_key=True,
         )
@@ -197,7 +205,7 @@ def _bases(doc: Any) -> list[tuple]:
     return bases
 
 
-@rule("DRA205", "label-format", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA205", "label-format", severity="error", api_versions=EVERY_VERSION, needs=("metadata.labels", "spec.metadata.labels"))
 def label_format(doc, report):
     """Label keys must be qualified names and values valid label values.
 
@@ -205,40 +213,48 @@ def label_format(doc, report):
     `spec.metadata.labels` in a ResourceClaimTemplate), not per key.
 
     Invalid: `labels: {"team/a/b": x}` or `labels: {app: "-gpu"}`. Valid: `labels: {app: gpu}`.
+
+    Upstream: `validateResourceClaimTemplateSpec`, `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     for base in _bases(doc):
         _check_labels(doc, report, base)
 
 
-@rule("DRA206", "annotation-key-format", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA206", "annotation-key-format", severity="error", api_versions=EVERY_VERSION, needs=("metadata.annotations", "spec.metadata.annotations"))
 def annotation_key_format(doc, report):
     """Annotation keys must be qualified names (checked lower-cased).
 
     Invalid: `annotations: {"my annotation": x}`. Valid: `annotations: {example.com/note: x}`.
+
+    Upstream: `validateResourceClaimTemplateSpec`, `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     for base in _bases(doc):
         _check_annotation_keys(doc, report, base)
 
 
-@rule("DRA207", "annotations-too-long", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA207", "annotations-too-long", severity="error", api_versions=EVERY_VERSION, needs=("metadata.annotations", "spec.metadata.annotations"))
 def annotations_too_long(doc, report):
     """All annotations together (keys plus values) may use at most 256 KiB.
 
     Invalid: a 300 KB annotation value. Valid: small annotations; put large data elsewhere.
+
+    Upstream: `validateResourceClaimTemplateSpec`, `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     for base in _bases(doc):
         _check_annotation_size(doc, report, base)
 
 
-@rule("DRA208", "generation-negative", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA208", "generation-negative", severity="error", api_versions=EVERY_VERSION, needs=("metadata.generation",))
 def generation_negative(doc, report):
     """`metadata.generation` must not be negative.
 
     Invalid: `generation: -1`. Valid: leave it out (the server sets it).
+
+    Upstream: `ValidateDeviceClass`, `ValidateDeviceTaintRule`, `ValidateResourceClaim`, `ValidateResourceClaimTemplate`, `ValidateResourceSlice` (pkg/apis/resource/validation/validation.go).
     """
     gen = doc.get("metadata", "generation", type=int)
     if gen is not None and gen < 0:
-        report(("metadata", "generation"), f"metadata.generation {gen} must be greater than or equal to 0 (Invalid)", error_type="Invalid")
+        report(("metadata", "generation"), f"metadata.generation {gen} must be greater than or equal to 0", error_type="Invalid")
 
 
 def _is_set(value: Any) -> bool:
@@ -273,6 +289,8 @@ def template_metadata_forbidden(doc, report):
         spec:
           metadata:
             labels: {app: inference}
+
+    Upstream: `validateResourceClaimTemplateSpec` (pkg/apis/resource/validation/validation.go).
     """
     meta = doc.get("spec", "metadata", type=dict)
     if not meta:
@@ -281,7 +299,7 @@ def template_metadata_forbidden(doc, report):
         if key in meta and _is_set(meta[key]):
             report(
                 ("spec", "metadata", go_name),
-                f"spec.metadata.{key} cannot be set for a template; only labels and annotations are allowed (Forbidden)",
+                f"spec.metadata.{key} cannot be set for a template; only labels and annotations are allowed",
                 error_type="Forbidden",
                 locate=("spec", "metadata", key),
                 at_key=True,

@@ -22,6 +22,7 @@ from dralint.api import DocumentView, Place, RunIndex, rule, shared
 from dralint.k8s.claims import is_nested
 from dralint.k8s.names import DNS1123_SUBDOMAIN_MAX, dns1123_label, dns1123_subdomain
 from dralint.k8s.resource import GROUP
+from dralint.k8s.suggest import OneEditAway, close_hint
 
 # (API version, kind) -> path of the pod spec inside the object.
 POD_SPECS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -45,6 +46,9 @@ def pod_spec_path(view: DocumentView) -> tuple[str, ...] | None:
     return POD_SPECS.get((view.api_version or "", view.kind or ""))
 
 
+POD_CLAIMS = tuple(sorted({".".join((*spec, "resourceClaims")) for spec in POD_SPECS.values()}))  # where DRA701/702 start
+
+
 def _is_set(value: Any) -> bool:
     # Go's *string: an explicit null is nil; an empty string is set (and then invalid).
     return value is not None
@@ -54,7 +58,7 @@ def _is_set(value: Any) -> bool:
 # Document rules: what the API server checks on the pod spec.
 
 
-@rule("DRA701", "pod-claim-name", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
+@rule("DRA701", "pod-claim-name", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS, needs=POD_CLAIMS)
 def pod_claim_name(doc, report):
     """Each pod-level claim needs a unique name that is a DNS label.
 
@@ -62,6 +66,10 @@ def pod_claim_name(doc, report):
     (`resources.claims[].name`) and how generated claims are named; the API
     server requires it (Required), rejects repeats (Duplicate) and anything
     that is not a lowercase RFC 1123 label of at most 63 characters (Invalid).
+
+    Invalid: two entries of `resourceClaims` both named `gpu`. Valid: `gpu` and `nic`.
+
+    Upstream: `validatePodResourceClaim` (pkg/apis/core/validation/validation.go).
     """
     base = pod_spec_path(doc)
     if base is None:
@@ -72,21 +80,21 @@ def pod_claim_name(doc, report):
         name = claim.get("name")
         if not isinstance(name, str) or name == "":
             if "name" in claim and name is not None and not isinstance(name, str):
-                report(path, f"name must be a string, not {type(name).__name__}", error_type="Invalid")
+                report(path, f"name must be a string, not {type(name).__name__}", error_type="Invalid", show_type=False)
             else:
-                report(path, "a pod resource claim needs a name (containers refer to it in resources.claims)", error_type="Required")
+                report(path, "a pod resource claim needs a name (containers refer to it in resources.claims)", error_type="Required", show_type=False)
             continue
         if name in seen:
-            report(path, f"duplicate pod resource claim name {name!r}; every entry of resourceClaims needs its own name", error_type="Duplicate")
+            report(path, f"duplicate pod resource claim name {name!r}; every entry of resourceClaims needs its own name", error_type="Duplicate", show_type=False)
             continue
         errs = dns1123_label(name)
         for detail in errs:
-            report(path, f"invalid pod resource claim name {name!r}: {detail}", error_type="Invalid")
+            report(path, f"invalid pod resource claim name {name!r}: {detail}", error_type="Invalid", show_type=False)
         if not errs:
             seen.add(name)
 
 
-@rule("DRA702", "pod-claim-source", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
+@rule("DRA702", "pod-claim-source", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS, needs=POD_CLAIMS)
 def pod_claim_source(doc, report):
     """A pod-level claim names exactly one ResourceClaim or ResourceClaimTemplate.
 
@@ -96,6 +104,10 @@ def pod_claim_source(doc, report):
     the `resourceClaims[]` entry; in 1.26-1.30 they sit under `source:`. The
     API server reports the choice at the entry (1.31+) or at `source`
     (1.26-1.30).
+
+    Invalid: an entry that sets both `resourceClaimName` and `resourceClaimTemplateName`. Valid: one of them.
+
+    Upstream: `validatePodResourceClaimSource` (pkg/apis/core/validation/validation.go).
     """
     base = pod_spec_path(doc)
     if base is None:
@@ -117,25 +129,25 @@ def pod_claim_source(doc, report):
                 report(
                     (*entry, "source"),
                     f"must specify one of: `resourceClaimName`, `resourceClaimTemplateName` (under `source:` in Kubernetes {doc.release})",
-                    error_type="Invalid",
+                    error_type="Invalid", show_type=False,
                 )
                 continue
             holder, holder_path = source, (*entry, "source")
         present = [k for k in SOURCE_KEYS if _is_set(holder.get(k))]
         if len(present) == 2:
-            report(holder_path, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified", error_type="Invalid",
+            report(holder_path, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified", error_type="Invalid", show_type=False,
                    locate=(*holder_path, "resourceClaimTemplateName"), at_key=True)
         elif not present:
-            report(holder_path, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`", error_type="Invalid", at_key=True)
+            report(holder_path, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`", error_type="Invalid", show_type=False, at_key=True)
         for key in present:
             value = holder.get(key)
             path = (*holder_path, key)
             if not isinstance(value, str):
-                report(path, f"{key} must be a string", error_type="Invalid")
+                report(path, f"{key} must be a string", error_type="Invalid", show_type=False)
                 continue
             what = "ResourceClaim" if key == "resourceClaimName" else "ResourceClaimTemplate"
             for detail in dns1123_subdomain(value) if value else ["a lowercase RFC 1123 subdomain is required"]:
-                report(path, f"invalid {what} name {value!r}: {detail}", error_type="Invalid")
+                report(path, f"invalid {what} name {value!r}: {detail}", error_type="Invalid", show_type=False)
 
 
 @rule("DRA703", "pod-claim-shape", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
@@ -219,20 +231,20 @@ def container_claim_reference(doc, report):
             request = ref.get("request") if flat else None
             if isinstance(request, str) and request:
                 for detail in dns1123_label(request):
-                    report((*path, "request"), f"invalid request name {request!r}: {detail}", error_type="Invalid")
+                    report((*path, "request"), f"invalid request name {request!r}: {detail}", error_type="Invalid", show_type=False)
             if not isinstance(name, str) or not name:
-                report(path, "a container claim needs the name of one of the pod's resourceClaims", error_type="Required",
+                report(path, "a container claim needs the name of one of the pod's resourceClaims", error_type="Required", show_type=False,
                        locate=(*path, "name"), at_key="name" not in ref)
                 continue
             key = f"{name}/{request}" if isinstance(request, str) and request else name
             if key in used:
-                report(path, f"claim {key!r} is listed twice for this container", error_type="Duplicate", locate=(*path, "name"))
+                report(path, f"claim {key!r} is listed twice for this container", error_type="Duplicate", show_type=False, locate=(*path, "name"))
             used.add(key)
             if name not in declared_set:
                 report(
                     path,
                     f"claim {name!r} is not declared by the pod: must be one of the names in pod.spec.resourceClaims{known}{hints.of(name)}",
-                    error_type="NotFound",
+                    error_type="NotFound", show_type=False,
                     locate=(*path, "name"),
                 )
 
@@ -258,108 +270,21 @@ class _Hints:
 
     def __init__(self, declared: list[str]):
         self.declared = declared
-        self._near: _OneEditAway | None = None
+        self._near: OneEditAway | None = None
         self._hints: dict[str, str] = {}  # a container list can repeat a name; init and app containers often do
 
     def of(self, name: str) -> str:
         hint = self._hints.get(name)
         if hint is None:
             if len(self.declared) <= LISTED_CLAIMS_MAX:
-                hint = _close(name, self.declared)
+                hint = close_hint(name, self.declared)
             else:
                 if self._near is None:
-                    self._near = _OneEditAway(self.declared)
+                    self._near = OneEditAway(self.declared)
                 match = self._near.closest(name)
                 hint = f"; did you mean {match!r}?" if match else ""
             self._hints[name] = hint
         return hint
-
-
-class _OneEditAway:
-    """Names one edit (a changed, missing, extra or swapped character) away from a given one.
-
-    Looked up through an index of every name with one character deleted, so a run
-    with 100,000 names and as many dangling references stays linear; comparing each
-    reference with every name (difflib) made it quadratic.
-    """
-
-    def __init__(self, names: list[str]):
-        # Names one edit apart differ in length by at most one, so a length's names are indexed when a
-        # name of a neighbouring length is first looked up: a run with 100,000 names and references to
-        # a few missing classes indexes the few names of their lengths, not ~15 variants of each name.
-        # Keyed by the variant's hash, holding a name or a list of names (the strings and one-item
-        # lists were ~150 bytes a variant); a hash can collide: closest() checks.
-        # A name longer than an object name can be (DRA702 and others report it) is neither indexed nor
-        # looked up: its L deletions of L characters each would take L * L bytes.
-        self.by_length: dict[int, list[str]] = {}
-        for name in names:
-            if len(name) <= DNS1123_SUBDOMAIN_MAX:
-                self.by_length.setdefault(len(name), []).append(name)
-        self.by_variant: dict[int, Any] = {}
-        self._answers: dict[str, str | None] = {}  # the same missing name is often referenced many times
-
-    def _index(self, length: int) -> None:
-        index = self.by_variant
-        for name in self.by_length.pop(length, ()):
-            for variant in {name, *self._deletions(name)}:
-                key = hash(variant)
-                held = index.get(key)
-                if held is None:
-                    index[key] = name
-                elif isinstance(held, list):
-                    held.append(name)
-                else:
-                    index[key] = [held, name]
-
-    @staticmethod
-    def _deletions(word: str) -> set[str]:
-        return {word[:i] + word[i + 1 :] for i in range(len(word))}
-
-    def closest(self, name: str) -> str | None:
-        if name in self._answers:
-            return self._answers[name]
-        if len(name) > DNS1123_SUBDOMAIN_MAX:
-            return None
-        for length in (len(name) - 1, len(name), len(name) + 1):
-            self._index(length)
-        # Every name filed under the hash of one of `name`'s variants: a superset (a hash can collide, and two
-        # names can share a deletion two edits apart: "--ba", "-ba1"), so a candidate is checked before it is
-        # the answer, not before it is sorted (checking them all was most of judging 20,000 dangling
-        # references to names one edit from many others).
-        index = self.by_variant
-        found: set[str] = set()
-        for variant in {name, *self._deletions(name)}:
-            held = index.get(hash(variant))
-            if held is not None:
-                found.update(held if isinstance(held, list) else (held,))
-        # Same length first (a typo rather than a missing character), then alphabetically: stable output.
-        answer = next((c for c in sorted(found, key=lambda c: (abs(len(c) - len(name)), c)) if _one_edit(c, name)), None)
-        self._answers[name] = answer
-        return answer
-
-
-def _one_edit(a: str, b: str) -> bool:
-    """Whether `a` is `b` with one character changed, deleted or inserted, or two neighbours swapped."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    i = 0
-    while i < len(a) and i < len(b) and a[i] == b[i]:
-        i += 1
-    if len(a) > len(b):
-        return a[i + 1 :] == b[i:]
-    if len(a) < len(b):
-        return a[i:] == b[i + 1 :]
-    if a[i + 1 :] == b[i + 1 :]:
-        return True  # changed
-    # i + 1 < len(a) here: the strings differ at i, and past i they differ too (else "changed" above).
-    return a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]  # swapped
-
-
-def _close(name: str, candidates: list[str]) -> str:
-    import difflib  # only for references that name nothing, not on a clean file's start-up
-
-    match = difflib.get_close_matches(name, candidates, n=1)
-    return f"; did you mean {match[0]!r}?" if match else ""
 
 
 # ---------------------------------------------------------------------------
@@ -430,7 +355,7 @@ class _Index:
                     held.append(record)
                 else:
                     names[record.name] = [held, record]
-        self._near: dict[str, _OneEditAway] = {}  # built on the first dangling reference of a kind
+        self._near: dict[str, OneEditAway] = {}  # built on the first dangling reference of a kind
         # (kind, name, otherwise) -> message: 100,000 pods naming 20,000 missing claims ask 20,000 questions.
         self._messages: dict[tuple[str, str, str], str] = {}
 
@@ -457,7 +382,7 @@ class _Index:
     def _not_defined(self, kind: str, name: str, otherwise: str) -> str:
         near = self._near.get(kind)
         if near is None:
-            near = self._near[kind] = _OneEditAway(list(self.by_kind.get(kind, {})))
+            near = self._near[kind] = OneEditAway(list(self.by_kind.get(kind, {})))
         close = near.closest(name)
         if close is None:
             return f"{kind} {name!r} is not defined in the linted files; {otherwise}"
@@ -495,7 +420,12 @@ def _pod_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
                 yield (*holder_path, key), kind, value
 
 
-@rule("DRA710", "claim-reference-kind", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect)
+# The fields whose places _collect asks for: the loader notes them as it reads (a replay of the whole
+# document for one reference would cost more than checking it).
+_PLACED = ("resourceClaimName", "resourceClaimTemplateName", "resourceClassName", "deviceClassName")
+
+
+@rule("DRA710", "claim-reference-kind", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect, positioned=_PLACED)
 def claim_reference_kind(run, report):
     """A pod's claim reference names an object of the other kind defined in the same run.
 
@@ -504,6 +434,10 @@ def claim_reference_kind(run, report):
     the name only as the other kind (in a matching namespace), the pod would
     wait forever for an object that does not exist. The API server accepts
     the pod (the object might exist in the cluster), hence a warning.
+
+    Invalid: `resourceClaimName: gpus` when the run defines `gpus` only as a ResourceClaimTemplate. Valid: `resourceClaimTemplateName: gpus`.
+
+    Upstream: policy.
     """
     index = _index(run)
     other = {"ResourceClaim": "ResourceClaimTemplate", "ResourceClaimTemplate": "ResourceClaim"}
@@ -515,10 +449,10 @@ def claim_reference_kind(run, report):
             wrong = [(ns, source) for ns, source in index.find(other[kind], name) if _same_namespace(ns, pod.namespace)]
             if wrong:
                 report(place, f"{field_of[kind]} {name!r} names a {other[kind]} defined in {wrong[0][1]}, not a {kind}; "
-                              f"use {field_of[other[kind]]}", error_type="NotFound")
+                              f"use {field_of[other[kind]]}", error_type="NotFound", show_type=False)
 
 
-@rule("DRA711", "claim-reference-namespace", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect)
+@rule("DRA711", "claim-reference-namespace", severity="warning", kinds=POD_KINDS, scope="run", collect=_collect, positioned=_PLACED)
 def claim_reference_namespace(run, report):
     """A pod refers to a ResourceClaim or ResourceClaimTemplate that the run defines only in another namespace.
 
@@ -528,6 +462,10 @@ def claim_reference_namespace(run, report):
     namespaces are reported. The API server accepts the pod (the object might
     also exist in the cluster), hence a warning; the pod stays Pending
     otherwise.
+
+    Invalid: a pod in namespace `a` naming claim `gpus`, defined only in namespace `b`. Valid: the claim defined in `a`.
+
+    Upstream: policy.
     """
     index = _index(run)
     for pod in run:
@@ -537,15 +475,19 @@ def claim_reference_namespace(run, report):
                 continue
             where = ", ".join(sorted({repr(ns) for ns, _ in found if ns}))
             report(place, f"{kind} {name!r} is defined in namespace {where}, but this pod is in namespace {pod.namespace!r}; "
-                          f"a pod can only use {kind}s of its own namespace", error_type="NotFound")
+                          f"a pod can only use {kind}s of its own namespace", error_type="NotFound", show_type=False)
 
 
-@rule("DRA712", "claim-reference-unresolved", severity="info", kinds=POD_KINDS, scope="run", collect=_collect)
+@rule("DRA712", "claim-reference-unresolved", severity="info", kinds=POD_KINDS, scope="run", collect=_collect, positioned=_PLACED)
 def claim_reference_unresolved(run, report):
     """A pod refers to a ResourceClaim or ResourceClaimTemplate that no file of the run defines.
 
     That is fine when the object already exists in the cluster; this note
     says what must exist there.
+
+    Invalid: `resourceClaimName: gpus` when no file of the run defines `gpus`. Valid: the run includes ResourceClaim `gpus`.
+
+    Upstream: policy.
     """
     index = _index(run)
     for pod in run:
@@ -586,12 +528,16 @@ def _class_references(view: DocumentView) -> Iterator[tuple[tuple, str, str]]:
                 yield (*path, "deviceClassName"), "DeviceClass", name
 
 
-@rule("DRA713", "device-class-unresolved", severity="info", kinds={"ResourceClaim", "ResourceClaimTemplate"}, scope="run", collect=_collect)
+@rule("DRA713", "device-class-unresolved", severity="info", kinds={"ResourceClaim", "ResourceClaimTemplate"}, scope="run", collect=_collect, positioned=_PLACED)
 def device_class_unresolved(run, report):
     """A claim request names a DeviceClass (or, before 1.31, a ResourceClass) that no file of the run defines.
 
     That is fine when the class is installed in the cluster (drivers usually
     ship their classes); this note says what must exist there.
+
+    Invalid: `deviceClassName: gpu.example.com` when no file of the run defines that DeviceClass. Valid: the run includes it.
+
+    Upstream: policy.
     """
     index = _index(run)
     for claim in run:

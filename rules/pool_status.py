@@ -35,6 +35,8 @@ def pool_status_request_spec(doc, report):
 
     Invalid: `spec: {driver: gpu.example.com, limit: 0}`.
     Valid: `spec: {driver: gpu.example.com, poolName: node-1, limit: 1000}`.
+
+    Upstream: `validatePoolName` (pkg/apis/resource/validation/validation.go).
     """
     if not kind_gate_enabled(doc, "DRAResourcePoolStatus"):
         return
@@ -44,29 +46,29 @@ def pool_status_request_spec(doc, report):
     base = ("spec",)
     driver = spec.get("driver")
     if driver == "":
-        report(base + ("driver",), "driver name is required: name the DRA driver whose pools to report (Required)", error_type="Required")
+        report(base + ("driver",), "driver name is required: name the DRA driver whose pools to report", error_type="Required")
     elif isinstance(driver, str):
         for etype, msg in driver_name_error_types(driver):
-            report(base + ("driver",), f"driver '{driver}' is not a valid driver name: {msg} ({etype})", error_type=etype)
+            report(base + ("driver",), f"driver '{driver}' is not a valid driver name: {msg}", error_type=etype)
     pool = spec.get("poolName")
     if pool == "":
-        report(base + ("poolName",), "poolName must not be empty when specified: leave it out to cover every pool of the driver (Invalid)", error_type="Invalid")
+        report(base + ("poolName",), "poolName must not be empty when specified: leave it out to cover every pool of the driver", error_type="Invalid")
     elif isinstance(pool, str):
         for etype, msg in pool_name_error_types(pool):
-            report(base + ("poolName",), f"poolName '{pool}' is invalid: {msg} ({etype})", error_type=etype)
+            report(base + ("poolName",), f"poolName '{pool}' is invalid: {msg}", error_type=etype)
     limit = spec.get("limit")
     if isinstance(limit, int) and not isinstance(limit, bool):
         if limit < LIMIT_MIN:
-            report(base + ("limit",), f"limit {limit} must be at least {LIMIT_MIN} (Invalid)", error_type="Invalid")
+            report(base + ("limit",), f"limit {limit} must be at least {LIMIT_MIN}", error_type="Invalid")
         if limit > LIMIT_MAX:
-            report(base + ("limit",), f"limit {limit} must not exceed {LIMIT_MAX} (Invalid)", error_type="Invalid")
+            report(base + ("limit",), f"limit {limit} must not exceed {LIMIT_MAX}", error_type="Invalid")
     partition = spec.get("defaultPartitionTypeAttribute")
     if isinstance(partition, str) and doc.release_tuple >= (1, 37):
         where = base + ("defaultPartitionTypeAttribute",)
         if not gate_enabled(doc, "DRAPartitionableDevicesType"):
-            report(where, "defaultPartitionTypeAttribute is forbidden while the DRAPartitionableDevicesType feature gate is off (Forbidden)", error_type="Forbidden", at_key=True)
+            report(where, "defaultPartitionTypeAttribute is forbidden while the DRAPartitionableDevicesType feature gate is off", error_type="Forbidden", at_key=True)
             return
         problems = fully_qualified_name(partition, doc.release_tuple)
         if problems:
-            report(where, f"defaultPartitionTypeAttribute '{partition}' is not a fully qualified attribute name '<domain>/<name>': {problems[0][2]} (Invalid)",
+            report(where, f"defaultPartitionTypeAttribute '{partition}' is not a fully qualified attribute name '<domain>/<name>': {problems[0][2]}",
                    error_type="Invalid")

@@ -34,7 +34,7 @@ SLICE = ["ResourceSlice"]
 
 def _too_many(doc, report, api, src, count, limit, what):
     etype = too_many_type(doc)
-    report(api, f"{what} has {count} entries; at most {limit} are allowed ({etype})", error_type=etype, locate=src, at_key=True)
+    report(api, f"{what} has {count} entries; at most {limit} are allowed", error_type=etype, locate=src, at_key=True)
 
 
 @rule("DRA570", "slice-binding-conditions", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.34", None))
@@ -47,6 +47,8 @@ def binding_conditions(doc, report):
     other (Invalid at the missing list).
 
     Invalid: `bindingConditions: [ready]` without `bindingFailureConditions`.
+
+    Upstream: `validateDeviceBindingParameters` (pkg/apis/resource/validation/validation.go).
     """
     go_type = device_go_type(doc)
     for shape in validated_devices(doc):
@@ -63,7 +65,7 @@ def binding_conditions(doc, report):
                 if isinstance(cond, str):
                     errs = qualified_name(cond)
                     if errs:
-                        report(api + (k,), f"'{cond}' is not a condition type: {errs[0]} (Invalid)", error_type="Invalid", locate=src + (k,))
+                        report(api + (k,), f"'{cond}' is not a condition type: {errs[0]}", error_type="Invalid", locate=src + (k,))
         _binding_pairs(report, shape, lists["bindingConditions"], lists["bindingFailureConditions"])
 
 
@@ -75,16 +77,16 @@ def _binding_pairs(report, shape, conditions: list, failures: list) -> None:
             if not isinstance(cond, str):
                 continue
             if cond in seen:
-                report(api + (k,), f"'{cond}' is listed twice (Duplicate)", error_type="Duplicate", locate=src + (k,))
+                report(api + (k,), f"'{cond}' is listed twice", error_type="Duplicate", locate=src + (k,))
             seen.add(cond)
             if field == "bindingFailureConditions" and cond in conditions:
-                report(api + (k,), f"'{cond}': bindingFailureConditions must not overlap with bindingConditions (Invalid)", error_type="Invalid", locate=src + (k,))
+                report(api + (k,), f"'{cond}': bindingFailureConditions must not overlap with bindingConditions", error_type="Invalid", locate=src + (k,))
     if not conditions and failures:
         api, src = shape.at("bindingConditions")
-        report(api, "bindingConditions are required to use bindingFailureConditions (Invalid)", error_type="Invalid", locate=src, at_key=True)
+        report(api, "bindingConditions are required to use bindingFailureConditions", error_type="Invalid", locate=src, at_key=True)
     if not failures and conditions:
         api, src = shape.at("bindingFailureConditions")
-        report(api, "bindingFailureConditions are required to use bindingConditions (Invalid)", error_type="Invalid", locate=src, at_key=True)
+        report(api, "bindingFailureConditions are required to use bindingConditions", error_type="Invalid", locate=src, at_key=True)
 
 
 def _consumes_counters(doc, shape) -> bool:
@@ -103,6 +105,8 @@ def partition_type_attribute(doc, report):
     (Invalid). An attribute in the driver's own domain may be written bare.
 
     Invalid: `partitionTypeAttribute: profile`. Valid: `partitionTypeAttribute: gpu.example.com/profile`.
+
+    Upstream: `validateFullyQualifiedName`, `validatePartitionTypeAttribute` (pkg/apis/resource/validation/validation.go).
     """
     spec = doc.get("spec", type=dict)
     value = kept(doc, "ResourceSliceSpec", spec, "partitionTypeAttribute")
@@ -111,10 +115,10 @@ def partition_type_attribute(doc, report):
     path = ("spec", "partitionTypeAttribute")
     format_errors = fully_qualified_name(value, doc.release_tuple)
     for _, etype, msg in format_errors:
-        report(path, f"'{value}' is invalid: {msg} ({etype})", error_type=etype)
+        report(path, f"'{value}' is invalid: {msg}", error_type=etype)
     shapes = [s for s in devices(doc) if _consumes_counters(doc, s)]
     if not shapes:
-        report(path, "may only be set on a slice which declares devices that consume counters (Invalid)", error_type="Invalid")
+        report(path, "may only be set on a slice which declares devices that consume counters", error_type="Invalid")
         return
     if format_errors:
         return  # no device can carry a malformed name: the server checks no further
@@ -127,9 +131,9 @@ def partition_type_attribute(doc, report):
         api = shape.api + ("attributes", MapKey(value))
         if found is None:
             src = shape.src + (("attributes",) if "attributes" in shape.fields else ())
-            report(api, f"the device consumes counters and partitionTypeAttribute names '{value}', so it must set that attribute (Required)", error_type="Required", locate=src, at_key=True)
+            report(api, f"the device consumes counters and partitionTypeAttribute names '{value}', so it must set that attribute", error_type="Required", locate=src, at_key=True)
         elif not isinstance(attrs[found], dict) or attrs[found].get("string") is None:
-            report(api, f"attribute '{found}' must be a string value because partitionTypeAttribute names it (Invalid)", error_type="Invalid", locate=shape.src + ("attributes", MapKey(found)), at_key=True)
+            report(api, f"attribute '{found}' must be a string value because partitionTypeAttribute names it", error_type="Invalid", locate=shape.src + ("attributes", MapKey(found)), at_key=True)
 
 
 def _node_allocatable_field(doc) -> str:
@@ -156,6 +160,8 @@ def node_allocatable_resources(doc, report):
     extended resources and `capacityKey` is a capacity name.
 
     Invalid (1.37): `nodeAllocatableResources: {cpu: {mapping: {capacityMultiplier: "2"}}}`.
+
+    Upstream: `validateNodeAllocatableMapping`, `validateNodeAllocatableOverheadMapping`, `validateNodeAllocatableResources` (pkg/apis/resource/validation/validation.go).
     """
     field = _node_allocatable_field(doc)
     go_type = device_go_type(doc)
@@ -171,18 +177,18 @@ def node_allocatable_resources(doc, report):
         for key, entry in entries.items():
             api, src = shape.at(field, MapKey(key))
             if not is_node_allocatable(str(key)):
-                report(api, f"'{key}' must be a node allocatable resource name: cpu, memory or hugepages-<size> (Invalid)", error_type="Invalid", locate=src, at_key=True)
+                report(api, f"'{key}' must be a node allocatable resource name: cpu, memory or hugepages-<size>", error_type="Invalid", locate=src, at_key=True)
             if not isinstance(entry, dict):
                 continue
             mapping, overhead = entry.get("mapping"), entry.get("overhead")
             if mapping is None and overhead is None:
-                report(api, "at least one of mapping or overhead must be set (Required)", error_type="Required", locate=src, at_key=True)
+                report(api, "at least one of mapping or overhead must be set", error_type="Required", locate=src, at_key=True)
             if isinstance(mapping, dict):
                 for suffix, etype, msg in _mapping_problems(mapping, capacities):
-                    report(api + ("mapping",) + suffix, f"{msg} ({etype})", error_type=etype, locate=src + ("mapping",) + suffix, at_key=etype == "Required" or not suffix)
+                    report(api + ("mapping",) + suffix, f"{msg}", error_type=etype, locate=src + ("mapping",) + suffix, at_key=etype == "Required" or not suffix)
             if isinstance(overhead, dict):
                 for suffix, msg in _overhead_problems(overhead):
-                    report(api + ("overhead",) + suffix, f"{msg} (Invalid)", error_type="Invalid", locate=src + ("overhead",) + suffix, at_key=not suffix)
+                    report(api + ("overhead",) + suffix, f"{msg}", error_type="Invalid", locate=src + ("overhead",) + suffix, at_key=not suffix)
 
 
 def _mapping_problems(mapping: dict, capacities: dict) -> Iterator[tuple[tuple, str, str]]:
@@ -223,11 +229,11 @@ def _mappings_1_36(doc, report, shape, entries: dict) -> None:
     for key, entry in entries.items():
         api, src = shape.at("nodeAllocatableResourceMappings", MapKey(key))
         if is_extended_resource_name(str(key)):
-            report(api, f"'{key}' is an extended resource name; only node-allocatable resources such as cpu or memory may be mapped (Invalid)", error_type="Invalid", locate=src, at_key=True)
+            report(api, f"'{key}' is an extended resource name; only node-allocatable resources such as cpu or memory may be mapped", error_type="Invalid", locate=src, at_key=True)
         key_name = entry.get("capacityKey") if isinstance(entry, dict) else None
         if isinstance(key_name, str):
             for etype, msg in qualified_name_problems(doc, key_name):
-                report(api + ("capacityKey",), f"capacityKey '{key_name}' is invalid: {msg} ({etype})", error_type=etype, locate=src + ("capacityKey",))
+                report(api + ("capacityKey",), f"capacityKey '{key_name}' is invalid: {msg}", error_type=etype, locate=src + ("capacityKey",))
 
 
 @rule("DRA576", "slice-capacity-request-policy", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.34", None))
@@ -246,6 +252,8 @@ def capacity_request_policy(doc, report):
     above `min`.
 
     Invalid: `requestPolicy: {default: 3Gi, validValues: [2Gi, 1Gi]}`.
+
+    Upstream: `validateInt64Range`, `validateRequestPolicy`, `validateRequestPolicyRange`, `validateRequestPolicyRangeStep`, `validateRequestPolicyValidValues`, `validateSingleAllocatableDeviceCapacity`, `validateValidRequestValues` (pkg/apis/resource/validation/validation.go).
     """
     go_type = device_go_type(doc)
     fractional = doc.release_tuple >= (1, 37) and gate_on_by_default(doc, "DRAFractionalCapacityRange")
@@ -261,7 +269,7 @@ def capacity_request_policy(doc, report):
             api = shape.api + ("capacity", MapKey(key_in_path(key)), "requestPolicy")
             src = shape.src + ("capacity", MapKey(key), "requestPolicy")
             if not shared:
-                report(api, "allowMultipleAllocations must be true on the device to set a requestPolicy (Forbidden)", error_type="Forbidden", locate=src, at_key=True)
+                report(api, "allowMultipleAllocations must be true on the device to set a requestPolicy", error_type="Forbidden", locate=src, at_key=True)
                 continue
             value = cap.get("value")
             capacity = quantity_value(value if value is not None else 0)
@@ -269,7 +277,7 @@ def capacity_request_policy(doc, report):
             for suffix, etype, msg in problems:
                 at_key = etype in ("Required", "Forbidden") or suffix in ((), ("validValues",), ("validRange", "default"))
                 locate = src + (suffix if suffix != ("validRange", "default") else ("default",))
-                report(api + suffix, f"{msg} ({etype})", error_type=etype, locate=locate, at_key=at_key)
+                report(api + suffix, f"{msg}", error_type=etype, locate=locate, at_key=at_key)
 
 
 VALID_VALUES_MAX = 10  # CapacityRequestPolicyDiscreteMaxOptions

@@ -48,7 +48,7 @@ _SEMVER = rf"{_NUM}\.{_NUM}\.{_NUM}(?:-{_IDENT}(?:\.{_IDENT})*)?(?:\+[0-9A-Za-z-
 
 def _too_many(doc, report, api, src, count, limit, what, why=""):
     etype = too_many_type(doc)
-    report(api, f"{what} has {count} entries; at most {limit} are allowed{why} ({etype})", error_type=etype, locate=src, at_key=True)
+    report(api, f"{what} has {count} entries; at most {limit} are allowed{why}", error_type=etype, locate=src, at_key=True)
 
 
 @rule("DRA561", "slice-driver-name", **_COMMON)
@@ -56,12 +56,14 @@ def driver(doc, report):
     """`spec.driver` must be a driver name: a DNS subdomain of at most 63 characters.
 
     Invalid: `driver: GPU_Driver`. Valid: `driver: gpu.example.com`.
+
+    Upstream: `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     value = doc.get("spec", "driver", type=str)
     if value is None:
         return
     for etype, msg in driver_name_error_types(value):
-        report(("spec", "driver"), f"driver '{value}' is invalid: {msg} ({etype})", error_type=etype)
+        report(("spec", "driver"), f"driver '{value}' is invalid: {msg}", error_type=etype)
 
 
 @rule("DRA562", "slice-pool", **_COMMON)
@@ -69,6 +71,8 @@ def pool(doc, report):
     """`spec.pool`: a name of DNS subdomains joined by `/` (at most 253 characters), `resourceSliceCount` > 0, `generation` >= 0.
 
     Invalid: `pool: {name: "", generation: -1, resourceSliceCount: 0}`.
+
+    Upstream: `validatePoolName`, `validateResourcePool` (pkg/apis/resource/validation/validation.go).
     """
     data = doc.get("spec", "pool", type=dict)
     if data is None:
@@ -77,20 +81,20 @@ def pool(doc, report):
     name = data.get("name")
     if isinstance(name, str):
         if not name:
-            report(base + ("name",), "the pool name is required (Required)", error_type="Required", at_key=True)
+            report(base + ("name",), "the pool name is required", error_type="Required", at_key=True)
         else:
             # validatePoolName: TooLong, and every part between '/' checked besides (each error reported).
             if len(name) > POOL_NAME_MAX:
-                report(base + ("name",), f"the pool name must be no more than {POOL_NAME_MAX} characters (TooLong)", error_type="TooLong")
+                report(base + ("name",), f"the pool name must be no more than {POOL_NAME_MAX} characters", error_type="TooLong")
             for part in name.split("/"):
                 for msg in dns1123_subdomain(part) if part else ["each part between '/' must be non-empty"]:
-                    report(base + ("name",), f"pool name '{name}' is invalid: {msg} (Invalid)", error_type="Invalid")
+                    report(base + ("name",), f"pool name '{name}' is invalid: {msg}", error_type="Invalid")
     count = data.get("resourceSliceCount")
     if isinstance(count, int) and not isinstance(count, bool) and count <= 0:
-        report(base + ("resourceSliceCount",), f"resourceSliceCount must be greater than zero, not {count} (Invalid)", error_type="Invalid")
+        report(base + ("resourceSliceCount",), f"resourceSliceCount must be greater than zero, not {count}", error_type="Invalid")
     generation = data.get("generation")
     if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
-        report(base + ("generation",), f"generation must not be negative, not {generation} (Invalid)", error_type="Invalid")
+        report(base + ("generation",), f"generation must not be negative, not {generation}", error_type="Invalid")
 
 
 def _node_selection(doc) -> list[str]:
@@ -114,6 +118,8 @@ def node_selection(doc, report):
     Invalid at `spec`.
 
     Invalid: both `nodeName: node-1` and `allNodes: true`; `allNodes: false`.
+
+    Upstream: `validateNodeName`, `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     spec = doc.get("spec", type=dict)
     if spec is None:
@@ -121,23 +127,23 @@ def node_selection(doc, report):
     options = "nodeName, nodeSelector, allNodes" + (", perDeviceNodeSelection" if doc.release_tuple >= (1, 33) else "")
     chosen = _node_selection(doc)
     if not chosen:
-        report(("spec",), f"exactly one of {options} is required (Required)", error_type="Required", at_key=True)
+        report(("spec",), f"exactly one of {options} is required", error_type="Required", at_key=True)
     elif len(chosen) > 1:
-        report(("spec",), f"exactly one of {options} is required, but {', '.join(chosen)} are set (Invalid)", error_type="Invalid", at_key=True)
+        report(("spec",), f"exactly one of {options} is required, but {', '.join(chosen)} are set", error_type="Invalid", at_key=True)
     name = spec.get("nodeName")
     pointers = doc.release_tuple >= (1, 33)  # before, nodeName and allNodes were plain values: "" and false meant unset
     if name == "" and pointers:
-        report(("spec", "nodeName"), "nodeName must be either unset or set to a non-empty string (Invalid)", error_type="Invalid")
+        report(("spec", "nodeName"), "nodeName must be either unset or set to a non-empty string", error_type="Invalid")
     elif isinstance(name, str) and name:
         errs = dns1123_subdomain(name)
         if errs:
-            report(("spec", "nodeName"), f"node name '{name}' is invalid: {errs[0]} (Invalid)", error_type="Invalid")
+            report(("spec", "nodeName"), f"node name '{name}' is invalid: {errs[0]}", error_type="Invalid")
     flags = [("allNodes", spec.get("allNodes"))] if pointers else []
     if pointers:
         flags.append(("perDeviceNodeSelection", kept(doc, "ResourceSliceSpec", spec, "perDeviceNodeSelection")))
     for field, value in flags:
         if value is False:
-            report(("spec", field), f"{field} must be either unset or set to true (Invalid)", error_type="Invalid")
+            report(("spec", field), f"{field} must be either unset or set to true", error_type="Invalid")
     selector = spec.get("nodeSelector")
     if isinstance(selector, dict):
         _check_selector(report, selector, ("spec", "nodeSelector"), ("spec", "nodeSelector"))
@@ -147,11 +153,11 @@ def _check_selector(report, selector, api, src, *, one_term: bool = True):
     """A node selector; `one_term`: the slice-level one must have exactly one term (a device's
     may have several up to 1.37: 1.38 restricts those too)."""
     for api_path, src_path, etype, msg in node_selector_problems(selector, api, src):
-        report(api_path, f"{msg} ({etype})", error_type=etype, locate=src_path, at_key=etype == "Required")
+        report(api_path, f"{msg}", error_type=etype, locate=src_path, at_key=etype == "Required")
     terms = selector.get("nodeSelectorTerms")
     count = len(terms) if isinstance(terms, list) else 0 if terms is None else 1
     if one_term and count != 1:
-        report(api + ("nodeSelectorTerms",), f"must have exactly one node selector term, not {count} (Invalid)", error_type="Invalid", locate=src + ("nodeSelectorTerms",), at_key=True)
+        report(api + ("nodeSelectorTerms",), f"must have exactly one node selector term, not {count}", error_type="Invalid", locate=src + ("nodeSelectorTerms",), at_key=True)
 
 
 @rule("DRA564", "slice-too-many-devices", **_COMMON)
@@ -160,6 +166,8 @@ def too_many_devices(doc, report):
 
     Only devices the server keeps count (a gated field that is dropped does not lower the limit).
     From 1.35 a slice over its limit is only TooMany: validateSet checks none of its devices.
+
+    Upstream: `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     seq = doc.get("spec", "devices", type=list)
     if seq is None:
@@ -174,6 +182,8 @@ def device_names(doc, report):
     """Device names must be DNS labels (validateDeviceName), unique in the slice (validateSet: Duplicate at `D` from 1.35, `D.name` before).
 
     Invalid: two devices named `gpu-0`, or a device named `GPU_0`.
+
+    Upstream: `validateDevice`, `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     if devices_short_circuit(doc):
         return
@@ -184,9 +194,9 @@ def device_names(doc, report):
         name, path = dev["name"], ("spec", "devices", i, "name")
         errs = dns1123_label(name)
         if errs:
-            report(path, f"device name '{name}' is invalid: {errs[0]} (Invalid)", error_type="Invalid", at_key=not name)
+            report(path, f"device name '{name}' is invalid: {errs[0]}", error_type="Invalid", at_key=not name)
         if name in seen:
-            report(duplicate_path(doc, ("spec", "devices", i), "name"), f"device name '{name}' is used twice (Duplicate)", error_type="Duplicate", locate=path)
+            report(duplicate_path(doc, ("spec", "devices", i), "name"), f"device name '{name}' is used twice", error_type="Duplicate", locate=path)
         seen.add(name)
 
 
@@ -201,6 +211,8 @@ def attributes(doc, report):
     in all its attributes (numEntriesDeviceAttribute: Invalid at `D`).
 
     Invalid: `attributes: {model: {string: a100, int: 3}}`, `{driverVersion: {version: v1.2}}`, `{peers: {ints: []}}`.
+
+    Upstream: `validateCIdentifier`, `validateDevice`, `validateDeviceAttribute`, `validateDeviceAttributeStringValue`, `validateDeviceAttributeVersionValue`, `validateQualifiedName` (pkg/apis/resource/validation/validation.go).
     """
     for shape in validated_devices(doc):
         attrs = shape.fields.get("attributes")
@@ -211,7 +223,7 @@ def attributes(doc, report):
             api = shape.api + ("attributes", MapKey(key_in_path(key)))
             src = shape.src + ("attributes", MapKey(key))
             for etype, msg in qualified_name_problems(doc, str(key)):
-                report(shape.api + ("attributes",), f"attribute name '{key}' is invalid: {msg} ({etype})", error_type=etype, locate=src, at_key=True)
+                report(shape.api + ("attributes",), f"attribute name '{key}' is invalid: {msg}", error_type=etype, locate=src, at_key=True)
             if not isinstance(attr, dict):
                 total += 1
                 continue
@@ -222,18 +234,18 @@ def attributes(doc, report):
             total += entries or 1
             if not set_fields:
                 etype = "Invalid" if doc.release_tuple >= (1, 35) else "Required"
-                report(api, f"attribute '{key}': exactly one value must be specified ({etype})", error_type=etype, locate=src, at_key=True)
+                report(api, f"attribute '{key}': exactly one value must be specified", error_type=etype, locate=src, at_key=True)
             elif len(set_fields) > 1:
-                report(api, f"attribute '{key}': exactly one value must be specified, not {', '.join(set_fields)} (Invalid)", error_type="Invalid", locate=src, at_key=True)
+                report(api, f"attribute '{key}': exactly one value must be specified, not {', '.join(set_fields)}", error_type="Invalid", locate=src, at_key=True)
             for f in set_fields:
                 values = attr[f] if f in LIST_ATTRIBUTE_FIELDS else [attr[f]]
                 if not values:
-                    report(api + (f,), f"{f} must not be empty if specified (Invalid)", error_type="Invalid", locate=src + (f,))
+                    report(api + (f,), f"{f} must not be empty if specified", error_type="Invalid", locate=src + (f,))
                 for n, value in enumerate(values):
                     where = (f, n) if f in LIST_ATTRIBUTE_FIELDS else (f,)
                     _check_value(report, f.rstrip("s"), value, api + where, src + where)
         if doc.release_tuple >= (1, 36) and total > ATTRIBUTE_VALUES_MAX:
-            report(shape.api, f"the device's attributes hold {total} values; the total number of attribute values must not exceed {ATTRIBUTE_VALUES_MAX} (Invalid)", error_type="Invalid", locate=shape.at("attributes")[1], at_key=True)
+            report(shape.api, f"the device's attributes hold {total} values; the total number of attribute values must not exceed {ATTRIBUTE_VALUES_MAX}", error_type="Invalid", locate=shape.at("attributes")[1], at_key=True)
 
 
 def _check_value(report, kind, value, api, src):
@@ -241,9 +253,9 @@ def _check_value(report, kind, value, api, src):
     if kind not in ("string", "version") or not isinstance(value, str):
         return
     if kind == "version" and not re.fullmatch(_SEMVER, value):
-        report(api, f"'{value}' is not a semantic version (semver.org 2.0.0, e.g. 1.2.3) (Invalid)", error_type="Invalid", locate=src)
+        report(api, f"'{value}' is not a semantic version (semver.org 2.0.0, e.g. 1.2.3)", error_type="Invalid", locate=src)
     if len(value) > ATTRIBUTE_VALUE_MAX_LENGTH:
-        report(api, f"a {kind} attribute value must be no more than {ATTRIBUTE_VALUE_MAX_LENGTH} characters (TooLong)", error_type="TooLong", locate=src)
+        report(api, f"a {kind} attribute value must be no more than {ATTRIBUTE_VALUE_MAX_LENGTH} characters", error_type="TooLong", locate=src)
 
 
 @rule("DRA567", "slice-capacity", **_COMMON)
@@ -251,18 +263,20 @@ def capacity(doc, report):
     """Capacity names are qualified names like attribute names (reported at `D.capacity`); attributes and capacities together at most 32 per device (Invalid at `D`).
 
     Invalid: a device with 20 attributes and 13 capacities.
+
+    Upstream: `validateCIdentifier`, `validateInt64Range`, `validateQualifiedName` (pkg/apis/resource/validation/validation.go).
     """
     for shape in validated_devices(doc):
         attrs = shape.fields.get("attributes")
         caps = shape.fields.get("capacity")
         n = (len(attrs) if isinstance(attrs, dict) else 0) + (len(caps) if isinstance(caps, dict) else 0)
         if n > ATTRIBUTES_AND_CAPACITIES_MAX:
-            report(shape.api, f"the device has {n} attributes and capacities; the total must not exceed {ATTRIBUTES_AND_CAPACITIES_MAX} (Invalid)", error_type="Invalid", locate=shape.src, at_key=True)
+            report(shape.api, f"the device has {n} attributes and capacities; the total must not exceed {ATTRIBUTES_AND_CAPACITIES_MAX}", error_type="Invalid", locate=shape.src, at_key=True)
         if isinstance(caps, dict):
             for key in caps:
                 src = shape.at("capacity", MapKey(key))[1]
                 for etype, msg in qualified_name_problems(doc, str(key)):
-                    report(shape.api + ("capacity",), f"capacity name '{key}' is invalid: {msg} ({etype})", error_type=etype, locate=src, at_key=True)
+                    report(shape.api + ("capacity",), f"capacity name '{key}' is invalid: {msg}", error_type=etype, locate=src, at_key=True)
 
 
 def _short_circuits(doc) -> bool:
@@ -276,13 +290,13 @@ def _counters(doc, report, counters, api, src, limit):
     if not isinstance(counters, dict):
         return
     if not counters:
-        report(api, "at least one counter is required (Required)", error_type="Required", locate=src, at_key=True)
+        report(api, "at least one counter is required", error_type="Required", locate=src, at_key=True)
     if len(counters) > limit:
         _too_many(doc, report, api, src, len(counters), limit, "counters")
     for key in counters:
         errs = dns1123_label(str(key))
         if errs:
-            report(api, f"counter name '{key}' is invalid: {errs[0]} (Invalid)", error_type="Invalid", locate=src + (MapKey(key),), at_key=True)
+            report(api, f"counter name '{key}' is invalid: {errs[0]}", error_type="Invalid", locate=src + (MapKey(key),), at_key=True)
 
 
 @rule("DRA568", "slice-shared-counters", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.33", None))
@@ -293,13 +307,15 @@ def shared_counters(doc, report):
     (Invalid at `spec`), and more than 8 sets is only TooMany (no set is checked).
 
     Invalid: two counter sets named `gpu-0-counters`.
+
+    Upstream: `validateCounterSet`, `validateInt64Range`, `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     spec = doc.get("spec", type=dict)
     seq = kept(doc, "ResourceSliceSpec", spec, "sharedCounters")
     if not isinstance(seq, list):
         return
     if doc.release_tuple >= (1, 35) and spec.get("devices") is not None:
-        report(("spec",), "only one of devices and sharedCounters may be set: put the counter sets in a slice of their own (Invalid)", error_type="Invalid", at_key=True)
+        report(("spec",), "only one of devices and sharedCounters may be set: put the counter sets in a slice of their own", error_type="Invalid", at_key=True)
     base = ("spec", "sharedCounters")
     if len(seq) > COUNTER_SETS_MAX:
         _too_many(doc, report, base, base, len(seq), COUNTER_SETS_MAX, "spec.sharedCounters")
@@ -312,11 +328,11 @@ def shared_counters(doc, report):
         name = cs.get("name")
         if isinstance(name, str):
             if not name:
-                report(base + (i, "name"), "a counter set name is required (Required)", error_type="Required", at_key=True)
+                report(base + (i, "name"), "a counter set name is required", error_type="Required", at_key=True)
             elif dns1123_label(name):
-                report(base + (i, "name"), f"counter set name '{name}' is invalid: {dns1123_label(name)[0]} (Invalid)", error_type="Invalid")
+                report(base + (i, "name"), f"counter set name '{name}' is invalid: {dns1123_label(name)[0]}", error_type="Invalid")
             if name in seen:
-                report(duplicate_path(doc, base + (i,), "name"), f"counter set name '{name}' is used twice (Duplicate)", error_type="Duplicate", locate=base + (i, "name"))
+                report(duplicate_path(doc, base + (i,), "name"), f"counter set name '{name}' is used twice", error_type="Duplicate", locate=base + (i, "name"))
             seen.add(name)
         _counters(doc, report, cs.get("counters"), base + (i, "counters"), base + (i, "counters"), COUNTERS_PER_SET_MAX)
 
@@ -328,6 +344,8 @@ def counter_consumption(doc, report):
     From 1.35 more than 2 entries is only TooMany (no entry is checked).
 
     Invalid: `consumesCounters: [{counterSet: a, counters: {}}]`.
+
+    Upstream: `validateDevice`, `validateDeviceCounterConsumption`, `validateInt64Range` (pkg/apis/resource/validation/validation.go).
     """
     go_type = device_go_type(doc)
     for shape in validated_devices(doc):
@@ -346,11 +364,11 @@ def counter_consumption(doc, report):
             name = cc.get("counterSet")
             if isinstance(name, str):
                 if not name:
-                    report(api + (j, "counterSet"), "counterSet is required (Required)", error_type="Required", locate=src + (j, "counterSet"), at_key=True)
+                    report(api + (j, "counterSet"), "counterSet is required", error_type="Required", locate=src + (j, "counterSet"), at_key=True)
                 elif dns1123_label(name):
-                    report(api + (j, "counterSet"), f"counterSet '{name}' is invalid: {dns1123_label(name)[0]} (Invalid)", error_type="Invalid", locate=src + (j, "counterSet"))
+                    report(api + (j, "counterSet"), f"counterSet '{name}' is invalid: {dns1123_label(name)[0]}", error_type="Invalid", locate=src + (j, "counterSet"))
                 if name in seen:
-                    report(duplicate_path(doc, api + (j,), "counterSet"), f"counterSet '{name}' is consumed twice (Duplicate)", error_type="Duplicate", locate=src + (j, "counterSet"))
+                    report(duplicate_path(doc, api + (j,), "counterSet"), f"counterSet '{name}' is consumed twice", error_type="Duplicate", locate=src + (j, "counterSet"))
                 seen.add(name)
             _counters(doc, report, cc.get("counters"), api + (j, "counters"), src + (j, "counters"), COUNTERS_PER_CONSUMPTION_MAX)
 
@@ -368,6 +386,8 @@ def device_node_selection(doc, report):
     empty or false, is one Invalid at `D`.
 
     Invalid: `perDeviceNodeSelection: true` and a device with neither.
+
+    Upstream: `validateDevice`, `validateNodeName` (pkg/apis/resource/validation/validation.go).
     """
     spec = doc.get("spec", type=dict) or {}
     per_device = kept(doc, "ResourceSliceSpec", spec, "perDeviceNodeSelection") is True
@@ -377,26 +397,26 @@ def device_node_selection(doc, report):
         if not per_device:
             present = [f for f, v in values.items() if v is not None]
             if present:
-                report(shape.api, f"nodeName, nodeSelector and allNodes can only be set if spec.perDeviceNodeSelection is true, but {', '.join(present)} is set (Invalid)", error_type="Invalid", locate=shape.at(present[0])[1], at_key=True)
+                report(shape.api, f"nodeName, nodeSelector and allNodes can only be set if spec.perDeviceNodeSelection is true, but {', '.join(present)} is set", error_type="Invalid", locate=shape.at(present[0])[1], at_key=True)
             continue
         chosen = [f for f in ("nodeName", "nodeSelector") if values[f] not in (None, "")]
         if values["allNodes"] is True:
             chosen.append("allNodes")
         if values["nodeName"] == "":
             api, src = shape.at("nodeName")
-            report(api, "nodeName must not be empty (Invalid)", error_type="Invalid", locate=src)
+            report(api, "nodeName must not be empty", error_type="Invalid", locate=src)
         if values["allNodes"] is False:
             api, src = shape.at("allNodes")
-            report(api, "allNodes must be either unset or set to true (Invalid)", error_type="Invalid", locate=src)
+            report(api, "allNodes must be either unset or set to true", error_type="Invalid", locate=src)
         if not chosen:
-            report(shape.api, "exactly one of nodeName, nodeSelector, allNodes is required when spec.perDeviceNodeSelection is true (Required)", error_type="Required", locate=shape.src, at_key=True)
+            report(shape.api, "exactly one of nodeName, nodeSelector, allNodes is required when spec.perDeviceNodeSelection is true", error_type="Required", locate=shape.src, at_key=True)
         elif len(chosen) > 1:
-            report(shape.api, f"exactly one of nodeName, nodeSelector, allNodes is required, but {', '.join(chosen)} are set (Invalid)", error_type="Invalid", locate=shape.src, at_key=True)
+            report(shape.api, f"exactly one of nodeName, nodeSelector, allNodes is required, but {', '.join(chosen)} are set", error_type="Invalid", locate=shape.src, at_key=True)
         if isinstance(values["nodeName"], str) and values["nodeName"]:
             errs = dns1123_subdomain(values["nodeName"])
             if errs:
                 api, src = shape.at("nodeName")
-                report(api, f"node name '{values['nodeName']}' is invalid: {errs[0]} (Invalid)", error_type="Invalid", locate=src)
+                report(api, f"node name '{values['nodeName']}' is invalid: {errs[0]}", error_type="Invalid", locate=src)
         if isinstance(values["nodeSelector"], dict):
             api, src = shape.at("nodeSelector")
             # One term per device from 1.38 (kubernetes#141213), as the slice-level selector always had.
@@ -414,6 +434,8 @@ def skip_node_operations(doc, report):
     NodePrepareResources needs NodeUnprepareResources (or `*`) as well (Invalid).
 
     Invalid: `skipNodeOperations: [NodePrepareResources]`.
+
+    Upstream: `validateSkipNodeOperations` (pkg/apis/resource/validation/validation.go).
     """
     seq = kept(doc, "ResourceSliceSpec", doc.get("spec", type=dict), "skipNodeOperations")
     if not isinstance(seq, list):
@@ -424,9 +446,9 @@ def skip_node_operations(doc, report):
         if not isinstance(value, str):
             continue
         if value not in SKIP_NODE_OPERATIONS:
-            report(base + (i,), f"'{value}' is not supported: use {', '.join(SKIP_NODE_OPERATIONS)} (NotSupported)", error_type="NotSupported", replace_with=list(SKIP_NODE_OPERATIONS))
+            report(base + (i,), f"'{value}' is not supported: use {', '.join(SKIP_NODE_OPERATIONS)}", error_type="NotSupported", replace_with=list(SKIP_NODE_OPERATIONS))
         elif value in seen:
-            report(base + (i,), f"'{value}' is listed twice (Duplicate)", error_type="Duplicate")
+            report(base + (i,), f"'{value}' is listed twice", error_type="Duplicate")
         seen.add(value)
     if "NodePrepareResources" in seen and not seen & {"NodeUnprepareResources", "*"}:
-        report(base, "NodePrepareResources can only be skipped together with NodeUnprepareResources (or use '*') (Invalid)", error_type="Invalid", at_key=True)
+        report(base, "NodePrepareResources can only be skipped together with NodeUnprepareResources (or use '*')", error_type="Invalid", at_key=True)

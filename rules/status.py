@@ -30,6 +30,9 @@ ALL = [*CLASSIC, *STRUCTURED]
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
+STATUS = ("status",)  # DRA601-603 start from `_status`
+
+
 def _status(doc: Any) -> dict | None:
     status = doc.get("status", type=dict)
     return status or None
@@ -39,21 +42,21 @@ def _driver(report: Any, path: tuple, value: Any) -> None:
     if not isinstance(value, str):
         return
     for etype, msg in driver_name_error_types(value):
-        report(path, f"'{value}' is not a valid driver name: {msg} ({etype})", error_type=etype)
+        report(path, f"'{value}' is not a valid driver name: {msg}", error_type=etype)
 
 
 def _pool(report: Any, path: tuple, value: Any) -> None:
     if not isinstance(value, str):
         return
     if value == "":
-        report(path, "pool name must not be empty (Required)", error_type="Required")
+        report(path, "pool name must not be empty", error_type="Required")
         return
     if len(value) > 253:
-        report(path, "pool name must be no more than 253 characters (TooLong)", error_type="TooLong")
+        report(path, "pool name must be no more than 253 characters", error_type="TooLong")
     for part in value.split("/"):
         errs = dns1123_subdomain(part)
         if errs:
-            report(path, f"pool name part '{part}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+            report(path, f"pool name part '{part}' is invalid: {errs[-1]}", error_type="Invalid")
             break
 
 
@@ -61,7 +64,7 @@ def _device(report: Any, path: tuple, value: Any) -> None:
     if isinstance(value, str):
         errs = dns1123_label(value)
         if errs:
-            report(path, f"device name '{value}' is invalid: {errs[-1]} (Invalid)", error_type="Invalid")
+            report(path, f"device name '{value}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
 @rule("DRA600", "status-ignored-on-create", severity="warning", kinds=["ResourceClaim"], api_versions=ALL)
@@ -76,13 +79,15 @@ def status_ignored(doc, report):
         report(("status",), "status is ignored when the claim is created; remove it from the manifest", at_key=True)
 
 
-@rule("DRA601", "status-reserved-for", severity="warning", kinds=["ResourceClaim"], api_versions=ALL)
+@rule("DRA601", "status-reserved-for", severity="warning", kinds=["ResourceClaim"], api_versions=ALL, needs=STATUS)
 def reserved_for(doc, report):
     """`status.reservedFor` as the `/status` endpoint validates it.
 
     At most 32 entries (256 from 1.32), unique `uid`, each with `resource`,
     `name` and `uid`; not allowed without `status.allocation`; in classic
     DRA more than one entry needs `allocation.shareable: true`.
+
+    Upstream: `validateResourceClaimStatusUpdate`, `validateResourceClaimUserReference` (pkg/apis/resource/validation/validation.go).
     """
     status = _status(doc)
     if status is None:
@@ -94,7 +99,7 @@ def reserved_for(doc, report):
     limit = 256 if doc.release_tuple >= (1, 32) else 32
     if len(seq) > limit:
         etype = too_many_type(doc)
-        report(base, f"{len(seq)} reservations; at most {limit} are allowed ({etype})", error_type=etype, at_key=True)
+        report(base, f"{len(seq)} reservations; at most {limit} are allowed", error_type=etype, at_key=True)
         if doc.release_tuple >= (1, 35):
             return
     seen: set[str] = set()
@@ -103,21 +108,21 @@ def reserved_for(doc, report):
             continue
         for key in ("resource", "name", "uid"):
             if ref.get(key) == "":
-                report(base + (n, key), f"reservedFor entry needs a non-empty {key} (Required)", error_type="Required")
+                report(base + (n, key), f"reservedFor entry needs a non-empty {key}", error_type="Required")
         uid = ref.get("uid")
         if isinstance(uid, str):
             if uid in seen:
                 path = base + (n,) if doc.version in ("v1alpha1", "v1alpha2") else duplicate_path(doc, base + (n,), "uid")
-                report(path, f"uid '{uid}' is reserved twice (Duplicate)", error_type="Duplicate", locate=base + (n, "uid"))
+                report(path, f"uid '{uid}' is reserved twice", error_type="Duplicate", locate=base + (n, "uid"))
             seen.add(uid)
     allocation = status.get("allocation")
     if allocation is None:
-        report(base, "reservedFor may not be set while status.allocation is not set (Forbidden)", error_type="Forbidden", at_key=True)
+        report(base, "reservedFor may not be set while status.allocation is not set", error_type="Forbidden", at_key=True)
     elif doc.version in ("v1alpha1", "v1alpha2") and isinstance(allocation, dict) and not allocation.get("shareable") and len(seq) > 1:
-        report(base, "a claim without allocation.shareable may not be reserved more than once (Forbidden)", error_type="Forbidden", at_key=True)
+        report(base, "a claim without allocation.shareable may not be reserved more than once", error_type="Forbidden", at_key=True)
 
 
-@rule("DRA602", "status-allocation", severity="warning", kinds=["ResourceClaim"], api_versions=ALL)
+@rule("DRA602", "status-allocation", severity="warning", kinds=["ResourceClaim"], api_versions=ALL, needs=STATUS)
 def allocation(doc, report):
     """`status.allocation` as the `/status` endpoint validates a new allocation.
 
@@ -130,6 +135,8 @@ def allocation(doc, report):
     selector. Classic: `driverName` required, at most 32 resource handles of
     at most 16 KiB each, `availableOnNodes` a valid node selector;
     `deallocationRequested` needs an allocation and no reservations.
+
+    Upstream: `validateAllocationConfigSource`, `validateAllocationResult`, `validateDeviceAllocationConfiguration`, `validateDeviceAllocationResult`, `validateDeviceBindingParameters`, `validateDeviceRequestAllocationResult`, `validatePoolName`, `validateRequestNameRef`, `validateSkipNodeOperations`, `validateUID` (pkg/apis/resource/validation/validation.go).
     """
     status = _status(doc)
     if status is None:
@@ -147,7 +154,7 @@ def allocation(doc, report):
     rbase = base + ("devices", "results")
     if len(results) > 32:
         etype = too_many_type(doc)
-        report(rbase, f"{len(results)} results; at most 32 are allowed ({etype})", error_type=etype, at_key=True)
+        report(rbase, f"{len(results)} results; at most 32 are allowed", error_type=etype, at_key=True)
     if not (doc.release_tuple >= (1, 35) and len(results) > 32):
         for r, res in enumerate(results):
             if not isinstance(res, dict):
@@ -156,43 +163,43 @@ def allocation(doc, report):
             req = res.get("request")
             if isinstance(req, str):
                 for _kind, msg in check_request_ref(doc, req, names):
-                    report(p + ("request",), f"{msg} (Invalid)", error_type="Invalid")
+                    report(p + ("request",), f"{msg}", error_type="Invalid")
             _driver(report, p + ("driver",), res.get("driver"))
             _pool(report, p + ("pool",), res.get("pool"))
             _device(report, p + ("device",), res.get("device"))
             share = res.get("shareID")
             if doc.release_tuple >= (1, 34) and isinstance(share, str) and not re.fullmatch(_UUID, share):
-                report(p + ("shareID",), f"shareID '{share}' must be a lower-case UUID (Invalid)", error_type="Invalid")
+                report(p + ("shareID",), f"shareID '{share}' must be a lower-case UUID", error_type="Invalid")
             _result_lists(doc, report, res, p)
     configs = devices.get("config") if isinstance(devices.get("config"), list) else []
     cbase = base + ("devices", "config")
     if len(configs) > 64:
         etype = too_many_type(doc)
-        report(cbase, f"{len(configs)} config entries; at most 64 are allowed ({etype})", error_type=etype, at_key=True)
+        report(cbase, f"{len(configs)} config entries; at most 64 are allowed", error_type=etype, at_key=True)
     for c, cfg in enumerate(configs):
         if not isinstance(cfg, dict):
             continue
         p = cbase + (c,)
         source = cfg.get("source")
         if source == "":
-            report(p + ("source",), "source must be FromClass or FromClaim (Required)", error_type="Required")
+            report(p + ("source",), "source must be FromClass or FromClaim", error_type="Required")
         elif isinstance(source, str) and source not in ("FromClass", "FromClaim"):
-            report(p + ("source",), f"source '{source}' is not supported: use FromClass or FromClaim (NotSupported)", error_type="NotSupported")
+            report(p + ("source",), f"source '{source}' is not supported: use FromClass or FromClaim", error_type="NotSupported")
         _config_requests(doc, report, cfg.get("requests"), p + ("requests",), names)
         opaque = cfg.get("opaque")
         if opaque is None:
-            report(p + ("opaque",), "config entry needs opaque (Required)", error_type="Required")
+            report(p + ("opaque",), "config entry needs opaque", error_type="Required")
         elif isinstance(opaque, dict):
             _driver(report, p + ("opaque", "driver"), opaque.get("driver"))
             params = opaque.get("parameters")
             if params is None:  # validateRawExtension: empty or null; the schema check does not look into status
-                report(p + ("opaque", "parameters"), "opaque.parameters must be set (Required)", error_type="Required", locate=p + ("opaque",), at_key=True)
+                report(p + ("opaque", "parameters"), "opaque.parameters must be set", error_type="Required", locate=p + ("opaque",), at_key=True)
             elif not isinstance(params, dict):
-                report(p + ("opaque", "parameters"), "opaque.parameters must be a JSON object (Invalid)", error_type="Invalid")
+                report(p + ("opaque", "parameters"), "opaque.parameters must be a JSON object", error_type="Invalid")
     selector = alloc.get("nodeSelector")
     if isinstance(selector, dict):
         for api, src, etype, msg in node_selector_problems(selector, base + ("nodeSelector",), base + ("nodeSelector",)):
-            report(api, f"{msg} ({etype})", error_type=etype, locate=src)
+            report(api, f"{msg}", error_type=etype, locate=src)
 
 
 def _config_requests(doc: Any, report: Any, seq: Any, path: tuple, names: Any) -> None:
@@ -204,54 +211,54 @@ def _config_requests(doc: Any, report: Any, seq: Any, path: tuple, names: Any) -
         return
     if len(seq) > 32:
         etype = too_many_type(doc)
-        report(path, f"{len(seq)} requests; at most 32 are allowed ({etype})", error_type=etype, at_key=True)
+        report(path, f"{len(seq)} requests; at most 32 are allowed", error_type=etype, at_key=True)
         if doc.release_tuple >= (1, 35):
             return
     for m, ref in enumerate(seq):
         if not isinstance(ref, str):
             continue
         for _kind, msg in check_request_ref(doc, ref, names):
-            report(path + (m,), f"{msg} (Invalid)", error_type="Invalid")
+            report(path + (m,), f"{msg}", error_type="Invalid")
         if ref in seq[:m]:
-            report(path + (m,), f"request '{ref}' is listed twice (Duplicate)", error_type="Duplicate")
+            report(path + (m,), f"request '{ref}' is listed twice", error_type="Duplicate")
 
 
 def _classic_allocation(doc: Any, report: Any, status: dict, alloc: Any) -> None:
     base = ("status",)
     driver = status.get("driverName")
     if isinstance(alloc, dict) and not driver:
-        report(base + ("driverName",), "status.driverName must be set when allocation is set (Required)", error_type="Required")
+        report(base + ("driverName",), "status.driverName must be set when allocation is set", error_type="Required")
     if isinstance(driver, str) and driver:
         _driver(report, base + ("driverName",), driver)
     if status.get("deallocationRequested") is True:
         if alloc is None:
-            report(base + ("deallocationRequested",), "deallocationRequested may not be set without an allocation (Forbidden)", error_type="Forbidden")
+            report(base + ("deallocationRequested",), "deallocationRequested may not be set without an allocation", error_type="Forbidden")
         elif status.get("reservedFor"):
-            report(base + ("deallocationRequested",), "deallocation cannot be requested while reservedFor is set (Forbidden)", error_type="Forbidden")
+            report(base + ("deallocationRequested",), "deallocation cannot be requested while reservedFor is set", error_type="Forbidden")
     if not isinstance(alloc, dict):
         return
     abase = base + ("allocation",)
     handle = alloc.get("resourceHandle")
     if isinstance(handle, str) and len(handle.encode()) > 16384:
-        report(abase + ("resourceHandle",), "resourceHandle may be at most 16384 bytes (TooLong)", error_type="TooLong", at_key=True)
+        report(abase + ("resourceHandle",), "resourceHandle may be at most 16384 bytes", error_type="TooLong", at_key=True)
     handles = alloc.get("resourceHandles")
     if isinstance(handles, list):
         if len(handles) > 32:
-            report(abase + ("resourceHandles",), f"{len(handles)} resource handles; at most 32 are allowed (TooLong)", error_type="TooLong", at_key=True)
+            report(abase + ("resourceHandles",), f"{len(handles)} resource handles; at most 32 are allowed", error_type="TooLong", at_key=True)
         for h, item in enumerate(handles):
             if not isinstance(item, dict):
                 continue
             data = item.get("data")
             if isinstance(data, str) and len(data.encode()) > 16384:
-                report(abase + ("resourceHandles", h, "data"), "resource handle data may be at most 16384 bytes (TooLong)", error_type="TooLong", at_key=True)
+                report(abase + ("resourceHandles", h, "data"), "resource handle data may be at most 16384 bytes", error_type="TooLong", at_key=True)
             if item.get("driverName"):
                 _driver(report, abase + ("resourceHandles", h, "driverName"), item.get("driverName"))
             if item.get("data") and item.get("structuredData") is not None:
-                report(abase + ("resourceHandles", h), "data and structuredData are mutually exclusive (Invalid)", error_type="Invalid")
+                report(abase + ("resourceHandles", h), "data and structuredData are mutually exclusive", error_type="Invalid")
     selector = alloc.get("availableOnNodes")
     if isinstance(selector, dict):
         for api, src, etype, msg in node_selector_problems(selector, abase + ("availableOnNodes",), abase + ("availableOnNodes",)):
-            report(api, f"{msg} ({etype})", error_type=etype, locate=src)
+            report(api, f"{msg}", error_type=etype, locate=src)
 
 
 # Per-result list limits of an allocation (Go types: +k8s:maxItems, +k8s:listType=set).
@@ -264,17 +271,17 @@ def _result_lists(doc: Any, report: Any, res: dict, p: tuple) -> None:
         seq = res.get(field)
         if doc.release_tuple >= since and isinstance(seq, list) and len(seq) > limit:
             etype = too_many_type(doc)
-            report(p + (field,), f"{len(seq)} {field}; at most {limit} are allowed ({etype})", error_type=etype, at_key=True)
+            report(p + (field,), f"{len(seq)} {field}; at most {limit} are allowed", error_type=etype, at_key=True)
     ops = res.get("skipNodeOperations")
     if doc.release_tuple >= (1, 37) and isinstance(ops, list):
         for n, op in enumerate(ops):
             if isinstance(op, str) and op not in _SKIP_NODE_OPERATIONS:
-                report(p + ("skipNodeOperations", n), f"'{op}' is not supported: use {', '.join(_SKIP_NODE_OPERATIONS)} (NotSupported)", error_type="NotSupported")
+                report(p + ("skipNodeOperations", n), f"'{op}' is not supported: use {', '.join(_SKIP_NODE_OPERATIONS)}", error_type="NotSupported")
             elif op in ops[:n]:
-                report(p + ("skipNodeOperations", n), f"'{op}' is listed twice (Duplicate)", error_type="Duplicate")
+                report(p + ("skipNodeOperations", n), f"'{op}' is listed twice", error_type="Duplicate")
 
 
-@rule("DRA603", "status-devices", severity="warning", kinds=["ResourceClaim"], api_versions=STRUCTURED, releases=("1.32", None))
+@rule("DRA603", "status-devices", severity="warning", kinds=["ResourceClaim"], api_versions=STRUCTURED, releases=("1.32", None), needs=STATUS)
 def device_status(doc, report):
     """`status.devices` (device health and network data) as the `/status` endpoint validates it.
 
@@ -285,6 +292,8 @@ def device_status(doc, report):
     characters, at most 16 unique IPs, each an address with a prefix length in
     canonical form (`10.9.8.7/24`). Dropped while
     DRAResourceClaimDeviceStatus is off (1.32).
+
+    Upstream: `validateDeviceStatus`, `validateNetworkDeviceData`, `validateResourceClaimStatusUpdate`, `validateUID` (pkg/apis/resource/validation/validation.go).
     """
     status = _status(doc)
     if status is None or not gate_enabled(doc, "DRAResourceClaimDeviceStatus"):
@@ -305,32 +314,32 @@ def device_status(doc, report):
         key = _device_key(dev)
         share = dev.get("shareID")
         if doc.release_tuple >= (1, 34) and isinstance(share, str) and not re.fullmatch(_UUID, share):
-            report(p + ("shareID",), f"shareID '{share}' must be a lower-case UUID (Invalid)", error_type="Invalid")
+            report(p + ("shareID",), f"shareID '{share}' must be a lower-case UUID", error_type="Invalid")
         _driver(report, p + ("driver",), dev.get("driver"))
         _pool(report, p + ("pool",), dev.get("pool"))
         _device(report, p + ("device",), dev.get("device"))
         if key not in allocated:
-            report(p, f"device {key[0]}/{key[1]}/{key[2]} is not an allocated device of this claim (Invalid)", error_type="Invalid")
+            report(p, f"device {key[0]}/{key[1]}/{key[2]} is not an allocated device of this claim", error_type="Invalid")
         if key in seen:
-            report(p, f"device {key[0]}/{key[1]}/{key[2]} is listed twice (Duplicate)", error_type="Duplicate")
+            report(p, f"device {key[0]}/{key[1]}/{key[2]} is listed twice", error_type="Duplicate")
         seen.add(key)
         conditions = dev.get("conditions")
         if isinstance(conditions, list):
             if len(conditions) > 8:
-                report(p + ("conditions",), f"{len(conditions)} conditions; at most 8 are allowed (TooMany)", error_type="TooMany", at_key=True)
+                report(p + ("conditions",), f"{len(conditions)} conditions; at most 8 are allowed", error_type="TooMany", at_key=True)
             _conditions(report, conditions, p + ("conditions",))
         data = dev.get("data")
         if data is not None:
             if go_json_size(data) > 10 * 1024:
-                report(p + ("data",), "data may be at most 10240 bytes of JSON (TooLong)", error_type="TooLong", at_key=True)
+                report(p + ("data",), "data may be at most 10240 bytes of JSON", error_type="TooLong", at_key=True)
             elif not isinstance(data, dict):
-                report(p + ("data",), "data must be a JSON object (Invalid)", error_type="Invalid")
+                report(p + ("data",), "data must be a JSON object", error_type="Invalid")
         net = dev.get("networkData")
         if isinstance(net, dict):
             if isinstance(net.get("interfaceName"), str) and len(net["interfaceName"]) > 256:
-                report(p + ("networkData", "interfaceName"), "interfaceName may be at most 256 characters (TooLong)", error_type="TooLong")
+                report(p + ("networkData", "interfaceName"), "interfaceName may be at most 256 characters", error_type="TooLong")
             if isinstance(net.get("hardwareAddress"), str) and len(net["hardwareAddress"]) > 128:
-                report(p + ("networkData", "hardwareAddress"), "hardwareAddress may be at most 128 characters (TooLong)", error_type="TooLong")
+                report(p + ("networkData", "hardwareAddress"), "hardwareAddress may be at most 128 characters", error_type="TooLong")
             _network_ips(doc, report, net.get("ips"), p + ("networkData", "ips"))
 
 
@@ -349,30 +358,30 @@ def _conditions(report: Any, conditions: list, path: tuple) -> None:
         p = path + (n,)
         ctype = cond.get("type") if isinstance(cond.get("type"), str) else ""
         if ctype in seen:
-            report(p + ("type",), f"condition type '{ctype}' is listed twice (Duplicate)", error_type="Duplicate")
+            report(p + ("type",), f"condition type '{ctype}' is listed twice", error_type="Duplicate")
         seen.add(ctype)
         errs = qualified_name(ctype)
         if errs:
-            report(p + ("type",), f"condition type '{ctype}' is invalid: {errs[0]} (Invalid)", error_type="Invalid")
+            report(p + ("type",), f"condition type '{ctype}' is invalid: {errs[0]}", error_type="Invalid")
         status = cond.get("status")
         if status not in _CONDITION_STATUSES:
-            report(p + ("status",), f"condition status {status!r} is not supported: use True, False or Unknown (NotSupported)", error_type="NotSupported")
+            report(p + ("status",), f"condition status {status!r} is not supported: use True, False or Unknown", error_type="NotSupported")
         generation = cond.get("observedGeneration")
         if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
-            report(p + ("observedGeneration",), f"observedGeneration {generation} must be greater than or equal to zero (Invalid)", error_type="Invalid")
+            report(p + ("observedGeneration",), f"observedGeneration {generation} must be greater than or equal to zero", error_type="Invalid")
         if not cond.get("lastTransitionTime"):
-            report(p + ("lastTransitionTime",), "lastTransitionTime must be set (Required)", error_type="Required", locate=p, at_key=True)
+            report(p + ("lastTransitionTime",), "lastTransitionTime must be set", error_type="Required", locate=p, at_key=True)
         reason = cond.get("reason")
         if not reason:
-            report(p + ("reason",), "reason must be set (Required)", error_type="Required", locate=p, at_key=True)
+            report(p + ("reason",), "reason must be set", error_type="Required", locate=p, at_key=True)
         elif isinstance(reason, str):
             if not re.fullmatch(_CONDITION_REASON, reason):
-                report(p + ("reason",), f"reason '{reason}' must start with a letter and hold only letters, digits, '_', ',' and ':' (Invalid)", error_type="Invalid")
+                report(p + ("reason",), f"reason '{reason}' must start with a letter and hold only letters, digits, '_', ',' and ':'", error_type="Invalid")
             if len(reason) > 1024:
-                report(p + ("reason",), "reason may be at most 1024 characters (TooLong)", error_type="TooLong")
+                report(p + ("reason",), "reason may be at most 1024 characters", error_type="TooLong")
         message = cond.get("message")
         if isinstance(message, str) and len(message) > 32768:
-            report(p + ("message",), "message may be at most 32768 characters (TooLong)", error_type="TooLong")
+            report(p + ("message",), "message may be at most 32768 characters", error_type="TooLong")
 
 
 def _network_ips(doc: Any, report: Any, ips: Any, path: tuple) -> None:
@@ -384,7 +393,7 @@ def _network_ips(doc: Any, report: Any, ips: Any, path: tuple) -> None:
     if not isinstance(ips, list):
         return
     if len(ips) > 16:
-        report(path, f"{len(ips)} IPs; at most 16 are allowed (TooMany)", error_type="TooMany", at_key=True)
+        report(path, f"{len(ips)} IPs; at most 16 are allowed", error_type="TooMany", at_key=True)
         if doc.release_tuple >= (1, 35):
             return
     for n, ip in enumerate(ips):
@@ -392,9 +401,9 @@ def _network_ips(doc: Any, report: Any, ips: Any, path: tuple) -> None:
             continue
         problem = interface_address_problem(ip)
         if problem:
-            report(path + (n,), f"IP '{ip}' {problem} (Invalid)", error_type="Invalid")
+            report(path + (n,), f"IP '{ip}' {problem}", error_type="Invalid")
         if ip in ips[:n]:
-            report(path + (n,), f"IP '{ip}' is listed twice (Duplicate)", error_type="Duplicate")
+            report(path + (n,), f"IP '{ip}' is listed twice", error_type="Duplicate")
 
 
 def _device_key(entry: dict) -> tuple:

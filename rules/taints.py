@@ -41,7 +41,7 @@ def _report_taint(report: Callable, taint: Any, release: tuple[int, int], api: t
     if not isinstance(taint, dict):
         return
     for suffix, etype, msg in _taint_problems(taint, release):
-        report(api + suffix, f"{msg} ({etype})", error_type=etype, locate=src + suffix, at_key=etype == "Required")
+        report(api + suffix, f"{msg}", error_type=etype, locate=src + suffix, at_key=etype == "Required")
 
 
 @rule("DRA573", "slice-device-taints", severity="error", kinds=["ResourceSlice"], api_versions=STRUCTURED, releases=("1.33", None))
@@ -52,6 +52,8 @@ def slice_taints(doc, report):
     is only TooMany (no taint is checked).
 
     Invalid: `taints: [{key: example.com/unhealthy, effect: PreferNoSchedule}]`.
+
+    Upstream: `validateDevice`, `validateDeviceTaint`, `validateLabelValue` (pkg/apis/resource/validation/validation.go).
     """
     go_type = device_go_type(doc)
     for shape in validated_devices(doc):
@@ -61,7 +63,7 @@ def slice_taints(doc, report):
         api, src = shape.at("taints")
         if len(seq) > TAINTS_MAX:
             etype = too_many_type(doc)
-            report(api, f"taints has {len(seq)} entries; at most {TAINTS_MAX} are allowed ({etype})", error_type=etype, locate=src, at_key=True)
+            report(api, f"taints has {len(seq)} entries; at most {TAINTS_MAX} are allowed", error_type=etype, locate=src, at_key=True)
             if doc.release_tuple >= (1, 35):
                 continue  # validateSlice stops at the size from 1.35: no taint is checked
         for k, taint in enumerate(seq):
@@ -80,14 +82,16 @@ def rule_taint(doc, report):
     Not checked when the gate that serves DeviceTaintRule is configured off.
 
     Invalid: `taint: {key: "bad key", effect: Evict}`, or no `taint` at all.
+
+    Upstream: `validateDeviceTaint`, `validateLabelValue` (pkg/apis/resource/validation/validation.go).
     """
     if not _rules_served(doc):
         return
     spec = doc.get("spec", type=dict)
     if spec is not None and spec.get("taint") is None:
-        report(("spec", "taint", "key"), "the rule has no taint: the server reads an empty taint key, which is not a label key (Invalid)",
+        report(("spec", "taint", "key"), "the rule has no taint: the server reads an empty taint key, which is not a label key",
                error_type="Invalid", locate=("spec",), at_key=True)
-        report(("spec", "taint", "effect"), "the rule has no taint: a taint effect is required, one of " + ", ".join(taint_effects(doc.release_tuple)) + " (Required)",
+        report(("spec", "taint", "effect"), "the rule has no taint: a taint effect is required, one of " + ", ".join(taint_effects(doc.release_tuple)),
                error_type="Required", locate=("spec",), at_key=True)
         return
     _report_taint(report, doc.get("spec", "taint", type=dict), doc.release_tuple, ("spec", "taint"), ("spec", "taint"))
@@ -105,6 +109,8 @@ def rule_selector(doc, report):
     Not checked when the gate that serves DeviceTaintRule is configured off.
 
     Invalid: `deviceSelector: {driver: GPU_Driver}`.
+
+    Upstream: `validateDeviceTaintSelector`, `validatePoolName` (pkg/apis/resource/validation/validation.go).
     """
     selector = doc.get("spec", "deviceSelector", type=dict)
     if selector is None or not _rules_served(doc):
@@ -113,12 +119,12 @@ def rule_selector(doc, report):
     driver = selector.get("driver")
     if isinstance(driver, str):
         for etype, msg in driver_name_error_types(driver):
-            report(base + ("driver",), f"driver '{driver}' is invalid: {msg} ({etype})", error_type=etype)
+            report(base + ("driver",), f"driver '{driver}' is invalid: {msg}", error_type=etype)
     pool = selector.get("pool")
     if isinstance(pool, str):
         for etype, msg in pool_name_error_types(pool):
             shown = f"pool name '{pool}' is invalid: {msg}" if pool else msg
-            report(base + ("pool",), f"{shown} ({etype})", error_type=etype)
+            report(base + ("pool",), f"{shown}", error_type=etype)
     device = selector.get("device")
     if isinstance(device, str) and dns1123_label(device):
-        report(base + ("device",), f"device name '{device}' is invalid: {dns1123_label(device)[0]} (Invalid)", error_type="Invalid")
+        report(base + ("device",), f"device name '{device}' is invalid: {dns1123_label(device)[0]}", error_type="Invalid")

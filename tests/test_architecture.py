@@ -13,7 +13,7 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "src" / "dralint"
 MAX_MODULE_LINES = 600
-MAX_FUNCTION_LINES = 85  # "about 80", docstrings not counted
+MAX_FUNCTION_LINES = 80  # docstrings not counted
 
 
 def _modules() -> dict[str, Path]:
@@ -124,12 +124,13 @@ def test_modules_and_functions_stay_small():
 
 def test_a_clean_lint_imports_nothing_it_does_not_need(tmp_path):
     """What bench/startup.py measures, as a fact that cannot regress unnoticed: these stay off the path
-    (decimal: ~2.5 ms, only quantity comparisons of ResourceSlice capacities need it)."""
+    (decimal: ~2.5 ms, only quantity comparisons of ResourceSlice capacities need it;
+    glob: only a Helm-rendered origin looking for its chart needs it)."""
     clean = tmp_path / "claim.yaml"
     clean.write_bytes((ROOT / "examples" / "resourceclaim.yaml").read_bytes() + b"---\n" + (ROOT / "examples" / "deviceclass.yaml").read_bytes())
     probe = (
         "import sys; from dralint.cli import main; code = main(['--no-config', '-f', 'json', '--cache-dir', sys.argv[2], sys.argv[1]]);"
-        "heavy = ['jsonschema', 'dataclasses', 'difflib', 'inspect', 'pathlib', 'tempfile', 'dralint.migrate', 'dralint.policy', 'decimal'];"
+        "heavy = ['jsonschema', 'dataclasses', 'difflib', 'inspect', 'pathlib', 'tempfile', 'dralint.migrate', 'dralint.policy', 'decimal', 'glob'];"
         "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr); sys.exit(code)"
     )
     # As a pre-commit hook runs it: the CEL verdict cache and the result cache warmed by an earlier run.

@@ -79,6 +79,6 @@ def test_pod_and_claim_references_close_to_a_name_of_the_run():
     ],
 )
 def test_one_edit_is_exactly_one_change_deletion_insertion_or_swap(a, b, expected):
-    from dralint.rules.pod_references import _one_edit
+    from dralint.k8s.suggest import one_edit
 
-    assert _one_edit(a, b) is expected
+    assert one_edit(a, b) is expected

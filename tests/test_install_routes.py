@@ -120,3 +120,24 @@ def test_the_docs_install_the_extras_from_a_checkout_or_a_git_url():
         assert all(" @ " in c or "once" in text[max(0, text.find(c) - 80):text.find(c)].lower() for c in commands), (name, commands)
     assert "pip install -e '.[lsp]'" in (ROOT / "docs/editors.md").read_text()
     assert "pip install -e '.[webhook]'" in (ROOT / "docs/webhook.md").read_text()
+
+
+def test_a_checkout_and_an_editable_install_import_the_top_level_rules_folder(tmp_path):
+    """No link: src/dralint/rules/__init__.py points the package at rules/, which is what the editable
+    install's path entry (src/) reaches; the wheel leaves that file out and carries rules/ itself."""
+    assert not (ROOT / "src" / "dralint" / "rules").is_symlink()
+    (built,) = hatchling_wheel.WheelBuilder(str(ROOT)).build(directory=str(tmp_path), versions=["editable"])
+    with zipfile.ZipFile(built) as archive:
+        (pth,) = [name for name in archive.namelist() if name.endswith(".pth")]
+        entries = archive.read(pth).decode().split()
+    assert entries == [str(ROOT / "src")]
+    shown = "import sys; sys.path[:0] = sys.argv[1:]; import dralint.rules as r, dralint.rules.taints as t; print(r.__path__, t.__file__)"
+    out = subprocess.run([sys.executable, "-c", shown, *entries], capture_output=True, text=True, check=True).stdout
+    assert out == f"{[str(ROOT / 'rules')]} {ROOT / 'rules' / 'taints.py'}\n"
+
+
+def test_the_wheel_carries_the_rules_folder_not_the_checkout_pointer(tmp_path):
+    (built,) = hatchling_wheel.WheelBuilder(str(ROOT)).build(directory=str(tmp_path), versions=["standard"])
+    with zipfile.ZipFile(built) as archive:
+        assert archive.read("dralint/rules/__init__.py") == (ROOT / "rules" / "__init__.py").read_bytes()
+        assert archive.read("dralint/rules/taints.py") == (ROOT / "rules" / "taints.py").read_bytes()

@@ -427,6 +427,8 @@ def test_import_does_not_load_ruamel_main():
     out = _run_isolated(
         "import sys\n"
         "import dralint.load as L\n"
+        "from dralint import runtime\n"
+        "runtime.enable()  # as the CLI does\n"
         "print('ruamel.yaml.main' in sys.modules)\n"
         "L.load('x.yaml', b'a: 1\\n')\n"
         "print('ruamel.yaml.main' in sys.modules)\n"

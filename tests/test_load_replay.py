@@ -13,17 +13,20 @@ from pathlib import Path
 
 import pytest
 
+from dralint import runtime
 from dralint.load import c_parser_available, load
 from dralint.load import cheap_events as cheap_mod
 from dralint.load.backend import backend
-from dralint.load.yaml_reader import KEPT_KEYS
 from dralint.model import Node, Span
+from dralint.registry import all_rules
 
 from conftest import SHARED
 
 CASES = Path(__file__).parent / "cases" / "load"
 FIXTURES = sorted(p.name for p in CASES.iterdir() if p.is_file())
 
+# The fields the built-in run-scope rules declare (`positioned=`): the keys the main pass notes.
+KEPT_KEYS = frozenset().union(*(r.positioned for r in all_rules()))
 needs_c = pytest.mark.skipif(not c_parser_available(), reason="C parser not available")
 
 
@@ -94,6 +97,11 @@ def _events(cmod, text: str) -> list[tuple]:
 
 @needs_c
 def test_the_c_parser_builds_the_same_events_with_one_frame_classes():
+    with runtime.enabled():  # the classes are installed only with the runtime seam on
+        _same_events_with_one_frame_classes()
+
+
+def _same_events_with_one_frame_classes():
     import _ruamel_yaml as cmod
 
     b = backend(False)
@@ -189,7 +197,7 @@ def test_positions_the_main_pass_keeps_are_the_replays(pure):
         data = file.read_bytes()
         if pure and len(data) > 16 * 1024:
             continue
-        kept_docs = load(file.name, data, pure_python=pure).documents
+        kept_docs = load(file.name, data, pure_python=pure, positioned=KEPT_KEYS).documents
         replayed = load(file.name, data, pure_python=pure).documents
         for doc, twin in zip(kept_docs, replayed, strict=True):
             lookup = doc.positions._fill[2] if doc.positions._fill is not None else None

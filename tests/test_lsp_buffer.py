@@ -185,3 +185,34 @@ async def test_a_code_action_waiting_for_a_lint_holds_up_no_other_request(vscode
     await asyncio.sleep(0)  # the code action is sent first
     await asyncio.gather(first, hover())
     assert order == ["hover", "codeAction"]
+
+
+async def test_a_hover_on_a_buffer_just_edited_answers_from_its_current_text_without_its_lint(vscode: LanguageClient, tmp_path: Path):
+    """The buffer's lint is under way (a code action waits for it): a hover on a field of that very
+    buffer is answered first, found in the edited text (its lines moved down by one), at the release
+    of the buffer's last lint; so is a hover on a rule code, whose docs that buffer already asked for."""
+    big = (tmp_path / "edited.yaml").as_uri()
+    text = "# dralint: disable=DRA101\n---\n" + "---\n".join(CLAIM.replace("name: gpu,", f"name: gpu-{i},") for i in range(300))
+    open_document(vscode, big, text)
+    await published(vscode, big)
+    code = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=big), position=types.Position(line=0, character=22))
+    assert (await vscode.text_document_hover_async(code)).contents.value.startswith("**DRA101** `unknown-field` (error)")
+    change_partial(vscode, big, 2, ClientText(text).edit(0, 0, "# edited\n"))
+    order: list[str] = []
+
+    async def code_action() -> None:
+        await _actions(vscode, big, 11, 10)
+        order.append("codeAction")
+
+    async def hover() -> None:
+        field = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=big), position=types.Position(line=12, character=10))
+        answer = await vscode.text_document_hover_async(field)
+        assert answer.contents.value.startswith("**spec.devices.requests[0].exactly.count** — resource.k8s.io/v1 ResourceClaim at Kubernetes ")
+        code.position = types.Position(line=1, character=22)
+        assert (await vscode.text_document_hover_async(code)).contents.value.startswith("**DRA101** `unknown-field` (error)")
+        order.append("hover")
+
+    first = asyncio.ensure_future(code_action())
+    await asyncio.sleep(0)  # the code action is sent first
+    await asyncio.gather(first, hover())
+    assert order == ["hover", "codeAction"]

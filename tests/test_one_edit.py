@@ -2,7 +2,7 @@
 
 import random
 
-from dralint.rules.pod_references import _OneEditAway
+from dralint.k8s.suggest import OneEditAway
 
 
 def one_edit_apart(a: str, b: str) -> bool:
@@ -20,7 +20,7 @@ def test_the_closest_name_is_the_one_a_brute_force_search_finds():
     rng = random.Random(7)
     for _ in range(300):
         names = sorted({"".join(rng.choice("ab-1") for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 30))})
-        index = _OneEditAway(names)
+        index = OneEditAway(names)
         for _ in range(10):
             wanted = "".join(rng.choice("ab-1") for _ in range(rng.randint(1, 6)))
             near = [n for n in names if one_edit_apart(n, wanted)]
@@ -29,15 +29,15 @@ def test_the_closest_name_is_the_one_a_brute_force_search_finds():
 
 
 def test_two_names_sharing_a_deletion_are_not_one_edit_apart():
-    assert _OneEditAway(["-ba1"]).closest("--ba") is None  # delete the first "-" of one, the "1" of the other
-    assert _OneEditAway(["claim-ab"]).closest("claim-ba") == "claim-ab"
+    assert OneEditAway(["-ba1"]).closest("--ba") is None  # delete the first "-" of one, the "1" of the other
+    assert OneEditAway(["claim-ab"]).closest("claim-ba") == "claim-ab"
 
 
 def test_a_hash_collision_is_not_an_answer():
-    index = _OneEditAway(["claim-b"])
+    index = OneEditAway(["claim-b"])
     index._index(7)
     # File "claim-zz" under the hash of a variant of "claim-a" as a colliding hash would.
     index.by_variant[hash("claim-")] = ["claim-b", "claim-zz"]
     assert index.closest("claim-a") == "claim-b"
     index.by_variant[hash("claim-")] = "claim-zz"
-    assert _OneEditAway.closest(index, "claim-c") is None
+    assert OneEditAway.closest(index, "claim-c") is None

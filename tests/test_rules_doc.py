@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+
+from dralint.registry import BUILTIN_PACKAGE, all_rules
 
 from conftest import ROOT, run_dralint
 
@@ -41,3 +44,73 @@ def test_rules_doc_covers_every_rule_and_is_reproducible(tmp_path):
     run_scope = text.split("\n## DRA712 claim-reference-unresolved\n", 1)[1].split("\n## ", 1)[0]
     assert "- scope: every document of a run at once (cross-document)" in run_scope
     assert "\n## DRA900 unused-suppression\n" in text
+
+
+# Every built-in rule's docstring follows one template: the summary line; a paragraph on why;
+# "Invalid: ..." and "Valid: ..." examples; "Upstream: `function` (file)." naming the
+# kubernetes/kubernetes function it ports, or "Upstream: policy." for a rule of dralint's own.
+TEMPLATE = {
+    "why": lambda doc: len(doc.split("\n\n")) >= 2,
+    "invalid example": re.compile(r"\bInvalid:").search,
+    "valid example": re.compile(r"\bValid:").search,
+    "upstream": re.compile(r"(?m)^Upstream: (policy\.|`\w+`)").search,
+}
+
+# The rules whose docstring still lacks a part of the template, and which parts: this list may only
+# shrink (a new rule, or a rule that loses a part, fails below; so does one that gains it, until its
+# line here goes).
+LACKING = {
+    "DRA210": ('invalid example', 'valid example', 'upstream'),
+    "DRA319": ('upstream',),
+    "DRA320": ('upstream',),
+    "DRA321": ('valid example',),
+    "DRA330": ('upstream',),
+    "DRA331": ('upstream',),
+    "DRA332": ('upstream',),
+    "DRA340": ('upstream',),
+    "DRA401": ('invalid example', 'valid example'),
+    "DRA402": ('invalid example', 'valid example'),
+    "DRA403": ('invalid example', 'valid example'),
+    "DRA404": ('invalid example', 'valid example'),
+    "DRA405": ('why', 'invalid example', 'valid example', 'upstream'),
+    "DRA406": ('invalid example', 'valid example'),
+    "DRA551": ('upstream',),
+    "DRA553": ('upstream',),
+    "DRA554": ('upstream',),
+    "DRA562": ('valid example',),
+    "DRA563": ('valid example',),
+    "DRA564": ('invalid example', 'valid example'),
+    "DRA565": ('valid example',),
+    "DRA566": ('valid example',),
+    "DRA567": ('valid example',),
+    "DRA568": ('valid example',),
+    "DRA569": ('valid example',),
+    "DRA570": ('valid example',),
+    "DRA571": ('valid example',),
+    "DRA573": ('valid example',),
+    "DRA574": ('invalid example', 'valid example'),
+    "DRA575": ('valid example',),
+    "DRA576": ('valid example',),
+    "DRA581": ('valid example',),
+    "DRA582": ('valid example',),
+    "DRA590": ('upstream',),
+    "DRA591": ('invalid example', 'upstream'),
+    "DRA600": ('invalid example', 'valid example', 'upstream'),
+    "DRA601": ('invalid example', 'valid example'),
+    "DRA602": ('invalid example', 'valid example'),
+    "DRA603": ('invalid example', 'valid example'),
+    "DRA703": ('invalid example', 'valid example', 'upstream'),
+    "DRA704": ('invalid example', 'valid example', 'upstream'),
+    "DRA801": ('invalid example', 'valid example', 'upstream'),
+    "DRA802": ('invalid example', 'valid example', 'upstream'),
+}
+
+
+def test_every_rule_doc_follows_the_template():
+    found = {}
+    for rule in sorted(all_rules(plugins=False), key=lambda r: r.code):
+        if rule.origin.startswith(BUILTIN_PACKAGE):
+            missing = tuple(part for part, present in TEMPLATE.items() if not present(rule.doc))
+            if missing:
+                found[rule.code] = missing
+    assert found == LACKING

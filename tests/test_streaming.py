@@ -157,7 +157,7 @@ def test_a_plugin_run_rule_reports_at_the_places_it_collected(tmp_path):
     result = lint(collect([str(tmp_path)]), LintOptions(keep=(), extra_rules=[configmap_peer.__dralint_rule__]))
     assert [(p.rule, p.source.rsplit("/", 1)[-1], p.path, p.span.line, p.span.column, p.kind, p.object, p.error_type, p.message)
             for p in result.problems] == [
-        ("XX901", "b.yaml", ("data", "peer"), 7, 9, "ConfigMap", "b", "NotFound", "no ConfigMap 'c' in the run"),
+        ("XX901", "b.yaml", ("data", "peer"), 7, 9, "ConfigMap", "b", "NotFound", "no ConfigMap 'c' in the run (NotFound)"),  # report() writes the type
     ]
 
 

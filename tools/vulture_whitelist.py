@@ -28,3 +28,5 @@ _workspace  # dralint.lsp.server._Protocol: pygls' attribute, replaced by a Buff
 report_server_error  # dralint.lsp.server.DralintServer: pygls calls it for a failing handler
 _create_text_document  # dralint.lsp.text.BufferWorkspace: pygls calls it for didOpen
 update_text_document  # dralint.lsp.text.BufferWorkspace: pygls calls it for didChange
+check_fixture  # dralint.testing: plugin authors' harness (docs/plugins.md)
+_.source_line  # dralint.testing.Expectation: where the comment is, for a reader of a difference

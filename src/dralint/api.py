@@ -71,6 +71,11 @@ class Rule(NamedTuple):
     origin: str = "builtin"  # module or plugin the rule came from
     # scope="run": DocumentView -> a small picklable record (or None); None for a legacy rule given a RunView.
     collect: Callable[["DocumentView"], Any] | None = None
+    # scope="run": the mapping keys whose places `collect` asks for; the loader keeps where they stand.
+    positioned: frozenset[str] = frozenset()
+    # Dotted paths from the document root (`*`: any entry of a list); the rule can only report when
+    # one of them is present, so the engine skips it for documents with none. None: always run.
+    needs: tuple[tuple[str, ...], ...] | None = None
 
     def applies_to(self, api_version: str | None, kind: str | None, release: str) -> bool:
         if self.kinds is not None and kind not in self.kinds:
@@ -98,6 +103,8 @@ def rule(
     releases: tuple[str | None, str | None] = (None, None),
     scope: str = "document",
     collect: Callable[["DocumentView"], Any] | None = None,
+    positioned: Iterable[str] = (),
+    needs: Iterable[str] | None = None,
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Declare a rule. The function's docstring is its documentation: first line the summary.
 
@@ -107,11 +114,19 @@ def rule(
     release as `check(index: RunIndex, report)` and reports at `Place`s.
     `scope="run"` without `collect` (deprecated): the rule gets a `RunView` of every
     document, which keeps them all in memory and makes `--jobs` run serially.
+    `positioned`: the mapping keys (e.g. "deviceClassName") whose `view.place()` `collect`
+    asks for; the loader notes where they stand while it reads, instead of replaying the
+    document for them. Only a hint: every place is right without it.
+    `needs`: dotted paths (`spec.devices.requests`, `*` for any list entry) of which at least one
+    must be present for the rule to be able to report; documents with none skip the rule. It must
+    never be narrower than what the rule reads, or findings are lost (see docs/plugins.md).
     """
     if scope not in ("document", "run"):
         raise ValueError(f"rule {code}: scope must be 'document' or 'run'")
     if collect is not None and scope != "run":
         raise ValueError(f"rule {code}: collect is for scope='run' rules")
+    if needs is not None and (isinstance(needs, str) or scope != "document"):
+        raise ValueError(f"rule {code}: needs is a list of paths, for scope='document' rules")
     sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
 
     def decorate(func: Callable[..., None]) -> Callable[..., None]:
@@ -132,6 +147,8 @@ def rule(
             scope=scope,
             origin=func.__module__,
             collect=collect,
+            positioned=frozenset(positioned),
+            needs=tuple(tuple(p.split(".")) for p in needs) if needs is not None else None,
         )
         return func
 
@@ -139,7 +156,7 @@ def rule(
 
 
 def _cleandoc(text: str) -> str:
-    """inspect.cleandoc without importing inspect (ast, dis, tokenize: ~5 ms of a hook's start-up)."""
+    """inspect.cleandoc without importing inspect (and ast, dis, tokenize behind it) on a hook's start-up."""
     lines = text.expandtabs().splitlines()
     indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
     margin = min(indents) if indents else 0
@@ -157,7 +174,7 @@ _MISSING = object()
 class DocumentView:
     """Read-only access to one document for rules: data, type, release, safe lookups."""
 
-    __slots__ = ("_doc", "release", "options", "api_version", "kind", "release_tuple", "_memo", "_lazy_places", "feature_gates", "dropped")
+    __slots__ = ("_doc", "release", "options", "api_version", "kind", "release_tuple", "_memo", "_builtin_memo", "_module_memos", "_lazy_places", "feature_gates", "dropped")
 
     def __init__(
         self, doc: Document, release: str, options: dict[str, Any] | None = None, *, lazy_places: bool = False,
@@ -178,7 +195,20 @@ class DocumentView:
         self.api_version: str | None = doc.api_version
         self.kind: str | None = doc.kind
         self.release_tuple: tuple[int, int] = release_tuple(release)
+        # `memo` keys are the rule author's own: the built-in rules share one table, each plugin module
+        # has its own (the engine switches with `_enter`), so a plugin's key never meets a built-in's.
         self._memo: dict[Any, Any] = {}
+        self._builtin_memo = self._memo
+        self._module_memos: dict[str, dict[Any, Any]] | None = None
+
+    def _enter(self, module: str | None) -> None:
+        """For the engine: the `memo` table of the rules of `module` (a plugin's), or None for the built-ins'."""
+        if module is None:
+            self._memo = self._builtin_memo
+            return
+        if self._module_memos is None:
+            self._module_memos = {}
+        self._memo = self._module_memos.setdefault(module, {})
 
     @property
     def data(self) -> Any:
@@ -186,7 +216,8 @@ class DocumentView:
 
     def memo(self, key: Any, compute: Callable[..., Any], *args: Any) -> Any:
         """`compute(*args)` once per document and key: for derived views several rules share
-        (the requests of a claim, whether a feature gate's fields are used ...). Passing the
+        (the requests of a claim, whether a feature gate's fields are used ...). Keys are per
+        module of rules: the built-in rules share theirs, each plugin module has its own. Passing the
         arguments rather than a lambda saves building a closure on every call of a hot helper."""
         try:
             return self._memo[key]
@@ -197,8 +228,10 @@ class DocumentView:
     def forget(self) -> None:
         """Drop what `memo` holds. The engine calls it when the document's rules are done: a run that
         keeps views to its end would otherwise keep every document's derived views, which the cyclic
-        garbage collector then walks again and again (+40 % of its time at 10,000 documents)."""
-        self._memo.clear()
+        garbage collector then walks again and again (bench/scale.py)."""
+        self._builtin_memo.clear()
+        self._module_memos = None
+        self._memo = self._builtin_memo
 
     @property
     def partial(self) -> bool:
@@ -366,7 +399,7 @@ class RunIndex:
 
     def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
         """`compute()` once per run, release and key, shared by the rules of one collector
-        (an index of the records by name ...)."""
+        (an index of the records by name ...): each collector has its own keys."""
         try:
             return self._memo[key]
         except KeyError:
@@ -401,8 +434,16 @@ class Reporter(Protocol):
         severity: Severity | str | None = None,
         doc: DocumentView | None = None,
         replace_with: Sequence[Any] = (),
+        show_type: bool = True,
+        type_note: str = "",
     ) -> None:
         """Report a problem at the API server's field `path`.
+
+        `error_type`: the API server's field.ErrorType ("Invalid", "Required", "TooMany" ...). The
+        reporter writes it after the message, "... (Invalid)": a message never names it itself.
+        `show_type=False`: the message quotes the API server's own wording, which names no type; the
+        type is still the problem's `error_type`. `type_note`: a word after the type, when the type
+        applies only under a condition the linter cannot see: "(Forbidden otherwise)".
 
         `locate`: where it stands in the source when that differs from `path`
         (e.g. flat-shape requests whose errors the server reports under `exactly`).

@@ -21,7 +21,7 @@ import os
 import sys
 from typing import Sequence, TextIO
 
-from . import __version__, parallel, schemas
+from . import __version__, parallel, runtime, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written, install_extra, overrides_from
 from .config import ConfigError, build_options
 from .lint import lint
@@ -77,11 +77,18 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The `dralint` command: the runtime seam on for the run (for the process, from the command line)."""
     if argv is None:
-        # The command line, not a caller in process. The interpreter's last act would be a full
-        # collection over every object still alive, though the ending process frees them all:
-        # 7 % of the instructions of a one-file lint (bench/startup.py). Frozen objects are skipped.
-        atexit.register(gc.freeze)
+        # The command line, not a caller in process: the process is dralint's. The interpreter's last
+        # act would be a full collection over every object still alive, though the ending process
+        # frees them all (bench/startup.py). Frozen objects are skipped.
+        runtime.enable()
+        atexit.register(runtime.freeze)
+    with runtime.enabled():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         if args and args[0] in SUBCOMMANDS:
@@ -95,9 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 gc.unfreeze()  # what the run froze (dralint.parallel.frozen), for callers of main() in process
         if command in EXTRAS and not {"-h", "--help"} & set(rest):
             _require_extra(command)
-        # Each other subcommand loads only what it runs (measured with -X importtime): `rules` ~115 ms
-        # (jsonschema and every rule's docs), `serve` ~230 ms (uvicorn, the judges), `lsp` ~110 ms
-        # (pygls), `migrate` ~190 ms (ruamel's round-trip loader); a lint run pays for none of them.
+        # Each other subcommand loads only what it runs: `rules` (jsonschema and every rule's docs), `serve`
+        # (uvicorn, the judges), `lsp` (pygls), `migrate` (ruamel's round-trip loader); a lint run pays for
+        # none of them (bench/startup.py; figures in docs/performance.md).
         if command == "rules":
             from .commands import rules_command
 
@@ -170,9 +177,9 @@ def _run_lint(args: argparse.Namespace, out: TextIO) -> int:
     report = _report_options(fmt, args, out)
     not_written: list[Problem] = []
     if args.fix:
-        # Only runs that apply fixes: the fix modules, migrate and tempfile are ~10 ms of a clean file's
-        # start-up. The migrate rewrite runs ruamel's round trip over a whole file (~30 ms a document),
-        # so reports list it only for a --fix run; `dralint migrate` shows it as a diff.
+        # Only runs that apply fixes load the fix modules, migrate and tempfile, not a clean file's start-up.
+        # The migrate rewrite runs ruamel's round trip over a whole file (slow, per document), so reports
+        # list it only for a --fix run; `dralint migrate` shows it as a diff.
         from .fix import fix_sources
         from .migration_fixes import with_fixes
 

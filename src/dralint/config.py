@@ -142,11 +142,11 @@ def read_config(path: str) -> ConfigFile:
         raise ConfigError(f"{path}: the configuration must be a mapping")
     unknown = sorted(set(config.data) - KNOWN_KEYS, key=str)
     if unknown:
-        import difflib  # only on this error path, not on every start-up
+        from .k8s.suggest import close_matches  # only on this error path, not on every start-up
 
         hints = []
         for key in unknown:
-            close = difflib.get_close_matches(str(key), sorted(KNOWN_KEYS), n=1)
+            close = close_matches(str(key), sorted(KNOWN_KEYS))
             hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         raise ConfigError(f"{config.where(str(unknown[0]), at_key=True)}: unknown setting {', '.join(hints)}; known: {', '.join(sorted(KNOWN_KEYS))}")
     return config

@@ -7,20 +7,32 @@ worker's. Only Ctrl-C (KeyboardInterrupt) goes through and stops the run.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .api import DocumentView, Place, Rule, RunIndex, RunView
 from .catalog import ENGINE_CHECKS, engine_problem
 from .model import Document, Edit, Fix, Path, Problem, Severity, Span
+from .registry import BUILTIN_PACKAGE
+
+
+class _Current:
+    """The document being checked and its problem list, shared by the reporters of one rule sequence."""
+
+    __slots__ = ("view", "problems")
+
+    def __init__(self, view: DocumentView | None, problems: list[Problem]):
+        self.view = view
+        self.problems = problems
 
 
 class _Reporter:
-    __slots__ = ("rule", "view", "problems")
+    __slots__ = ("rule", "current", "module")
 
-    def __init__(self, rule: Rule, view: DocumentView | None, problems: list[Problem]):
+    def __init__(self, rule: Rule, current: _Current):
         self.rule = rule
-        self.view = view
-        self.problems = problems
+        self.current = current
+        self.module = memo_module(rule)
 
     def __call__(
         self,
@@ -34,8 +46,11 @@ class _Reporter:
         severity: Severity | str | None = None,
         doc: DocumentView | None = None,
         replace_with: Sequence[Any] = (),
+        show_type: bool = True,
+        type_note: str = "",
     ) -> None:
-        view = doc or self.view
+        current = self.current
+        view = doc or current.view
         if view is None:
             raise ValueError(f"rule {self.rule.code} has run scope: report(..., doc=view) must name the document")
         document = view.document
@@ -51,12 +66,13 @@ class _Reporter:
             sev = self.rule.severity
         else:
             sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
-        self.problems.append(
+        problems = current.problems
+        problems.append(
             Problem(
                 rule=self.rule.code,
                 name=self.rule.slug,
                 severity=sev,
-                message=message,
+                message=with_type(message, error_type, show_type, type_note),
                 source=document.source,
                 document=document.index,
                 path=tuple(path),
@@ -68,29 +84,51 @@ class _Reporter:
             )
         )
         if replace_with and string_range is not None:  # a name inside a string (CEL): replace just that
-            self.problems[-1].fixes = lambda: [Fix(f"replace with '{v}'", (Edit(span(), str(v)),)) for v in replace_with]
+            problems[-1].fixes = lambda: [Fix(f"replace with '{v}'", (Edit(span(), str(v)),)) for v in replace_with]
         elif replace_with:
-            self.problems[-1].fixes = lambda: _replace_value(document, where, list(replace_with))
+            problems[-1].fixes = lambda: _replace_value(document, where, list(replace_with))
+
+
+def with_type(message: str, error_type: str | None, show_type: bool = True, type_note: str = "") -> str:
+    """The message as the user reads it: the API server's error type follows it in parentheses, written
+    from `error_type` alone so that text and data cannot disagree ("... (Invalid)", "... (Forbidden otherwise)")."""
+    if error_type is None or not show_type:
+        return message
+    suffix = f" ({error_type} {type_note})" if type_note else f" ({error_type})"
+    # A plugin written before report() rendered the type may still end its message with it: once is enough.
+    return message if message.endswith(suffix) else message + suffix
 
 
 def _replace_value(document: Document, where: Path, values: list[Any]) -> list[Fix]:
-    # Deferred: fixes are built only when read (importing repairs: ~2 ms of start-up, see schema_check).
+    # Deferred: fixes are built only when read, and a clean file's start-up does not import repairs.
     from .repairs import replace_value
 
     return replace_value(document, where, None, values)
 
 
-def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Problem]:
+def run_document_rules(rules: Sequence[Rule], view: DocumentView) -> list[Problem]:
     """Run `rules`, which the caller has already matched to the document's type and release."""
     problems: list[Problem] = []
-    # The hot path (one call per rule and document, ~140,000 in a run of 5,000 documents): one
-    # reporter for the document whose rule is set before each call, and the loop of _run inlined,
-    # instead of a reporter object and a function call per rule (engine overhead 0.21 -> 0.06 us a
-    # call). So a reporter is only good for the duration of its rule's call: one kept by a rule
-    # and called after it returned would report under a later rule's code.
-    reporter = _Reporter(None, view, problems)  # type: ignore[arg-type]
-    for rule in rules:
-        reporter.rule = rule
+    # The hot path (one call per rule and document): each rule of the sequence has its own reporter, made
+    # on the sequence's first document (bench/bench.py guards the cost); only the shared document and
+    # problem list change per call, so a reporter a rule keeps and calls later still reports under its code.
+    bound = getattr(_BOUND, "reporters", None)
+    if bound is None:
+        bound = _BOUND.reporters = {}
+    held = bound.get(id(rules))
+    if held is None or held[0] is not rules:  # the caller's sequences are few, long-lived and never changed
+        if len(bound) > 256:
+            bound.clear()
+        current = _Current(view, problems)
+        held = bound[id(rules)] = (rules, current, [_Reporter(rule, current) for rule in rules])
+    current = held[1]
+    current.view = view
+    current.problems = problems
+    module = None  # whose `memo` table the view holds: the built-ins' first
+    for rule, reporter in zip(rules, held[2], strict=True):
+        if reporter.module is not module:
+            module = reporter.module
+            view._enter(module)
         try:
             rule.check(view, reporter)
         except KeyboardInterrupt:
@@ -99,6 +137,12 @@ def run_document_rules(rules: Iterable[Rule], view: DocumentView) -> list[Proble
             problems.append(_failed(rule, view.document, exc))
     view.forget()
     return problems
+
+
+# Per thread (a host may lint in several at once): id(rules) -> (rules, a reporter for each rule), for the
+# rule sequences the caller passes (one per release and document type). By identity: hashing the Rules'
+# fields on every call would cost more than the reporters save. Bounded for long-lived processes.
+_BOUND = threading.local()
 
 
 def run_run_rules(rules: Iterable[Rule], views: list[DocumentView], release: str) -> list[Problem]:
@@ -118,17 +162,19 @@ class _PlaceReporter:
     def __init__(self, rule: Rule, problems: list[Problem], messages: dict[str, str]):
         self.rule = rule
         self.problems = problems
-        # One copy of each message: "DeviceClass 'x' is not defined ..." is reported 100,000 times in a
-        # 100,000-claim run, and each copy would live until the report is written (~10 MB).
+        # One copy of each message: "DeviceClass 'x' is not defined ..." is reported once per claim of a
+        # run, and each copy would live until the report is written (bench/memory.py).
         self.messages = messages
 
-    def __call__(self, place: Place, message: str, *, error_type: str | None = None, severity: Severity | str | None = None) -> None:
+    def __call__(self, place: Place, message: str, *, error_type: str | None = None, severity: Severity | str | None = None,
+                 show_type: bool = True, type_note: str = "") -> None:
         if not isinstance(place, Place):
             raise TypeError(f"rule {self.rule.code} has run scope: report(place, ...) takes a Place (doc.place(path) in collect)")
         if severity is None:
             sev = self.rule.severity
         else:
             sev = severity if isinstance(severity, Severity) else Severity.parse(severity)
+        message = with_type(message, error_type, show_type, type_note)
         lazy = callable(place.at)  # positioned on first use: the document is still at hand (DocumentView.place)
         self.problems.append(
             Problem(
@@ -156,6 +202,7 @@ def collect_records(collectors: list[Collector], view: DocumentView, problems: l
     for key, collect, rules in collectors:
         if not any(r.in_releases(view.release) for r in rules):
             continue
+        view._enter(memo_module(rules[0]))
         try:
             record = collect(view)
         except KeyboardInterrupt:
@@ -165,6 +212,14 @@ def collect_records(collectors: list[Collector], view: DocumentView, problems: l
             continue
         if record is not None:
             yield key, record
+    view._enter(None)
+
+
+def memo_module(rule: Rule) -> str | None:
+    """Whose `DocumentView.memo` table a rule uses: None for the built-in rules (they share derived views),
+    else the plugin module that declared it."""
+    origin = rule.origin
+    return None if origin == "builtin" or origin == BUILTIN_PACKAGE or origin.startswith(BUILTIN_PACKAGE + ".") else origin
 
 
 def collector_key(rule: Rule) -> str:
@@ -197,7 +252,7 @@ def run_index_rules(rules: Iterable[Rule], records: dict[str, list[Any]], releas
 
 
 def _run(rule: Rule, problems: list[Problem], view: DocumentView | None, target: Any, fallback: Document | None = None) -> None:
-    reporter = _Reporter(rule, view, problems)
+    reporter = _Reporter(rule, _Current(view, problems))
     try:
         rule.check(target, reporter)
     except KeyboardInterrupt:

@@ -53,9 +53,9 @@ def check_gates(settings: dict[str, bool], release: str) -> None:
     known = gates.all_gates()
     for name, value in settings.items():
         if name not in known:
-            import difflib  # only on this error path
+            from .k8s.suggest import close_matches  # only on this error path
 
-            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+            close = close_matches(name, sorted(known), n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ValueError(f"unknown feature gate {name!r}{hint} (see 'dralint gates')")
         stage = gates.gate_stage(release, name)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from . import schemas
 from .model import Document, Problem, Severity
@@ -89,9 +89,8 @@ def _removed_by(life: schemas.VersionLifecycle | None, release: str) -> bool:
     return bool(life and life.removed and _key(life.removed) <= _key(release))
 
 
-def _first_unserved(api_version: str, kind: str | None, release: str) -> str | None:
+def _first_unserved(api_version: str, kind: str | None, release: str, life: schemas.VersionLifecycle | None) -> str | None:
     """The first release after the last one serving api_version/kind, up to `release` (projected too)."""
-    life = schemas.kind_lifecycle(api_version, kind)
     served_before = None
     for r in known_releases():
         if _key(r) > _key(release):
@@ -107,24 +106,39 @@ def _first_unserved(api_version: str, kind: str | None, release: str) -> str | N
     return None
 
 
-def _replacement(api_version: str, kind: str | None, release: str) -> str | None:
+def _replacement(api_version: str, kind: str | None, release: str, version_life: schemas.VersionLifecycle | None) -> str | None:
     serving = served_kinds(release)
     candidates = [gv for gv, kinds in serving.items() if kind in kinds and gv != api_version]
     if candidates:
-        stable = [gv for gv in candidates if (schemas.kind_lifecycle(gv, kind) and not schemas.kind_lifecycle(gv, kind).deprecated)]
+        stable = [gv for gv in candidates if (life := _lifecycles(gv, kind).kind) and not life.deprecated]
         return max(stable or candidates, key=schemas.version_key)
-    life = schemas.lifecycle(api_version)
-    return life.replacement if life else None
+    return version_life.replacement if version_life else None
+
+
+class _Lifecycles(NamedTuple):
+    """What the data says of one group/version and kind, read once for every release asked about."""
+
+    kind: schemas.VersionLifecycle | None  # the kind's own dates where upstream gives them
+    version: schemas.VersionLifecycle | None  # the group/version's; None: no such version
+
+
+@lru_cache(maxsize=None)
+def _lifecycles(api_version: str, kind: str | None) -> _Lifecycles:
+    return _Lifecycles(schemas.kind_lifecycle(api_version, kind), schemas.lifecycle(api_version))
 
 
 @lru_cache(maxsize=None)
 def status(api_version: str, kind: str | None, release: str) -> Status:
-    release = parse_release(release)
-    life = schemas.kind_lifecycle(api_version, kind)
+    return _status(api_version, kind, parse_release(release), _lifecycles(api_version, kind))
+
+
+def _status(api_version: str, kind: str | None, release: str, lives: _Lifecycles) -> Status:
+    """`status` of a parsed release, from the lifecycles already read."""
+    life = lives.kind
     served = kind in served_kinds(release).get(api_version, frozenset())
     deprecated_in = life.deprecated if life else None
     deprecated = bool(deprecated_in and _key(deprecated_in) <= _key(release))
-    removed_in = None if served else _first_unserved(api_version, kind, release)
+    removed_in = None if served else _first_unserved(api_version, kind, release, life)
     return Status(
         api_version=api_version,
         kind=kind,
@@ -134,7 +148,7 @@ def status(api_version: str, kind: str | None, release: str) -> Status:
         removed=removed_in is not None,
         deprecated_in=deprecated_in,
         removed_in=removed_in,
-        replacement=_replacement(api_version, kind, release),
+        replacement=_replacement(api_version, kind, release, lives.version),
         projected=release not in schemas.index()["releases"],
     )
 
@@ -215,27 +229,33 @@ def upgrade_problems(doc: Document, target: str, release: str) -> list[Problem]:
     api_version, kind = doc.api_version, doc.kind
     if not api_version or not kind or api_version.rpartition("/")[0] != schemas.GROUP:
         return []
-    if schemas.lifecycle(api_version) is None:
-        return []  # not a version at all: the engine already reported it
-    now = status(api_version, kind, release) if release in schemas.index()["releases"] else None
-    if now is not None and not now.served:
-        return []  # not served today: DRA010 already says so
-    then = status(api_version, kind, target)
+    verdict = _upgrade(api_version, kind, release, target)
+    return [_problem(verdict[0], doc, verdict[1])] if verdict is not None else []
+
+
+@lru_cache(maxsize=None)
+def _upgrade(api_version: str, kind: str, release: str, target: str) -> tuple[tuple, str] | None:
+    """The check and message of an api_version/kind linted at `release` and upgraded to `target`, or None:
+    its lifecycle read once, then judged at both releases."""
+    lives = _lifecycles(api_version, kind)
+    if lives.version is None:
+        return None  # not a version at all: the engine already reported it
+    if release in schemas.index()["releases"] and not _status(api_version, kind, parse_release(release), lives).served:
+        return None  # not served today: DRA010 already says so
+    then = _status(api_version, kind, parse_release(target), lives)
     what = f"{api_version} {kind}"
     migrate = ""
     if then.replacement and then.replacement.endswith("/v1") and kind in ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"):
         migrate = f" (dralint migrate --to {then.replacement} rewrites it)"
+    advice = f"; use {then.replacement}{migrate}" if then.replacement else ""
     if then.removed or not then.served:
         when = f"removed in Kubernetes {then.removed_in}" if then.removed_in else f"not served by Kubernetes {target}"
-        advice = f"; use {then.replacement}{migrate}" if then.replacement else ""
         projected = " (upstream's planned removal)" if then.projected else ""
-        return [_problem(REMOVED, doc, f"{what} is {when}, at or before the target release {target}{projected}{advice}")]
+        return REMOVED, f"{what} is {when}, at or before the target release {target}{projected}{advice}"
     if then.deprecated:
-        life = schemas.kind_lifecycle(api_version, kind)
-        removal = f" and will be removed in {life.removed}" if life and life.removed else ""
-        advice = f"; use {then.replacement}{migrate}" if then.replacement else ""
-        return [_problem(DEPRECATED, doc, f"{what} is deprecated since Kubernetes {then.deprecated_in}{removal}{advice}")]
-    return []
+        removal = f" and will be removed in {lives.kind.removed}" if lives.kind and lives.kind.removed else ""
+        return DEPRECATED, f"{what} is deprecated since Kubernetes {then.deprecated_in}{removal}{advice}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,11 +15,12 @@ files in worker processes and merges their partial results here.
     result = lint([Source("claim.yaml", data)], LintOptions(release="1.35"))
 """
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import schemas
 from .api import DocumentView, Place, Rule
 from .catalog import ENGINE_CHECKS
+from .dispatch import Dispatch
 from .drop import Dropped, GateState, drop_disabled_fields
 from .engine import collect_records, collectors, run_document_rules, run_index_rules, run_run_rules
 from .gate_settings import file_gates
@@ -27,6 +28,7 @@ from .kustomize import Kustomizations, Patch, as_patches, partial_problems
 from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from .model import Document, Problem, Record, Severity, Span
 from .origins import Origins, portable, rendered_documents
+from .partial import DocumentSummary, LintResult, PartialResult, Retention
 from .registry import all_rules
 from .releases import file_release
 from .resolve import disabled_once_per_file, resolve
@@ -108,37 +110,6 @@ class LintOptions(Record):
         return [*all_rules(self.rules_dirs, plugins=self.plugins), *self.extra_rules]
 
 
-class DocumentSummary(NamedTuple):
-    """What a report needs to know of a document once the document itself is gone."""
-
-    source: str
-    index: int
-    list_item: int | None
-    kind: str | None
-    object: str | None
-
-
-class LintResult(Record):
-    __slots__ = ("problems", "files", "documents", "checked", "passed_over", "passed_over_files", "files_passed_over", "empty", "objects", "source_names", "texts")
-
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-        self.files = 0
-        self.documents = 0  # every object found, DRA or not
-        self.checked = 0  # DRA objects checked against a schema
-        self.passed_over = 0  # objects outside resource.k8s.io that no rule applied to
-        self.files_passed_over = 0  # files without a Kubernetes object (dralint.triage)
-        self.passed_over_files: list[str] = []  # their names, unless LintOptions.keep leaves "objects" out
-        self.empty = 0
-        self.objects: list[DocumentSummary] = []  # unless LintOptions.keep leaves "objects" out
-        self.source_names: list[str] = []  # likewise
-        # Raw bytes of the sources that have problems, for formatters that quote the offending line.
-        self.texts: dict[str, bytes] = {}
-
-    def count(self, severity: Severity) -> int:
-        return sum(1 for p in self.problems if p.severity == severity)
-
-
 def lint(sources: Iterable[Source], options: LintOptions | None = None, known: dict[str, dict[str, list]] | None = None) -> LintResult:
     """`known`: run-scope records of files outside the run (release -> collector key -> records, as
     `records_of` makes them), judged with the run's own: the language server's workspace index. Their
@@ -186,17 +157,14 @@ class _Run:
         self.run_rules = [r for r in selected if r.scope == "run"]
         self.index_rules = [r for r in self.run_rules if r.collect is not None]
         self.legacy_rules = [r for r in self.run_rules if r.collect is None]  # given every DocumentView
+        self.positioned = frozenset().union(*(r.positioned for r in self.index_rules))  # for the loader
         self.collectors = collectors(self.index_rules)
-        self.rules_by_type: dict[tuple[str, str | None, str | None], list[Rule]] = {}
+        self.rules_by_type: dict[tuple[str, str | None, str | None], Dispatch] = {}
         self.known = known_codes(rules)
         self.suppressor: Suppressor | None = None
         if options.ignore_paths is not None:
             self.suppressor = self._suppressor()
-        keep = options.keep
-        self.keep_texts = keep is None or "texts" in keep
-        self.keep_objects = keep is None or "objects" in keep
-        self.settle = keep is not None  # position and build fixes per file, so documents can go
-        self.build_fixes = keep is not None and "fixes" in keep
+        self.retain = Retention(options.keep)
         self.views_by_release: dict[str, list[DocumentView]] = {}
         self.records: dict[str, dict[str, list]] = {}  # release -> collector key -> records, in run order
         self.first: dict[str, Place] = {}  # release -> its first document, where a failing run rule is reported
@@ -211,7 +179,7 @@ class _Run:
     def check_source(self, source: Source) -> None:
         result = self.result
         result.files += 1
-        if self.keep_objects:
+        if self.retain.objects:
             result.source_names.append(source.name)
         if source.data is None:
             self._add(source.name, None, [_unreadable(source)])
@@ -223,7 +191,7 @@ class _Run:
         loaded = passed_over_unread(source.name, source.data) if patch is None else None
         late: list[Problem] = []
         if loaded is None:
-            raw = load(source.name, source.data, size=source.size, lists=patch is not None)
+            raw = load(source.name, source.data, size=source.size, lists=patch is not None, positioned=self.positioned)
             loaded = triage(source.name, source.data, raw)
             late = raw.late_problems
             if patch is not None and raw.documents and not any(p.rule == "DRA014" for p in loaded.problems):
@@ -232,7 +200,7 @@ class _Run:
                 loaded = Triaged(as_patches(patch, raw.documents), raw.problems, loaded.empty, passed_over=False)
         if loaded.passed_over:
             result.files_passed_over += 1
-            if self.keep_objects:
+            if self.retain.objects:
                 result.passed_over_files.append(source.name)
         result.empty += loaded.empty
         problems.extend(loaded.problems)
@@ -248,7 +216,7 @@ class _Run:
             self.rendered[source.name] = rendered  # for the run-scope problems judged at the end
         # Problems a position table finds while positions are computed (dralint.load.LoadResult): settled
         # runs have computed every position of this file's problems by now, the others do it in finish().
-        if late or not self.settle:
+        if late or not self.retain.settle:
             self.late.append(late)
 
     def check_documents(self, documents: list[Document], release: str, text: str | None) -> None:
@@ -275,7 +243,7 @@ class _Run:
         for p in late:
             if p.source in self.rendered:
                 self._relocate([p], self.rendered[p.source])
-        result.problems = _in_report_order(result.problems, late, self.messages if self.settle else {})
+        result.problems = _in_report_order(result.problems, late, self.messages if self.retain.settle else {})
         # Sorting computed every reported position: a position table that failed to build has said so by now.
         failed = self.selection.apply([p for problems in self.late for p in problems])
         if failed:
@@ -288,37 +256,28 @@ class _Run:
             for key, found in known.get(release, {}).items():
                 mine[key] = [*mine.get(key, ()), *found]  # new lists: the caller's stay as they are
 
-    def partial(self) -> tuple:
+    def partial(self) -> PartialResult:
         """What this run kept of its files, for a parent run to `absorb` (dralint.parallel: a worker's chunk).
-        Picklable once `settle`d: the problems hold positions and fixes, not documents."""
+        Plain data once `settle`d (dralint.partial): the problems hold positions and fixes, not documents."""
         late = [p for problems in self.late for p in problems]
         rendered = {name: {i: portable(doc) for i, doc in docs.items()} for name, docs in self.rendered.items()}
-        return self.result, self.records, self.first, late, self.suppressor, rendered
+        return PartialResult(self.result, self.records, self.first, late, self.suppressor, rendered)
 
-    def absorb(self, partial: tuple) -> None:
-        """Merge another run's `partial()`, of the files that follow this run's: as if it had checked them."""
-        other, records, first, late, suppressor, rendered = partial
-        self.rendered.update(rendered)
-        result = self.result
-        result.problems.extend(other.problems)
-        for counter in ("files", "documents", "checked", "passed_over", "files_passed_over", "empty"):
-            setattr(result, counter, getattr(result, counter) + getattr(other, counter))
-        result.passed_over_files.extend(other.passed_over_files)
-        result.objects.extend(other.objects)
-        result.source_names.extend(other.source_names)
-        result.texts.update(other.texts)
-        for release, by_key in records.items():
-            self.first.setdefault(release, first[release])
-            mine = self.records.setdefault(release, {})
-            for key, found in by_key.items():
-                mine.setdefault(key, []).extend(found)
-        if late:
-            self.late.append(late)
-        if suppressor is not None:
-            if self.suppressor is None:
-                self.suppressor = suppressor
-            else:
-                self.suppressor.absorb(suppressor)
+    def take_partial(self) -> PartialResult:
+        """`partial()` of the files checked since the last take, and this run starts afresh: checking one
+        source and taking gives that file's partial, which `absorb` merges back as if it had been checked."""
+        partial = self.partial()
+        self.result, self.records, self.first, self.late, self.rendered = LintResult(), {}, {}, [], {}
+        self.suppressor = self._suppressor() if self.options.ignore_paths is not None else None
+        return partial
+
+    def absorb(self, partial: PartialResult) -> None:
+        """Merge another run's partial result, of the files that follow this run's: as if it had checked them."""
+        mine = PartialResult(self.result, self.records, self.first, [], self.suppressor, self.rendered)
+        mine.merge(partial)
+        self.suppressor = mine.suppressor
+        if mine.late:
+            self.late.append(mine.late)
 
     def _add(self, name: str, data: bytes | None, problems: list[Problem], rendered: dict[int, Document] | None = None) -> None:
         if self.suppressor is not None:
@@ -329,15 +288,15 @@ class _Run:
         if rendered:
             self._relocate(kept, rendered)
         self.result.problems.extend(kept)
-        if data is not None and self.keep_texts:
+        if data is not None and self.retain.texts:
             self.result.texts[name] = data
-        if self.settle:
+        if self.retain.settle:
             # The problems' positions and fixes are read from the documents: computed now, the documents go.
             # Messages repeat across files (a beta API, a class the run does not define): kept once.
             messages = self.messages
             for p in kept:
                 p.span  # noqa: B018
-                p.fixes = (p.fixes or ()) if self.build_fixes else ()  # () for none: not an empty list per problem
+                p.fixes = (p.fixes or ()) if self.retain.fixes else ()  # () for none: not an empty list per problem
                 p.message = messages.setdefault(p.message, p.message)
 
     def _check(self, documents: list[Document], release: str, problems: list[Problem], gates: dict[str, bool] | None = None) -> list[Problem]:
@@ -371,7 +330,7 @@ class _Run:
     def _check_document(self, doc: Document, release: str, problems: list[Problem], gates: dict[str, bool]) -> str:
         result = self.result
         result.documents += 1
-        if self.keep_objects:
+        if self.retain.objects:
             result.objects.append(DocumentSummary(doc.source, doc.index, doc.list_item, doc.kind, doc.object_ref))
         resolution = resolve(doc, release)
         problems.extend(resolution.problems)
@@ -383,15 +342,16 @@ class _Run:
             # What the API server validates: the fields of gates that are off dropped, as on create.
             doc, dropped = drop_disabled_fields(doc, state)
             problems.extend(_decoded(schema_problems, dropped) if dropped else schema_problems)
-        view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.settle, feature_gates=state.overrides, dropped=dropped)
+        view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.retain.settle, feature_gates=state.overrides, dropped=dropped)
         if self.run_rules:
             self._collect(view, problems)
-        applicable = self._rules_for(release, view.api_version, view.kind)
+        table = self._rules_for(release, view.api_version, view.kind)
+        applicable = table.rules
         if not resolution.is_dra and not applicable and not resolution.problems:
             result.passed_over += 1
         # A DRA object the release does not serve has no schema to hold the rules' assumptions to.
         if applicable and not (resolution.is_dra and resolution.info is None):
-            problems.extend(run_document_rules(applicable, view))
+            problems.extend(run_document_rules(table.for_document(view.data), view))
         if resolution.is_dra:
             return "dra"
         return "object" if resolution.is_object else "foreign"
@@ -415,7 +375,7 @@ class _Run:
         if self.origins is None:
             self.origins = Origins()
         self.origins.relocate(problems, rendered)
-        if self.keep_texts:
+        if self.retain.texts:
             for p in problems:
                 if p.origin is not None and p.origin.found and p.source not in self.result.texts:
                     self.result.texts[p.source] = self.origins.data(p.source)
@@ -435,12 +395,12 @@ class _Run:
 
         return Suppressor(self.selection, self.known, self.options.ignore_paths, self.options.inline_suppressions)
 
-    def _rules_for(self, release: str, api_version: str | None, kind: str | None) -> list[Rule]:
+    def _rules_for(self, release: str, api_version: str | None, kind: str | None) -> Dispatch:
         key = (release, api_version, kind)
-        rules = self.rules_by_type.get(key)
-        if rules is None:
-            rules = self.rules_by_type[key] = [r for r in self.document_rules if r.applies_to(api_version, kind, release)]
-        return rules
+        table = self.rules_by_type.get(key)
+        if table is None:
+            table = self.rules_by_type[key] = Dispatch([r for r in self.document_rules if r.applies_to(api_version, kind, release)])
+        return table
 
 
 def _in_report_order(listed: list[Problem], late: list[Problem], messages: dict[str, str]) -> list[Problem]:
@@ -588,4 +548,4 @@ def _unreadable(source: Source) -> Problem:
     )
 
 
-__all__ = ["LintOptions", "LintResult", "DocumentSummary", "lint", "lint_documents", "known_codes"]
+__all__ = ["LintOptions", "LintResult", "DocumentSummary", "PartialResult", "lint", "lint_documents", "known_codes"]

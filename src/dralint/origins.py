@@ -26,7 +26,6 @@ it moves positions, it judges nothing.
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from typing import Any, NamedTuple
@@ -179,6 +178,8 @@ def _candidates(named: Named) -> list[str]:
         out.append(stripped)
     found = [os.path.normpath(p) for p in dict.fromkeys(out)]
     if named.tool == "helm":
+        import glob  # off the start-up path: only a Helm-rendered origin looks for its chart
+
         # Rendered from the repository's root: the chart one or two folders down (charts/, deploy/helm/).
         for depth in ("*", os.path.join("*", "*")):
             matches = glob.glob(os.path.join(depth, glob.escape(path)))

@@ -18,13 +18,14 @@ is `require_serial`: pre-commit hands one dralint every file, and this spreads t
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from collections import deque
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
+from . import runtime
 from .lint import LintOptions, LintResult, _Run
+from .partial import PartialResult
 from .sources import Source, read
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def frozen(sources: Iterable[Source]) -> Iterator[Source]:
     run does not pay ever longer collections for it. Only for the CLI (a process that ends with the run)."""
     for source in sources:
         yield source
-        gc.freeze()
+        runtime.freeze()
 
 
 def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOptions, jobs: int, pack: Pack | None = None) -> LintResult:
@@ -139,7 +140,7 @@ def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOption
 
     run = _Run(options)
     _OPTIONS, _PACK = options, pack
-    gc.freeze()  # the parent's heap, shared with the forked workers: not touched (copied) by their collections
+    runtime.freeze()  # the parent's heap, shared with the forked workers: not touched (copied) by their collections
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"), initializer=_ignore_interrupts)
     try:
         # Executor.map submits every chunk before it returns: the workers (forked at the first) check
@@ -152,7 +153,7 @@ def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOption
 
                 for item in part:
                     absorb_item(run, item, pack)
-            gc.freeze()
+            runtime.freeze()
     except BrokenProcessPool as exc:
         raise WorkerError(f"a worker process ended unexpectedly ({exc}); no report, rerun with --jobs 1 to find the file") from None
     except KeyboardInterrupt:
@@ -226,8 +227,8 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         process.terminate()
 
 
-def _check_chunk(chunk: list[tuple[str, str | None]]) -> Any:
-    """In a worker: check the files of one chunk; what the parent merges (_Run.partial)."""
+def _check_chunk(chunk: list[tuple[str, str | None]]) -> PartialResult:
+    """In a worker: check the files of one chunk; their partial result, which the parent merges."""
     assert _OPTIONS is not None
     if _PACK is not None:
         from .result_cache import FileChecker
@@ -237,8 +238,8 @@ def _check_chunk(chunk: list[tuple[str, str | None]]) -> Any:
     run = _Run(_OPTIONS)
     for name, error in chunk:
         run.check_source(Source(name, None, error) if error is not None else read(name))
-        gc.freeze()
-    return run.partial()
+        runtime.freeze()
+    return run.take_partial()
 
 
 __all__ = ["lint_parallel", "usable_cores", "capped_jobs", "serial_reason", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES", "CHUNK_BYTES"]

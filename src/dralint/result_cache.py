@@ -31,6 +31,7 @@ from .cache import _secret, cache_dir
 from .kustomize import MAX_LEVELS, NAMES, Kustomizations
 from .lint import LintOptions, LintResult, _Run
 from .model import Span
+from .partial import PartialResult
 from .result_store import Pack
 from .sources import Source
 
@@ -178,7 +179,7 @@ class FileChecker:
         self._prepared = dict(vars(prepared))
         self.digests = Digests()
 
-    def partial(self, source: Source) -> tuple[tuple, bool]:
+    def partial(self, source: Source) -> tuple[PartialResult, bool]:
         """The file's partial (dralint.lint._Run.partial) and whether it may be stored."""
         run = _Run.__new__(_Run)
         vars(run).update(self._prepared)
@@ -202,10 +203,10 @@ class FileChecker:
         return source.name, digest if storable else None, has_text, blob, source.data if has_text else None, True
 
 
-def plain_of(name: str, partial: tuple) -> tuple[bool, tuple]:
+def plain_of(name: str, partial: PartialResult) -> tuple[bool, tuple]:
     """A partial as plain tuples (what `merge` takes), without the file's own bytes (read again on a hit),
     and whether its report quotes them."""
-    result, records, first, late, suppressor, rendered = partial
+    result, records, first, late, suppressor, rendered = partial.result, partial.records, partial.first, partial.late, partial.suppressor, partial.rendered
     counts = (result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty)
     # A Place as a plain tuple: pickled and loaded in C, made a Place only for the first file of a release.
     firsts = {release: (*place[:4], tuple(place.at), *place[5:]) for release, place in first.items()}
@@ -214,7 +215,7 @@ def plain_of(name: str, partial: tuple) -> tuple[bool, tuple]:
     return name in result.texts, plain
 
 
-def encode_partial(name: str, partial: tuple) -> tuple[bool, bytes]:
+def encode_partial(name: str, partial: PartialResult) -> tuple[bool, bytes]:
     has_text, plain = plain_of(name, partial)
     return has_text, pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
 

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator
 
 from .catalog import engine_problem as _problem
 from .k8s import formats
+from .k8s.suggest import close_matches
 from .model import Document, Fix, Path, Problem
 
 Validator = Callable[[Any], bool]
@@ -301,7 +302,7 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
         # exactly.deviceClassName is the same mistake, reported at the misplaced key.
         schema = next((e.schema for e in leaves if e.validator == "additionalProperties" and tuple(e.absolute_path) == path), {})
         for key, allowed in keys:
-            if not _close(key, allowed, n=1, cutoff=0.75):
+            if not close_matches(key, allowed, n=1, cutoff=0.75):
                 home = _nested_home(key, schema, root)
                 if home is not None:
                     consumed.add((path + (home,), key))
@@ -314,7 +315,7 @@ def _all_problems(doc: Document, root: dict[str, Any], errors: list[Any]) -> Ite
                 if field in present:
                     continue
                 candidates = [k for k, _ in unknown.get(path, [])]
-                match = _close(field, candidates, n=1, cutoff=0.75)
+                match = close_matches(field, candidates, n=1, cutoff=0.75)
                 if match and (path, match[0]) not in typo_of:
                     consumed.add((path, field))
                     typo_of[(path, match[0])] = field
@@ -396,12 +397,6 @@ def _missing_field_answer(doc: Document, path: Path, field: str) -> tuple[str, s
     return "Required", None
 
 
-def _close(word: str, candidates: list[str], n: int, cutoff: float) -> list[str]:
-    import difflib  # only documents with schema errors get here
-
-    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)
-
-
 def unknown_for(error: Any) -> list[tuple[str, list[str]]]:
     allowed = list(error.schema.get("properties", {}))
     return [(key, allowed) for key in _extra_keys(error)]
@@ -425,7 +420,7 @@ def _unknown_problems(doc: Document, error: Any, path: Path, typo_of: dict[tuple
     homeless: dict[str, list[str]] = {}
     for key, allowed in unknown_for(error):
         meant = typo_of.get((path, key))
-        if meant is None and not _close(key, allowed, n=1, cutoff=0.75):
+        if meant is None and not close_matches(key, allowed, n=1, cutoff=0.75):
             home = _nested_home(key, error.schema, root)
             if home is not None and home not in instance:
                 homeless.setdefault(home, []).append(key)
@@ -445,7 +440,7 @@ def _unknown_problems(doc: Document, error: Any, path: Path, typo_of: dict[tuple
 def _unknown_message(key: str, allowed: list[str], meant: str | None, schema: dict[str, Any], root: dict[str, Any]) -> str:
     message = f"unknown field '{key}'"
     if meant is None:
-        close = _close(key, allowed, n=1, cutoff=0.75)
+        close = close_matches(key, allowed, n=1, cutoff=0.75)
         meant = close[0] if close else None
     if meant is not None:
         return f"{message}; did you mean '{meant}'?"

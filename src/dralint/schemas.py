@@ -293,13 +293,13 @@ def _kind_note(kind: str | None) -> dict[str, Any]:
 def _did_you_mean(kind: str | None) -> str | None:
     if not kind:
         return None
-    import difflib  # only for an unknown kind, as in resolve
+    from .k8s.suggest import close_matches  # only for an unknown kind, as in resolve
 
     kinds = sorted(_all_kinds())
     for k in kinds:
         if k.lower() == kind.lower() and k != kind:
             return k
-    close = difflib.get_close_matches(kind, kinds, n=1, cutoff=0.75)
+    close = close_matches(kind, kinds, cutoff=0.75)
     return close[0] if close and close[0] != kind else None
 
 

@@ -29,7 +29,6 @@ it (`disable-file=DRA900`), never by a bare `disable`.
 from __future__ import annotations
 
 import bisect
-import difflib
 import os
 import re
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from typing import Any
 from .catalog import ENGINE_CHECKS
 from .gate_settings import GATE_DIRECTIVE
 from .ignore_paths import UNUSED, IgnorePaths
+from .k8s.suggest import close_matches
 from .load import load
 from .model import Document, Problem, Span
 from .releases import RELEASE_DIRECTIVE
@@ -138,7 +138,7 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
         verb = d.group("verb").lower() if d else ""
         rest = body[d.end():] if d else body
         if not d or verb not in DIRECTIVES or (rest and not rest[0] in " \t"):
-            close = difflib.get_close_matches(verb or body.split("=")[0].strip(), DIRECTIVES, n=1)
+            close = close_matches(verb or body.split("=")[0].strip(), DIRECTIVES, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             bad.append(_Bad(source, line, column, end_column,
                             f"not a dralint directive: {body.strip()!r}{hint} (use disable=CODES, disable-next-line=CODES or disable-file[=CODES])"))
@@ -434,7 +434,7 @@ class Suppressor:
             if advice is None:
                 # difflib runs over every code and slug: a bounded number of different unknown codes get a
                 # suggestion, so a comment listing a million of them stays linear (tests/test_suppress.py).
-                close = difflib.get_close_matches(text, [*self.known, *self.known.values()], n=1) if len(self._advice) < MAX_SUGGESTIONS else []
+                close = close_matches(text, [*self.known, *self.known.values()], n=1) if len(self._advice) < MAX_SUGGESTIONS else []
                 advice = self._advice[text] = f"; did you mean {close[0]!r}?" if close else " (see 'dralint rules')"
             return f"unknown rule {text!r} in a dralint suppression{advice}"
         if self.selection.selected(*resolved):

@@ -331,13 +331,12 @@ def _function_suggestions(name: str, rel: tuple[int, int], expression: str, offs
     if offset is None or "." in name or not expression[offset + len(name):].lstrip().startswith("("):
         return ()
     # Only expressions with an unknown name get here: difflib and the declaration tables load for them alone.
-    import difflib
-
+    from ..k8s.suggest import close_matches
     from . import _decls
 
     known = {_decls.parse_signature(sig).name.rsplit(".", 1)[-1] for since, sig in _decls._BASE if since <= rel}
     known.update(_STANDARD_FUNCTIONS)
-    return tuple(difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.75))
+    return tuple(close_matches(name, sorted(known), n=3, cutoff=0.75))
 
 
 def _undeclared_message(name: str, rel: tuple[int, int], called: tuple[str, ...] | None = None) -> str:
@@ -353,9 +352,9 @@ def _undeclared_message(name: str, rel: tuple[int, int], called: tuple[str, ...]
     if name == "includes":
         when = "" if rel >= (1, 36) else " from Kubernetes 1.36"
         return f"{base}: includes() exists{when} only when the cluster enables the alpha feature gate DRAListTypeAttributes"
-    import difflib  # as in the suggestions above: only undeclared names get here
+    from ..k8s.suggest import close_matches  # as in the suggestions above: only undeclared names get here
 
-    close = difflib.get_close_matches(name, _function_names(rel), n=2, cutoff=0.8)
+    close = close_matches(name, _function_names(rel), n=2, cutoff=0.8)
     close = [c for c in close if c != name]  # `format` of `format.x()` is a namespace, not a misspelling
     if called is not None:
         close = close or list(called) or _same_words(name, _function_names(rel))

@@ -77,7 +77,7 @@ def duplicate_path(doc: Any, item_path: Path, key: str) -> Path:
 
 def report_too_many(doc: Any, report: Any, path: Path, count: int, limit: int, what: str) -> None:
     etype = too_many_type(doc)
-    report(path, f"{what} has {count} entries; at most {limit} are allowed ({etype})", error_type=etype, at_key=True)
+    report(path, f"{what} has {count} entries; at most {limit} are allowed", error_type=etype, at_key=True)
 
 
 # --- feature gates (§9) ------------------------------------------------------
@@ -539,9 +539,9 @@ def report_request_refs(doc: Any, report: Any, refs: Iterable[tuple[Path, str, i
     for path, ref, m, seq in refs:
         if problem == "duplicate":  # declarative `+k8s:unique=set` from 1.37: not in an over-long list
             if ref in seq[:m] and items_validated(doc, seq, DEVICE_REQUESTS_MAX):
-                report(path, f"request '{ref}' is listed twice in this {where} (Duplicate)", error_type="Duplicate")
+                report(path, f"request '{ref}' is listed twice in this {where}", error_type="Duplicate")
             continue
         # The format and the unknown-name rules of constraints and config judge the same references.
         for kind, msg in doc.memo(("request-ref", ref), check_request_ref, doc, ref, names):
             if kind == problem:
-                report(path, f"{msg} (Invalid)", error_type="Invalid")
+                report(path, f"{msg}", error_type="Invalid")

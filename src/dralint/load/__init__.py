@@ -15,10 +15,10 @@ The stages, one module each:
 
 from __future__ import annotations
 
-import gc
 import re
-from typing import Any, Callable
+from typing import Any
 
+from .. import runtime
 from .backend import backend as parser_backend
 from .backend import c_parser_available, want_pure
 from .decode import decode
@@ -35,13 +35,15 @@ _JSON_WHITESPACE = re.compile(r"[ \t\r\n]*")
 _want_pure = want_pure  # the name tests and older callers use
 
 
-def load(source: str, data: bytes, *, pure_python: bool | None = None, size: int | None = None, lists: bool = False) -> LoadResult:
+def load(source: str, data: bytes, *, pure_python: bool | None = None, size: int | None = None, lists: bool = False,
+         positioned: frozenset[str] = frozenset()) -> LoadResult:
     """Turn the bytes of one source into Documents and Problems.
 
     `pure_python` forces ruamel's pure-Python parser (default: the C parser
     unless DRALINT_PURE_PYTHON=1 or it cannot be imported). `size`: the file's size, where `data` may
     have been cut at the cap (sources.Source.size). `lists`: a top-level list is a Document too (a
-    JSON 6902 patch), not DRA003.
+    JSON 6902 patch), not DRA003. `positioned`: mapping keys whose places the YAML reader notes as it
+    reads (the union of the run-scope rules' `positioned`), so that looking them up needs no replay.
     """
     result = LoadResult()
     text = decode(source, data, result.problems, MAX_BYTES, size)
@@ -49,7 +51,8 @@ def load(source: str, data: bytes, *, pure_python: bool | None = None, size: int
         return result
     sink = Sink(source, text, result)
     sink.keep_lists = lists
-    _with_collector_paused(_read, sink, pure_python)
+    sink.positioned = positioned
+    runtime.collector_paused(_read, sink, pure_python)
     return result
 
 
@@ -64,7 +67,7 @@ def plain_json(source: str, data: bytes) -> tuple[bool, Any]:
     (decoding, syntax, numbers, limits), told by json's C decoder; (False, None) when only `load` can tell.
 
     For dralint.triage: a file that is plainly no Kubernetes object (a package-lock.json) is passed over
-    without the position-keeping reader, ~20 times slower (0.34 s for 2 MB).
+    without the position-keeping reader, which is many times slower on a large file (bench/bench_load.py).
     """
     problems: list = []
     text = decode(source, data, problems, MAX_BYTES)
@@ -81,25 +84,7 @@ def _looks_like_json(source: str, text: str) -> bool:
 
 
 def _read_json(sink: Sink) -> bool:
-    # Imported when a file looks like JSON: ~0.6 ms less start-up for a YAML file (bench/startup.py).
+    # Imported when a file looks like JSON: a YAML file's start-up does not load the JSON reader (bench/startup.py).
     from .json_reader import read_json  # noqa: PLC0415
 
     return read_json(sink)
-
-
-def _with_collector_paused(run: Callable[..., Any], *args: Any) -> Any:
-    """`run(*args)` without cyclic garbage collection.
-
-    A load builds thousands of new, acyclic containers and events, which would
-    make the collector run over and over, each time over everything loaded
-    before. Measured (bench_load.py's 2,000 documents, CPU time, the results
-    kept alive as a CLI run keeps them): 3 loads 0-7 % faster, 6 loads 4-15 %.
-    Only this call is affected: the collector is on again when it returns.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return run(*args)
-    finally:
-        if was_enabled:
-            gc.enable()

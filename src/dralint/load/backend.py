@@ -2,66 +2,33 @@
 
 Both produce the same events, and the readers use nothing else of ruamel.
 Importing this module imports nothing from ruamel: the parser is imported on
-first use, and without running ``ruamel/yaml/__init__`` (which imports the
-round-trip machinery in ``ruamel.yaml.main``, ~10 ms of a hook's start-up).
+first use, the way dralint.runtime says (with the seam on, without running
+``ruamel/yaml/__init__`` and its round-trip machinery; bench/startup.py).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
-import sys
 import types
 from typing import Any
 
-from .cheap_events import cheap_events
+from .. import runtime
+from .cheap_events import cheap_events, uninstall
 
-__all__ = ["Backend", "backend", "c_parser_available", "want_pure"]
+__all__ = ["Backend", "backend", "current", "c_parser_available", "want_pure"]
 
 
 class Backend:
     """The parser factory and the event classes of one implementation."""
 
     __slots__ = ("make_parser", "Scalar", "Alias", "MapStart", "MapEnd", "SeqStart", "SeqEnd", "DocStart",
-                 "DocEnd", "StreamEnd", "YAMLError", "pure")
+                 "DocEnd", "StreamEnd", "YAMLError", "pure", "cmod")
 
 
-_BACKENDS: dict[bool, Backend] = {}
-
-
-def _import_ruamel_parts(names: list[str]) -> list[Any]:
-    """Import ruamel.yaml submodules without running ruamel/yaml/__init__.py.
-
-    When ruamel.yaml is not imported yet, a bare package module stands in for
-    it while the submodules load, then is removed again so that a later
-    `import ruamel.yaml` gets the real package.
-    """
-    if "ruamel.yaml" in sys.modules:
-        return [importlib.import_module(n) for n in names]
-    try:
-        spec = importlib.util.find_spec("ruamel.yaml")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None or not spec.submodule_search_locations:
-        return [importlib.import_module(n) for n in names]
-    stub = types.ModuleType("ruamel.yaml")
-    stub.__path__ = list(spec.submodule_search_locations)
-    stub.__package__ = "ruamel.yaml"
-    before = set(sys.modules)
-    sys.modules["ruamel.yaml"] = stub
-    try:
-        return [importlib.import_module(n) for n in names]
-    finally:
-        if sys.modules.get("ruamel.yaml") is stub:
-            del sys.modules["ruamel.yaml"]
-            # The submodules loaded under the stub are attributes of the stub, not
-            # of the real package; a later `import ruamel.yaml` (migrate, plugins)
-            # must load its own copies or `ruamel.yaml.emitter` would be missing.
-            # This parser keeps the references it already holds.
-            for name in set(sys.modules) - before:
-                if name.startswith("ruamel.yaml."):
-                    del sys.modules[name]
+_PURE: list[Backend] = []  # the pure-Python backend, built once
+_C_PARTS: list[tuple[Any, Any, Any] | None] = []  # (C module, events, error), or None: not importable
+_C_BACKENDS: dict[tuple, Backend] = {}  # by the event classes the C module names
+_PATCHED = ("ScalarEvent", "MappingStartEvent", "MappingEndEvent", "SequenceStartEvent", "SequenceEndEvent")
 
 
 def c_parser_available() -> bool:
@@ -77,7 +44,7 @@ def want_pure(pure_python: bool | None) -> bool:
 
 
 def _pure_parser_factory() -> tuple[Any, Any, Any]:
-    loader, events, error = _import_ruamel_parts(["ruamel.yaml.loader", "ruamel.yaml.events", "ruamel.yaml.error"])
+    loader, events, error = runtime.import_ruamel_parts(["ruamel.yaml.loader", "ruamel.yaml.events", "ruamel.yaml.error"])
     base = loader.BaseLoader
 
     def make_parser(text: str) -> Any:
@@ -91,34 +58,76 @@ def _pure_parser_factory() -> tuple[Any, Any, Any]:
 
 
 def backend(pure: bool) -> Backend:
-    """The parser to use (the C one unless `pure` or it cannot be imported), built once."""
-    b = _BACKENDS.get(pure)
-    if b is not None:
-        return b
-    b = Backend()
-    b.pure = True
-    cheap = None
+    """The parser to use now: the C one unless `pure` or it cannot be imported.
+
+    Asked at each load, and by `current` at each later parser creation: the readers test
+    event classes by identity, so the C backend is the one for the classes the C module
+    names at this moment (dralint's one-frame classes when the runtime seam is on and they
+    are still installed; ruamel's own, or whatever a host put back, otherwise).
+    """
     if not pure:
+        parts = _c_parts()
+        if parts is not None:
+            cmod, events, error = parts
+            if runtime.is_enabled():
+                _install_cheap(cmod, events)
+            return _c_backend(cmod, events, error)
+    return _pure_backend()
+
+
+def current(b: Backend) -> Backend:
+    """`b`, or the backend for the event classes its C module names now if they changed since."""
+    cmod = b.cmod
+    if cmod is None or (cmod.ScalarEvent is b.Scalar and cmod.MappingStartEvent is b.MapStart
+                        and cmod.MappingEndEvent is b.MapEnd and cmod.SequenceStartEvent is b.SeqStart
+                        and cmod.SequenceEndEvent is b.SeqEnd):
+        return b
+    return backend(False)
+
+
+def _c_parts() -> tuple[Any, Any, Any] | None:
+    if not _C_PARTS:
         try:
-            cmod, events, error = _import_ruamel_parts(["_ruamel_yaml", "ruamel.yaml.events", "ruamel.yaml.error"])
-            b.make_parser = cmod.CParser
-            b.pure = False
-            cheap = cheap_events(cmod, events)
+            parts = runtime.import_ruamel_parts(["_ruamel_yaml", "ruamel.yaml.events", "ruamel.yaml.error"])
         except ImportError:
-            pass
-    if b.pure:
+            parts = None
+        _C_PARTS.append(parts)
+    return _C_PARTS[0]
+
+
+def _install_cheap(cmod: Any, events: Any) -> None:
+    """Install the one-frame event classes once per time the seam is on; undone when it is switched off."""
+    if getattr(cmod, "_dralint_cheap_events", None) is None and cheap_events(cmod, events) is not None:
+        runtime.on_disable(lambda: uninstall(cmod, events))
+
+
+def _c_backend(cmod: Any, events: Any, error: Any) -> Backend:
+    key = tuple(getattr(cmod, name) for name in _PATCHED)
+    b = _C_BACKENDS.get(key)
+    if b is None:
+        b = _common(Backend(), events, error)
+        b.make_parser, b.pure, b.cmod = cmod.CParser, False, cmod
+        b.Scalar, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd = key
+        _C_BACKENDS[key] = b
+    return b
+
+
+def _pure_backend() -> Backend:
+    if not _PURE:
+        b = Backend()
         b.make_parser, events, error = _pure_parser_factory()
-    b.Scalar = cheap.ScalarEvent if cheap else events.ScalarEvent
+        b.pure, b.cmod = True, None
+        _common(b, events, error)
+        b.Scalar, b.MapStart, b.MapEnd = events.ScalarEvent, events.MappingStartEvent, events.MappingEndEvent
+        b.SeqStart, b.SeqEnd = events.SequenceStartEvent, events.SequenceEndEvent
+        _PURE.append(b)
+    return _PURE[0]
+
+
+def _common(b: Backend, events: Any, error: Any) -> Backend:
     b.Alias = events.AliasEvent
-    b.MapStart = cheap.MappingStartEvent if cheap else events.MappingStartEvent
-    b.MapEnd = cheap.MappingEndEvent if cheap else events.MappingEndEvent
-    b.SeqStart = cheap.SequenceStartEvent if cheap else events.SequenceStartEvent
-    b.SeqEnd = cheap.SequenceEndEvent if cheap else events.SequenceEndEvent
     b.DocStart = events.DocumentStartEvent
     b.DocEnd = events.DocumentEndEvent
     b.StreamEnd = events.StreamEndEvent
     b.YAMLError = error.YAMLError
-    _BACKENDS[pure] = b
-    if not pure and b.pure:
-        _BACKENDS[True] = b
     return b

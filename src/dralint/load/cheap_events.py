@@ -9,8 +9,9 @@ with one-frame constructors, and both the load and the position replay read
 every event. So the frequent events (scalars, collection starts and ends) are
 built by subclasses whose ``__init__`` sets the very same slots in one frame.
 
-This replaces names in `_ruamel_yaml`'s module for the whole process: every
-user of ruamel's C parser gets these subclasses, which are the same events
+This replaces names in `_ruamel_yaml`'s module, so it is done only when the
+runtime seam is on (dralint.runtime) and undone (`uninstall`) when it is
+switched off. Meanwhile every user of ruamel's C parser gets these subclasses, which are the same events
 to any ``isinstance`` test, attribute or ``repr``. It is only done when the
 event classes have exactly the slots this module sets and a probe parse gives
 the same events as before; otherwise the C parser is left as it is.
@@ -21,7 +22,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-__all__ = ["cheap_events"]
+__all__ = ["cheap_events", "uninstall"]
 
 _PROBE = "m: &a {x: 1}\ns: [1, *a, !!str 2]\n'q': !t |\n  x\n"
 _SLOTS = {  # class name -> the slots its ruamel __init__ chain sets
@@ -143,3 +144,14 @@ def cheap_events(cmod: Any, events: Any) -> types.SimpleNamespace | None:
     for name in _SLOTS:
         setattr(cmod, name, getattr(events, name))
     return None
+
+
+def uninstall(cmod: Any, events: Any) -> None:
+    """Put ruamel's classes back in `cmod`, where these subclasses are still installed."""
+    cheap = getattr(cmod, "_dralint_cheap_events", None)
+    if cheap is None:
+        return
+    for name in _SLOTS:
+        if getattr(cmod, name, None) is getattr(cheap, name):
+            setattr(cmod, name, getattr(events, name))
+    del cmod._dralint_cheap_events

@@ -5,34 +5,27 @@ memory for every document. When a document's positions are first read (it
 has a problem to report), `Replay` re-parses that document's own slice of the
 text and builds the table and the scalar styles.
 
-Measured on bench/bench.py's 5,000 documents (C parser), where ~3,800 of them
-get a problem and so their positions: the re-parse is ~35 us a document and
-the table ~30 us more. Alternatives that were measured and dropped:
-* keeping each document's events from the main pass and replaying them:
-  +60 MB and +0.3 s for `--select DRA1` (which reads no positions at all),
-  ~0.25 s saved for every rule: the retained events cost more than the parse;
-* building positions eagerly in the main pass: ~+60 % on a document's load
-  to save ~0.13 s for every rule;
-* one re-parse per file when its first document is read: saves only the
-  parser set-up (~3 us a document) and builds tables nobody reads.
+What must stay true: a document without a problem costs no position work, and
+memory does not grow with the documents a run has seen (bench/bench.py,
+bench/memory.py). So the main pass keeps no events (retained events cost more
+than the re-parse, and `--select DRA1` reads no position at all), positions are
+not built eagerly, and the re-parse is per document, not per file (a file's
+other documents may need no table).
 
 A path at a time (`Replay.lookup`, what `Document.positions.get(path)` uses):
 problems are positioned a document at a time, and their paths are on average
-half-way into their document (bench/bench.py's documents: 52 % of the table), so
-the replay stops once the asked path is in the table and goes on from there
-for the next one; one stopped replay is held (the last one asked), any other
-is dropped and starts over if asked again. The table itself is only built
-whole when it is read whole (iterated, or a path that is not in it). On that
-corpus at 10,000 documents this took the CLI's CPU time from 6.2 s to 4.8 s
-and its peak RSS from 155 to 96 MiB, with the one-frame events of
-cheap_events.py and the fast paths in `_run`.
+half-way into their document, so the replay stops once the asked path is in the
+table and goes on from there for the next one; one stopped replay is held (the
+last one asked), any other is dropped and starts over if asked again. The table
+itself is only built whole when it is read whole (iterated, or a path that is not
+in it). The figures behind these choices are in docs/performance.md.
 
 A replay that fails (a bug) leaves a table that only knows the document's
 start, and says so: a DRA901 in `LoadResult.late_problems`.
 
 Some paths need no replay at all: the main pass keeps the key and value events
-of the fields in yaml_reader.KEPT_KEYS (the claim and class references that
-run-scope rules place in every claim and pod, problem or not), and `lookup`
+of the fields load's `positioned` names (what the active run-scope rules
+declare they place in every claim and pod, problem or not), and `lookup`
 answers from them where the replay's own fast path would have built the same
 spans (a plain key, a plain or quoted value; no anchors, merges or repeated
 keys in the document, no odd line breaks in the file).
@@ -43,7 +36,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from ..model import Node, Path, Span
-from .backend import Backend
+from .backend import Backend, current
 from .lazy_table import MISS, Tables
 from .result import Sink, problem
 from .scalars import NUMBER_START, WORDS, key_string, resolve_plain, scalar_value
@@ -99,7 +92,7 @@ class Replay:
         self.end = end
         self.doc_index = doc_index
         self.result: Tables | None = None
-        # What the main pass kept of the fields in yaml_reader.KEPT_KEYS: (its chunk's first line, (id(mapping),
+        # What the main pass kept of the `positioned` fields: (its chunk's first line, (id(mapping),
         # key) -> (mapping, key event, value event)); a plain key with a plain or quoted value is answered
         # from them, without a replay.
         self.known: tuple[int, dict[tuple[int, str], tuple[dict, Any, Any]]] | None = None
@@ -215,20 +208,31 @@ class Replay:
         self()
         return self._first
 
+    def _parser(self) -> tuple[Backend, Any]:
+        """The backend whose event classes a parser made now uses, and that parser's `get_event`, over
+        the document's slice: spaces stand in for what precedes it on its first line, so columns stay right."""
+        b = current(self.b)
+        return b, b.make_parser(" " * self.column + self.file.lines.text[self.start:self.end]).get_event
+
     def _run(self) -> Iterator[None]:
-        # The loop of every reported document, in one frame but for rare values and collection ends. Span and
-        # Node are built with `tuple.__new__` (a NamedTuple's __new__ is a Python function).
-        b = self.b
+        """Replay the document's events into `_pos` and `_styles`, pausing whenever `_want` is found.
+
+        Invariants: `path` is the path of the collection being read and `stack` holds, per open
+        collection, its parent's loop state and its own start event (`_close` reads it); in a mapping,
+        `key` is NOKEY between entries, SKIP or MERGE for a dropped or `<<` key, else the key whose value
+        comes next (at `key_span`); `last_end` is the span of the last event placed (only its end is
+        read). One frame but for rare values and collection ends; Span and Node are built with
+        `tuple.__new__` (a NamedTuple's __new__ is a Python function). Guarded by bench/bench_load.py
+        --positions.
+        """
+        b, get = self._parser()
         Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd, DocEnd, StreamEnd = b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd, b.DocEnd, b.StreamEnd
-        # Spaces stand in for what precedes the slice on its first line, so columns stay right.
-        get = b.make_parser(" " * self.column + self.file.lines.text[self.start:self.end]).get_event
         tnew, SpanT, NodeT = tuple.__new__, Span, Node
         NOKEY, SKIP, MERGE, words, number_start = _NOKEY, _SKIP, _MERGE, WORDS, NUMBER_START
         lo1 = self.line + 1  # 1-based line of the slice's first line
         pos, styles, stack, path, want = self._pos, self._styles, [], (), self._want
-        is_map, had_child, in_root = False, False, True
+        is_map, had_child, in_root, idx = False, False, True, 0
         key, key_span, merges, seen = NOKEY, None, None, None  # seen: keys of a mapping -> line, if tracked
-        idx = 0
         last_end: tuple = (0, 0, 1, 1)  # only [2] and [3] (end line, end column) are read
         while True:
             if want in pos:  # stop here until the next path is asked for (see lookup)

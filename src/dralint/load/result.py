@@ -41,7 +41,7 @@ def problem(code: str, message: str, source: str, document: int, span: Span, pat
 class Sink:
     """Collects one source's documents and problems while it is read."""
 
-    __slots__ = ("source", "text", "lines", "result", "keep_lists", "parser_coordinates", "_per_document", "_dropped", "_converted")
+    __slots__ = ("source", "text", "lines", "result", "keep_lists", "positioned", "parser_coordinates", "_per_document", "_dropped", "_converted")
 
     def __init__(self, source: str, text: str, result: LoadResult) -> None:
         self.source = source
@@ -50,6 +50,7 @@ class Sink:
         self.result = result
         # Top-level lists kept as documents (a JSON 6902 patch is a list of operations), not DRA003.
         self.keep_lists = False
+        self.positioned: frozenset[str] = frozenset()  # keys whose places the reader notes (load's `positioned`)
         # True while problems are positioned as the YAML parser counts lines (see lines.py); JSON's are not.
         self.parser_coordinates = False
         self._per_document: dict[int, int] = {}

@@ -33,7 +33,7 @@ import re
 from typing import Any
 
 from ..model import Span
-from .backend import Backend
+from .backend import Backend, current
 from .position_table import Replay, ReplayFile
 from .result import MAX_DEPTH, MAX_NODES, MAX_PROBLEMS_PER_DOCUMENT, Sink
 from .scalars import NUMBER_START, WORDS, describe, key_string, resolve_plain, resolve_tagged
@@ -44,11 +44,6 @@ _NOKEY = object()  # no key read yet in the current mapping
 _SKIP = object()  # the key was rejected: drop its value
 _MERGE = object()  # the `<<` merge key
 _DOC_MARKER = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
-# Fields whose events this pass keeps (Replay.known): the references the run-scope rules place
-# (dralint.rules.pod_references) while the document is at hand. Positioned by a replay, a clean claim's
-# class reference cost a parse of half its document; answered from these, a run over the real-world
-# corpus (copied 30 times) takes 18 % less CPU and bench/scale.py's 10k one-a-file set 16 % less.
-KEPT_KEYS = frozenset({"deviceClassName", "resourceClassName", "resourceClaimName", "resourceClaimTemplateName"})
 _READ_AHEAD = 4096  # characters a resumed parser is given per read, at most (and up to a line end)
 
 
@@ -101,6 +96,7 @@ class _Chunk:
 
 def read_yaml(sink: Sink, b: Backend) -> None:
     io = lo = doc_index = 0
+    b = current(b)
     sink.parser_coordinates = True
     replay_file = ReplayFile(b, sink)
     while True:
@@ -178,22 +174,25 @@ class _DocumentReader:
         self.dups: list[tuple[str, Span]] = []  # repeated keys (at most MAX_PROBLEMS_PER_DOCUMENT)
         self.more_dups = 0  # and how many more
         self.more_dups_at: Span | None = None  # the first of them
-        # (id(mapping), KEPT_KEYS key) -> (the mapping, key event, value event). The mapping is held: one
+        # (id(mapping), a Sink.positioned key) -> (the mapping, key event, value event). The mapping is held: one
         # dropped with a rejected key must not free its id for another of the document.
         self.known: dict[tuple[int, str], tuple[dict, Any, Any]] = {}
 
     def read(self) -> tuple[Any, Any, Any]:
         """(root value, its event, the document's end mark); the parser's own loop, kept in one frame.
 
+        Invariants: `stack` holds, per open collection, its parent's state (collection, whether a
+        mapping, pending key and its event) with its start event and, when anchored, what sizes it;
+        in a mapping `key` is NOKEY between entries, SKIP or MERGE after a dropped or `<<` key, else
+        the key whose value comes next; `nodes` and `maxdepth` count the document so far (the limits).
         Counters are locals and only rare cases (tags, anchors, limits, aliases, odd keys) call out:
-        a method call per collection made a load ~15 % slower (bench/bench_load.py).
+        a call per collection is what bench/bench_load.py would show.
         """
         c = self.chunk
-        get = c.get
-        b = c.b
+        get, b = c.get, c.b
         Scalar, Alias, MapStart, MapEnd, SeqStart, SeqEnd, DocEnd = (
             b.Scalar, b.Alias, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd, b.DocEnd)
-        NOKEY, SKIP, MERGE, kept, known = _NOKEY, _SKIP, _MERGE, KEPT_KEYS, self.known
+        NOKEY, SKIP, MERGE, kept, known = _NOKEY, _SKIP, _MERGE, c.sink.positioned, self.known
         words, number_start = WORDS, NUMBER_START  # resolve_plain's own tables: only text is left to it
         stack: list = []
         cur: Any = None  # the collection being filled
@@ -206,13 +205,11 @@ class _DocumentReader:
             cls = ev.__class__
             if cls is Scalar:
                 nodes += 1
+                v = ev.value
                 if ev.ctag is not None:
                     v = self.tagged(ev)
-                elif ev.style:
-                    v = ev.value
-                else:
-                    v = ev.value
-                    if v in words:  # measured: skipping resolve_plain's call for words is ~2 % of a load
+                elif not ev.style:
+                    if v in words:  # resolve_plain's answer, without its call
                         v = words[v]
                     elif v[0] in number_start:
                         v = resolve_plain(v)
@@ -255,11 +252,8 @@ class _DocumentReader:
                 if key is NOKEY:
                     kev = ev
                     key = v if type(v) is str or v is MERGE else self.bad_key(v, ev)
-                elif key is SKIP:
-                    key = NOKEY
-                elif key is MERGE:
-                    self.merge(cur, v, kev)
-                    key = NOKEY
+                elif key is SKIP or key is MERGE:
+                    key = self.unkeyed(cur, key, v, kev)
                 else:
                     if key in cur:
                         self.repeated(key, kev)
@@ -272,6 +266,12 @@ class _DocumentReader:
             else:
                 root = v
                 root_ev = ev
+
+    def unkeyed(self, cur: dict, key: Any, v: Any, kev: Any) -> Any:
+        """The value `v` of a dropped key (SKIP) is dropped, that of `<<` merged into `cur`; no key is pending."""
+        if key is _MERGE:
+            self.merge(cur, v, kev)
+        return _NOKEY
 
     def tagged(self, ev: Any) -> Any:
         v, err = resolve_tagged(ev.value, str(ev.ctag))

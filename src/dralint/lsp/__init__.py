@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from .. import runtime
 from ..arguments import UsageError
 
 
@@ -26,6 +27,7 @@ def lsp_command(argv: list[str]) -> int:
         from .server import server
     except ImportError as exc:
         raise UsageError(f"'dralint lsp' needs the lsp extra: pip install 'dralint[lsp]' ({exc})") from None
+    runtime.enable()  # the process is the language server's (dralint.runtime)
     try:
         return framing.serve(server, *framing.claim_stdio())
     finally:

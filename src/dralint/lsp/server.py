@@ -112,6 +112,10 @@ class DralintServer(LanguageServer):
         self.generation = 0  # bumped when the config changes: a pull's result id is generation + version
         self.worker = Worker()
         self.folders: tuple[str, ...] = ()  # the workspace folders, whose manifests the lints know of
+        # For hover while a buffer's lint is stale: its current text's documents, and each path's
+        # rule docs (both cleared with the generation), so that hover never queues behind a lint.
+        self.loaded: dict[str, tuple[Text, list]] = {}
+        self.docs: dict[str, dict[str, dict[str, str]]] = {}
 
     def in_workspace(self, path: str) -> bool:
         path = os.path.abspath(path) if path else ""
@@ -169,6 +173,7 @@ class DralintServer(LanguageServer):
         self._cancel_pending(uri)
         self.linted.pop(uri, None)
         self.running.pop(uri, None)
+        self.loaded.pop(uri, None)
 
     def _current(self, uri: str, key: tuple[int | None, int]) -> bool:
         buffer = self.buffer(uri)
@@ -224,6 +229,8 @@ class DralintServer(LanguageServer):
         self.generation += 1
         self.linted.clear()
         self.running.clear()
+        self.loaded.clear()
+        self.docs.clear()
         if operation == "forget":  # a new config: its problems are news again (a save is not)
             self.told.clear()
         try:
@@ -418,7 +425,8 @@ async def resolve_code_action(ls: DralintServer, action: types.CodeAction) -> ty
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def on_hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
     """A rule code's docs, or a field's schema, from the buffer as the client opened it (a URI it
-    did not open is not read from disk) and the lint of its current version (no re-lint)."""
+    did not open is not read from disk). Never queued behind a lint once the buffer has been linted:
+    the field is found in the current text, at the release of the buffer's last lint."""
     uri = params.text_document.uri
     buffer = ls.buffer(uri)
     if buffer is None or params.position.line >= buffer.text.line_count:
@@ -428,30 +436,56 @@ async def on_hover(ls: DralintServer, params: types.HoverParams) -> types.Hover 
     offset = text.offset(params.position)
     code = hover.code_at(text.line_text(params.position.line), offset - text.starts[params.position.line] + 1)
     if code is not None:
-        try:
-            row = (await ls.worker.call("docs", path)).get(code)
-        except (LintTimeout, WorkerFailed):
-            return None
+        row = (await _rule_docs(ls, path)).get(code)
         value = hover.rule_markdown(code, row) if row else None
     else:
-        linted = await ls.lint(uri)
-        value = _field_hover(path, linted, *text.to_dralint(offset)) if linted is not None and linted.text is text else None
+        release, documents = await _hover_source(ls, uri, path, text)
+        value = _field_hover(release, documents, *text.to_dralint(offset)) if release is not None else None
     if value is None:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
 
 
-def _field_hover(path: str, linted: Linted, line: int, column: int) -> str | None:
-    if linted.release is None:
-        return None
-    found = hover.field_at(linted.documents(path), line, column)
+async def _rule_docs(ls: DralintServer, path: str) -> dict[str, dict[str, str]]:
+    """The rule docs of `path`'s config: asked of the lint process once per path and generation."""
+    generation = ls.generation
+    found = ls.docs.get(path)
+    if found is None:
+        try:
+            found = await ls.worker.call("docs", path)
+        except (LintTimeout, WorkerFailed):
+            return {}
+        if generation == ls.generation:  # not from a config changed meanwhile
+            ls.docs[path] = found
+    return found
+
+
+async def _hover_source(ls: DralintServer, uri: str, path: str, text: Text) -> tuple[str | None, list]:
+    """The release and documents a field hover answers from: the last lint's when it is of `text`;
+    when it is of an older text, that lint's release with `text`'s own documents (loaded once per
+    text, without rules); only a buffer never linted in this generation waits for its lint."""
+    linted = ls.linted.get(uri)
+    if linted is None or linted.key[1] != ls.generation:
+        linted = await ls.lint(uri)
+        if linted is None:
+            return None, []
+    if linted.text is text:
+        return linted.release, linted.documents(path)
+    loaded = ls.loaded.get(uri)
+    if loaded is None or loaded[0] is not text:
+        loaded = ls.loaded[uri] = (text, engine.documents(path, text.text))
+    return linted.release, loaded[1]
+
+
+def _field_hover(release: str, documents: list, line: int, column: int) -> str | None:
+    found = hover.field_at(documents, line, column)
     if found is None:
         return None
     doc, field = found
-    schema = engine.schema_for(linted.release, doc.api_version, doc.kind)
+    schema = engine.schema_for(release, doc.api_version, doc.kind)
     if schema is None:
         return None
-    return hover.describe_field(schema, field, linted.release, doc.api_version, doc.kind)
+    return hover.describe_field(schema, field, release, doc.api_version, doc.kind)
 
 
 @server.feature(BUFFER_TEXT)

@@ -81,6 +81,9 @@ def serve(conn: Connection) -> None:
     """The child's loop: one (operation, arguments) in, one ("ok" | "error", value) out."""
     os.dup2(2, 1)  # print() from a rule or plugin: to standard error
     sys.stdout = sys.stderr
+    from .. import runtime
+
+    runtime.enable()  # this child is dralint's own process (dralint.runtime)
     from . import engine  # noqa: F401  (imported before "ready": not counted against the first lint)
 
     conn.send(("ready", None))

@@ -16,7 +16,7 @@ import importlib.util
 import sys
 from typing import Any, Sequence
 
-from .. import __version__, schemas
+from .. import __version__, runtime, schemas
 from ..arguments import Parser, UsageError, add_rule_arguments, overrides_from
 from ..config import ConfigError, build_options
 from ..k8s.resource import GROUP
@@ -105,8 +105,9 @@ def serve_command(argv: Sequence[str]) -> int:
     # Rules, schemas and compiled validators live as long as the process: move them out of the
     # collector's reach, so a full collection does not walk them on some unlucky request, and so
     # forked workers keep sharing their pages (a collection would write to every object it visits).
+    runtime.enable()  # the process is the webhook's (dralint.runtime)
     gc.collect()
-    gc.freeze()
+    runtime.freeze()
 
     metrics = Metrics(
         kinds=schemas.ALL_DRA_KINDS,

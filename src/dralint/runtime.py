@@ -1,0 +1,131 @@
+"""The one seam for process-wide tricks, off unless a front door turns it on.
+
+Switched on (`enable()`), by the front doors that own their process (the CLI, its
+``--jobs`` workers, the webhook, the language server):
+
+* ruamel's C parser module gets one-frame event classes (dralint.load.cheap_events);
+* ruamel's parser modules are imported under a stand-in ``ruamel.yaml`` package, without
+  running ``ruamel/yaml/__init__`` (the round-trip machinery a lint never uses);
+* the cyclic garbage collector is paused while a file loads (`collector_paused`);
+* what the process keeps is frozen out of the collector's sight (`freeze`).
+
+Off (the default: `dralint.lint()` called from a host), dralint leaves the process as it
+found it: ruamel is imported the ordinary way and used with its own classes, ``sys.modules``
+gets nothing but what a plain import adds, and the collector is never switched or frozen.
+The readers ask the parser module which event classes it uses each time they create a
+parser (dralint.load.backend), so a host that puts ruamel's classes back, or a seam
+switched off, never makes them misread events.
+
+This module imports nothing from dralint: every layer may consult it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import importlib.util
+import sys
+import threading
+import types
+from typing import Any, Callable, Iterator
+
+__all__ = ["enable", "disable", "enabled", "is_enabled", "on_disable", "collector_paused", "freeze",
+           "import_ruamel_parts"]
+
+_state = {"on": False}
+_undo: list[Callable[[], None]] = []
+_import_lock = threading.Lock()
+
+
+def enable() -> None:
+    """Turn the tricks on for the rest of the process (a front door that owns its process)."""
+    _state["on"] = True
+
+
+def disable() -> None:
+    """Turn them off and undo what can be undone (the parser module's classes)."""
+    _state["on"] = False
+    while _undo:
+        _undo.pop()()
+
+
+def is_enabled() -> bool:
+    return _state["on"]
+
+
+@contextlib.contextmanager
+def enabled() -> Iterator[None]:
+    """The tricks on for a block: off again after it, unless they were on before."""
+    was = _state["on"]
+    enable()
+    try:
+        yield
+    finally:
+        if not was:
+            disable()
+
+
+def on_disable(undo: Callable[[], None]) -> None:
+    """Run `undo` when the seam is switched off (what a trick changed in shared state)."""
+    _undo.append(undo)
+
+
+def collector_paused(run: Callable[..., Any], *args: Any) -> Any:
+    """`run(*args)`, without cyclic garbage collection when the seam is on.
+
+    A load builds thousands of new, acyclic containers and events, which would make the
+    collector run over and over, each time over everything loaded before (bench/bench_load.py).
+    The collector is in its previous state again when this returns; with the seam off it is
+    never touched (a host's own threads may rely on it).
+    """
+    if not _state["on"]:
+        return run(*args)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return run(*args)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def freeze() -> None:
+    """`gc.freeze()` when the seam is on: what lives so far is never scanned again."""
+    if _state["on"]:
+        gc.freeze()
+
+
+def import_ruamel_parts(names: list[str]) -> list[Any]:
+    """The modules `names` (ruamel.yaml submodules, or the C parser module).
+
+    With the seam on and ruamel.yaml not imported yet, a bare package module stands in for
+    ``ruamel.yaml`` while the submodules load, then is removed with them, so that a later
+    ``import ruamel.yaml`` gets the real package and its own submodules; the returned modules
+    stay valid. Off, they are imported the ordinary way (the whole ruamel.yaml package),
+    which is safe in a threaded host.
+    """
+    if not _state["on"]:
+        return [importlib.import_module(n) for n in names]
+    with _import_lock:
+        if "ruamel.yaml" in sys.modules:
+            return [importlib.import_module(n) for n in names]
+        try:
+            spec = importlib.util.find_spec("ruamel.yaml")
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            return [importlib.import_module(n) for n in names]
+        stub = types.ModuleType("ruamel.yaml")
+        stub.__path__ = list(spec.submodule_search_locations)
+        stub.__package__ = "ruamel.yaml"
+        before = set(sys.modules)
+        sys.modules["ruamel.yaml"] = stub
+        try:
+            return [importlib.import_module(n) for n in names]
+        finally:
+            if sys.modules.get("ruamel.yaml") is stub:
+                del sys.modules["ruamel.yaml"]
+                for name in set(sys.modules) - before:
+                    if name.startswith("ruamel.yaml."):
+                        del sys.modules[name]

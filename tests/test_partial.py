@@ -1,0 +1,81 @@
+"""A file's partial result (dralint.partial) is a value: taken file by file, pickled (as a worker or a
+cache sends it) and merged back, it gives the report one serial run gives, in every format."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+from dralint.config import Overrides, build_options
+from dralint.lint import PartialResult, _Run
+from dralint.report import FORMATS, ReportOptions, renderer
+from dralint.sources import files, read_all
+
+from conftest import CASES
+
+ALL_KEPT = frozenset(("texts", "objects", "fixes"))
+
+
+def _options(config: str | None = None):
+    options, _ = build_options(Overrides(no_config=config is None, config=config))
+    options.keep = ALL_KEPT
+    return options
+
+
+def _reports(result) -> dict[str, str]:
+    shown = ReportOptions(show_source=True)
+    return {fmt: renderer(fmt)(result, shown) for fmt in FORMATS}
+
+
+def _serial(options):
+    run = _Run(options)
+    for source in read_all(files([str(CASES)])):
+        run.check_source(source)
+    return run.finish()
+
+
+def _file_by_file(options):
+    checking, judging = _Run(options), _Run(options)
+    parts = 0
+    for source in read_all(files([str(CASES)])):
+        checking.check_source(source)
+        partial = pickle.loads(pickle.dumps(checking.take_partial()))
+        assert isinstance(partial, PartialResult) and partial.result.files == 1
+        judging.absorb(partial)
+        parts += 1
+    assert checking.result.files == 0  # every file's contribution was taken
+    return judging.finish(), parts
+
+
+def test_file_partials_merged_give_the_serial_report():
+    options = _options()
+    serial = _serial(options)
+    merged, parts = _file_by_file(options)
+    assert parts == serial.files > 100
+    assert _reports(merged) == _reports(serial)
+    text = _reports(serial)["text"]
+    assert "DRA712" in text and "DRA900" in text  # a run-scope rule and an unused suppression, judged at the end
+
+
+def test_ignore_paths_are_judged_over_every_file_partial(tmp_path):
+    config = tmp_path / ".dralint.yaml"
+    cases = os.path.relpath(CASES, tmp_path)
+    config.write_text(f"ignore-paths:\n- paths: ['{cases}/pods/**']\n  rules: [DRA712]\n- paths: ['{cases}/core/**']\n  fields: [nothing]\n")
+    options = _options(str(config))
+    serial = _serial(options)
+    merged, _ = _file_by_file(options)
+    assert _reports(merged) == _reports(serial)
+    unused = [line for line in _reports(serial)["text"].splitlines() if "unused config ignore" in line]
+    assert len(unused) == 1 and "ignore-paths[1]" in unused[0]  # used by no file: judged once, over all partials
+    assert "DRA712" not in "\n".join(line for line in _reports(serial)["text"].splitlines() if "/pods/" in line.split(":")[0])
+
+
+def test_a_partial_merges_into_an_empty_one_unchanged():
+    run = _Run(_options())
+    for source in read_all(files([str(CASES / "pods")])):
+        run.check_source(source)
+    taken = run.take_partial()
+    empty = PartialResult()
+    empty.merge(taken)
+    assert empty.result.problems == taken.result.problems and empty.result.files == taken.result.files == 7
+    assert empty.records == taken.records and set(empty.first) == set(taken.first) and empty.records

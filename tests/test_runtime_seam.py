@@ -1,0 +1,239 @@
+"""The runtime seam (dralint.runtime): a host that calls dralint from Python keeps its process as it was.
+
+Without the seam, dralint must not patch ruamel's C parser module, put a stand-in ruamel.yaml
+into sys.modules, switch the garbage collector off or freeze it; a host that uses ruamel itself,
+in threads beside dralint's, gets ruamel's own behaviour, and dralint's results do not change.
+With the seam on, a host that puts ruamel's classes back still gets dralint's results.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from dralint import runtime
+from dralint.lint import LintOptions, lint
+from dralint.load import backend as backend_mod
+from dralint.load import load
+from dralint.sources import Source
+
+CASES = Path(__file__).parent / "cases" / "rules"
+NAMES = ["constraints-invalid.yaml", "config-invalid.yaml", "classic-invalid.yaml", "audit-missing-fields.yaml"]
+ROUND_TRIP = "# keep me\na: 1  # and me\nb: [x, y]\nc: {d: q}\n"
+CLASSES = ("ScalarEvent", "MappingStartEvent", "MappingEndEvent", "SequenceStartEvent", "SequenceEndEvent")
+
+
+def _sources() -> list[Source]:
+    return [Source(name, (CASES / name).read_bytes()) for name in NAMES]
+
+
+def _problems() -> list[tuple]:
+    result = lint(_sources(), LintOptions(plugins=False))
+    return [(p.source, p.path, p.rule, p.span.line, p.span.column, p.message) for p in result.problems]
+
+
+def _round_trip() -> str:
+    from ruamel.yaml import YAML  # noqa: PLC0415 - the host's own use of ruamel
+
+    yaml = YAML()
+    data = yaml.load(ROUND_TRIP)
+    data["b"].append("z")
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _c_module_classes() -> dict[str, type]:
+    import _ruamel_yaml  # noqa: PLC0415
+
+    return {name: getattr(_ruamel_yaml, name) for name in CLASSES}
+
+
+@pytest.fixture
+def seam_off():
+    runtime.disable()
+    yield
+    runtime.disable()
+
+
+@pytest.fixture
+def expected(seam_off):
+    with runtime.enabled():  # what the CLI reports
+        problems = _problems()
+    assert problems and all(rule != "DRA001" for _, _, rule, *_ in problems)
+    return problems
+
+
+def test_a_threaded_host_using_ruamel_keeps_its_process_and_both_are_right(expected):
+    want = _round_trip()
+    assert want == "# keep me\na: 1  # and me\nb: [x, y, z]\nc: {d: q}\n"
+    classes, freeze_count, gc_on = _c_module_classes(), gc.get_freeze_count(), gc.isenabled()
+    modules = dict(sys.modules)
+    got: dict[str, list] = {"lint": [], "ruamel": [], "gc_off_seen": []}
+    stop = threading.Event()
+
+    def linter() -> None:
+        for _ in range(3):
+            got["lint"].append(_problems())
+
+    def host() -> None:
+        for _ in range(10):
+            got["ruamel"].append(_round_trip())
+
+    def watch_gc() -> None:
+        while not stop.is_set():
+            if not gc.isenabled():
+                got["gc_off_seen"].append(True)
+
+    watcher = threading.Thread(target=watch_gc)
+    watcher.start()
+    threads = [threading.Thread(target=f) for f in (linter, linter, host, host)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stop.set()
+    watcher.join()
+    assert got["lint"] == [expected] * 6
+    assert got["ruamel"] == [want] * 20
+    assert got["gc_off_seen"] == []
+    assert (gc.isenabled(), gc.get_freeze_count()) == (gc_on, freeze_count)
+    assert _c_module_classes() == classes
+    import _ruamel_yaml  # noqa: PLC0415
+
+    assert not hasattr(_ruamel_yaml, "_dralint_cheap_events")
+    assert all(sys.modules.get(name) is module for name, module in modules.items())  # nothing removed or replaced
+    assert hasattr(sys.modules["ruamel.yaml"], "YAML")  # the real package, never a stand-in
+    assert _round_trip() == want
+
+
+def test_the_seam_switched_off_puts_ruamels_classes_back(seam_off):
+    cmod, events, _ = backend_mod._c_parts()
+    with runtime.enabled():
+        _problems()
+        assert cmod.ScalarEvent is not events.ScalarEvent  # the one-frame classes, while on
+    assert {name: getattr(cmod, name) for name in CLASSES} == {name: getattr(events, name) for name in CLASSES}
+
+
+def test_a_host_restoring_ruamels_classes_gets_the_same_results(expected):
+    cmod, events, _ = backend_mod._c_parts()
+    runtime.enable()
+    assert _problems() == expected
+    assert cmod.ScalarEvent is not events.ScalarEvent
+    for name in CLASSES:  # the host puts ruamel's classes back behind dralint's back
+        setattr(cmod, name, getattr(events, name))
+    assert _problems() == expected
+
+
+def test_a_replay_after_the_host_restored_the_classes_still_reads_positions(seam_off):
+    text = (CASES / NAMES[0]).read_bytes()
+    with runtime.enabled():
+        want = [dict(d.positions.items()) for d in load("x.yaml", text).documents]
+        docs = load("x.yaml", text).documents  # positions not computed yet: replayed on first use
+        cmod, events, _ = backend_mod._c_parts()
+        for name in CLASSES:
+            setattr(cmod, name, getattr(events, name))
+        assert [dict(d.positions.items()) for d in docs] == want
+        assert want and all(want)
+
+
+def test_a_host_process_importing_ruamel_and_dralint_both_work(tmp_path):
+    claim = tmp_path / "claim.yaml"
+    claim.write_bytes((CASES / NAMES[0]).read_bytes())
+    code = f"""
+import gc, io, sys, threading
+import ruamel.yaml, dralint
+from dralint.lint import lint, LintOptions
+from dralint.sources import read
+frozen, on = gc.get_freeze_count(), gc.isenabled()
+def dralint_run(out):
+    out.append(sorted((p.rule, p.span.line, p.span.column) for p in lint([read(sys.argv[1])], LintOptions(plugins=False)).problems))
+def ruamel_run(out):
+    y = ruamel.yaml.YAML(); d = y.load({ROUND_TRIP!r}); s = io.StringIO(); y.dump(d, s); out.append(s.getvalue())
+a, b = [], []
+ts = [threading.Thread(target=dralint_run, args=(a,)) for _ in range(2)] + [threading.Thread(target=ruamel_run, args=(b,)) for _ in range(2)]
+[t.start() for t in ts]; [t.join() for t in ts]
+import _ruamel_yaml, ruamel.yaml.events as ev
+assert all(getattr(_ruamel_yaml, n) is getattr(ev, n) for n in {CLASSES!r}), "ruamel patched"
+assert (gc.get_freeze_count(), gc.isenabled()) == (frozen, on)
+assert b == [{ROUND_TRIP!r}] * 2, b
+assert a[0] == a[1]
+print(a[0])
+"""
+    proc = subprocess.run([sys.executable, "-c", code, str(claim)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    cli = subprocess.run([sys.executable, "-m", "dralint", "--no-config", "-f", "json", str(claim)],
+                         capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 1
+    import json  # noqa: PLC0415
+
+    want = sorted((p["rule"], p["line"], p["column"]) for p in json.loads(cli.stdout)["problems"])
+    assert proc.stdout.strip() == repr(want)
+
+
+# --------------------------------------------------------------------------- positioned fields come from the rules
+
+
+def _positioned_asked(monkeypatch, options: LintOptions) -> set:
+    import dralint.lint as lint_mod  # noqa: PLC0415
+
+    asked: set = set()
+    real = lint_mod.load
+
+    def spy(*args, **kwargs):
+        asked.add(kwargs.get("positioned"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lint_mod, "load", spy)
+    problems = lint_mod.lint(_sources(), options).problems
+    assert problems
+    return asked
+
+
+def test_the_loader_notes_the_fields_the_active_run_scope_rules_declare(monkeypatch):
+    from dralint.api import rule  # noqa: PLC0415
+    from dralint.selection import Selection  # noqa: PLC0415
+
+    @rule("X900", "driver-places", scope="run", collect=lambda view: view.place(("spec",)), positioned=("driver",))
+    def driver_places(run, report):
+        """Places drivers (a test rule)."""
+
+    refs = {"resourceClaimName", "resourceClaimTemplateName", "resourceClassName", "deviceClassName"}
+    assert _positioned_asked(monkeypatch, LintOptions(plugins=False)) == {frozenset(refs)}
+    extra = LintOptions(plugins=False, extra_rules=[driver_places.__dralint_rule__])
+    assert _positioned_asked(monkeypatch, extra) == {frozenset({*refs, "driver"})}
+    only = LintOptions(plugins=False, extra_rules=[driver_places.__dralint_rule__], selection=Selection(select=["X900", "DRA5"]))
+    assert _positioned_asked(monkeypatch, only) == {frozenset({"driver"})}
+    none = LintOptions(plugins=False, selection=Selection(select=["DRA5"]))
+    assert _positioned_asked(monkeypatch, none) == {frozenset()}
+
+
+def test_the_command_turns_the_seam_on_for_its_run_and_off_after(monkeypatch, seam_off, tmp_path, capsys):
+    import dralint.lint as lint_mod  # noqa: PLC0415
+    from dralint.cli import main  # noqa: PLC0415
+
+    seen: list = []
+    real = lint_mod.load
+
+    def spy(*args, **kwargs):
+        seen.append((runtime.is_enabled(), gc.isenabled()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lint_mod, "load", spy)
+    (tmp_path / "claim.yaml").write_bytes((CASES / NAMES[0]).read_bytes())
+    assert main(["--no-config", "-f", "json", str(tmp_path / "claim.yaml")]) == 1
+    assert seen == [(True, True)]  # the collector is paused inside load only
+    assert not runtime.is_enabled()
+    cmod, events, _ = backend_mod._c_parts()
+    assert cmod.ScalarEvent is events.ScalarEvent  # the run's classes taken back
+    import json  # noqa: PLC0415
+
+    reported = [(p["rule"], p["line"], p["column"]) for p in json.loads(capsys.readouterr().out)["problems"]]
+    library = lint([Source(str(tmp_path / "claim.yaml"), (CASES / NAMES[0]).read_bytes())], LintOptions(plugins=False))
+    assert reported == [(p.rule, p.span.line, p.span.column) for p in library.problems] and len(reported) == 10
