@@ -129,14 +129,14 @@ def test_a_clean_lint_imports_nothing_it_does_not_need(tmp_path):
     clean = tmp_path / "claim.yaml"
     clean.write_bytes((ROOT / "examples" / "resourceclaim.yaml").read_bytes() + b"---\n" + (ROOT / "examples" / "deviceclass.yaml").read_bytes())
     probe = (
-        "import sys; from dralint.cli import main; code = main(['--no-config', '-f', 'json', sys.argv[1]]);"
+        "import sys; from dralint.cli import main; code = main(['--no-config', '-f', 'json', '--cache-dir', sys.argv[2], sys.argv[1]]);"
         "heavy = ['jsonschema', 'dataclasses', 'difflib', 'inspect', 'pathlib', 'tempfile', 'dralint.migrate', 'dralint.policy', 'decimal', 'glob'];"
         "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr); sys.exit(code)"
     )
-    # As a pre-commit hook runs it: the CEL verdict cache warmed by an earlier run.
+    # As a pre-commit hook runs it: the CEL verdict cache and the result cache warmed by an earlier run.
     env = {**os.environ, "DRALINT_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("DRALINT_NO_CACHE", None)
     for _ in range(2):
-        run = subprocess.run([sys.executable, "-c", probe, str(clean)], capture_output=True, text=True, timeout=60, env=env)
+        run = subprocess.run([sys.executable, "-c", probe, str(clean), str(tmp_path / "results")], capture_output=True, text=True, timeout=60, env=env)
         assert run.returncode == 0, run.stderr
     assert run.stderr.strip().splitlines()[-1] == "[]"

@@ -10,7 +10,7 @@ from conftest import ROOT, lint_json
 
 def _imports(args, env):
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "dralint", "--no-config", "--format", "json", *args],
+        [sys.executable, "-X", "importtime", "-m", "dralint", "--no-config", "--no-cache", "--format", "json", *args],
         capture_output=True, text=True, env=env, cwd=ROOT, timeout=60,
     )
     return proc.stdout, proc.stderr
@@ -44,7 +44,7 @@ def test_a_cache_that_is_not_a_small_regular_file_is_ignored_with_a_note(tmp_pat
 
     target = str(ROOT / "examples" / "mistakes.yaml")
     env = {"DRALINT_CACHE_DIR": str(tmp_path), "DRALINT_NO_CACHE": None}
-    expected = lint_json(target, env=env)
+    expected = lint_json("--no-cache", target, env=env)  # the CEL verdict cache, not the result cache
     assert '"DRA401"' in expected.stdout and expected.stderr == ""
     [cache] = tmp_path.glob("cel-selectors-*.json")
     key = tmp_path / "key"
@@ -56,9 +56,9 @@ def test_a_cache_that_is_not_a_small_regular_file_is_ignored_with_a_note(tmp_pat
         ):
             victim.unlink()
             make(str(victim))
-            run = lint_json(target, env=env, timeout=30)
+            run = lint_json("--no-cache", target, env=env, timeout=30)
             assert run.stdout == expected.stdout
             assert run.stderr.startswith(f"dralint: note: verdict cache {victim} ignored: {why}"), run.stderr
             assert victim.is_file() and not victim.is_symlink() and victim.stat().st_size < 1024 * 1024
-    again = lint_json(target, env=env)
+    again = lint_json("--no-cache", target, env=env)
     assert again.stdout == expected.stdout and again.stderr == ""

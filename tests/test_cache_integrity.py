@@ -34,7 +34,7 @@ BAD = ("DRA403", "spec.selectors[0].cel.expression", 17, 33)
 
 
 def _cel_problems(target, cache) -> list[tuple]:
-    run = lint_json(str(target), env={"DRALINT_CACHE_DIR": str(cache), "DRALINT_NO_CACHE": None})
+    run = lint_json("--no-cache", str(target), env={"DRALINT_CACHE_DIR": str(cache), "DRALINT_NO_CACHE": None})
     return [(p["rule"], p["path"], p["line"], p["column"]) for p in json.loads(run.stdout)["problems"] if p["rule"].startswith("DRA40")]
 
 

@@ -238,7 +238,7 @@ async def test_a_broken_config_is_reported_once_and_the_defaults_apply(vscode: L
     _open(vscode, uri, text)
     assert [d.code for d in (await _published(vscode, uri)).diagnostics] == ["DRA011"]
     told = [m.message for m in vscode.messages if "ignor" in m.message]
-    assert told == [f"dralint: {tmp_path / '.dralint.yaml'}:1:1: unknown setting 'ignor' (did you mean 'ignore'?); known: fail-on, feature-gates, format, ignore, ignore-paths, jobs, kubernetes-version, plugins, policies, rule-options, rules-dirs, select, severity, target-version; using the defaults"]
+    assert told == [f"dralint: {tmp_path / '.dralint.yaml'}:1:1: unknown setting 'ignor' (did you mean 'ignore'?); known: cache-dir, fail-on, feature-gates, format, ignore, ignore-paths, jobs, kubernetes-version, plugins, policies, rule-options, rules-dirs, select, severity, target-version; using the defaults"]
 
 
 async def test_hover_names_the_feature_gate_and_stage_of_a_field(vscode: LanguageClient, tmp_path: Path):

@@ -83,4 +83,6 @@ def overrides_from(args: argparse.Namespace) -> Overrides:
         no_config=args.no_config,
         jobs=getattr(args, "jobs", None),
         feature_gates=tuple(getattr(args, "feature_gates", ())),
+        cache_dir=getattr(args, "cache_dir", None),
+        no_cache=getattr(args, "no_cache", False),
     )

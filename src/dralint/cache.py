@@ -137,7 +137,7 @@ class VerdictCache:
                     pass
 
 
-def read_regular(path: str, limit: int) -> bytes | None:
+def read_regular(path: str, limit: int, what: str = "verdict cache") -> bytes | None:
     """The bytes of the regular file at `path` when it holds at most `limit`; None when there is none.
     Anything else there (a FIFO, a device, a folder, a file past `limit`) is None, with a note."""
     try:
@@ -146,20 +146,20 @@ def read_regular(path: str, limit: int) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        _note(path, exc.strerror or str(exc))
+        _note(path, exc.strerror or str(exc), what)
         return None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            _note(path, "not a regular file")
+            _note(path, "not a regular file", what)
             return None
         data = os.read(fd, limit + 1) if st.st_size <= limit else b""
         if st.st_size > limit or len(data) > limit:
-            _note(path, f"larger than {limit:,} bytes")
+            _note(path, f"larger than {limit:,} bytes", what)
             return None
         return data
     except OSError as exc:
-        _note(path, exc.strerror or str(exc))
+        _note(path, exc.strerror or str(exc), what)
         return None
     finally:
         os.close(fd)
@@ -168,12 +168,12 @@ def read_regular(path: str, limit: int) -> bytes | None:
 _NOTED: set[str] = set()
 
 
-def _note(path: str, why: str) -> None:
+def _note(path: str, why: str, what: str) -> None:
     # Standard error: standard output may be a report or the language server's stream.
     if path in _NOTED:
         return
     _NOTED.add(path)
-    print(f"dralint: note: verdict cache {path} ignored: {why}", file=sys.stderr)
+    print(f"dralint: note: {what} {path} ignored: {why}", file=sys.stderr)
 
 
 def _read_key(path: str) -> bytes:

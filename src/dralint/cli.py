@@ -67,6 +67,8 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
     parser.add_argument("--break-hard-links", action="store_true",
                         help="with --fix: rewrite a file that has other hard links too (its other names keep the old content); refused by default")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    parser.add_argument("--cache-dir", metavar="DIR", help="the result cache's folder (default: .dralint_cache at the project root)")
     parser.add_argument("--target-version", metavar="1.NN", help="also warn about API versions deprecated or removed by this release (upgrade check)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour the text report: auto (default) on a terminal unless NO_COLOR is set, always or never")
@@ -190,7 +192,7 @@ def _run_lint(args: argparse.Namespace, out: TextIO) -> int:
     elif args.break_hard_links:
         raise UsageError("--break-hard-links only applies with --fix")
     options.keep = reads(fmt, report)
-    result = _lint(args.paths, options, 1 if args.fix else settings.jobs)
+    result = _lint(args.paths, options, 1 if args.fix else settings.jobs, None if args.fix else _pack(options, settings, args.paths))
     if not_written:
         # A file whose fixes could not be written is reported with the rest, selected and re-levelled as they are.
         result.problems = sorted([*result.problems, *options.selection.apply(not_written)], key=Problem.sort_key)
@@ -246,8 +248,18 @@ def _report_options(fmt: str, args: argparse.Namespace, out: TextIO) -> ReportOp
     return ReportOptions(color=color, show_source=tty or args.color == "always", quiet=args.quiet)
 
 
-def _lint(paths: list[str], options, jobs: int | None):
-    """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes."""
+def _pack(options, settings, paths: list[str]):
+    """The result cache's pack for this run, or None (--no-cache, DRALINT_NO_CACHE, standard input)."""
+    if not settings.cache or "-" in paths or os.environ.get("DRALINT_NO_CACHE"):
+        return None
+    from .result_cache import open_pack  # not for runs without the cache
+
+    return open_pack(options, settings.cache_dir, settings.config_path)
+
+
+def _lint(paths: list[str], options, jobs: int | None, pack=None):
+    """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes,
+    with the result cache's `pack` when given (dralint.result_cache)."""
     if jobs is None:
         jobs = parallel.usable_cores()
     else:
@@ -256,12 +268,20 @@ def _lint(paths: list[str], options, jobs: int | None):
             print(f"dralint: warning: {capped}", file=sys.stderr)
     # Streamed: not even the list of files is kept. Standard input is read once, by this process.
     if jobs == 1 or "-" in paths:
-        return lint(parallel.frozen(read_all(files(paths))), options)
+        return _serial(parallel.frozen(read_all(files(paths))), options, pack)
     entries = files(paths)
     head = list(itertools.islice(entries, max(parallel.MIN_FILES, 2)))  # what serial_reason needs to see
     if parallel.serial_reason(head, options, jobs) is None:
-        return parallel.lint_parallel(itertools.chain(head, entries), options, jobs)
-    return lint(parallel.frozen(read_all(itertools.chain(head, entries))), options)
+        return parallel.lint_parallel(itertools.chain(head, entries), options, jobs, **({"pack": pack} if pack else {}))
+    return _serial(parallel.frozen(read_all(itertools.chain(head, entries))), options, pack)
+
+
+def _serial(sources, options, pack):
+    if pack is None:
+        return lint(sources, options)
+    from .result_cache import lint_serial
+
+    return lint_serial(sources, options, pack)
 
 
 def _write_report(result, fmt: str, report, args: argparse.Namespace, out: TextIO) -> None:

@@ -10,6 +10,7 @@
     policies: [lint/gpu-policy.yaml]
     plugins: true                 # load rules from installed entry points
     jobs: 4                       # worker processes (default: the usable cores; at most 2 per core; 1: serial)
+    cache-dir: .dralint_cache     # the result cache (relative to the config file; default: beside it)
 
 Command-line options win over the file; lists given on the command line are
 added to the file's. Every front door turns what it was told into `Overrides`
@@ -44,6 +45,7 @@ KNOWN_KEYS = {
     "feature-gates",
     "ignore-paths",
     "jobs",
+    "cache-dir",
 }
 SEVERITIES = ("error", "warning", "info")
 
@@ -69,6 +71,8 @@ class Overrides(NamedTuple):
     no_config: bool = False
     jobs: int | None = None  # --jobs
     feature_gates: tuple[str, ...] = ()  # --feature-gates=A=true,B=false (repeatable)
+    cache_dir: str | None = None  # --cache-dir
+    no_cache: bool = False  # --no-cache
 
 
 class Settings(NamedTuple):
@@ -78,6 +82,8 @@ class Settings(NamedTuple):
     fail_on: Severity = Severity.ERROR
     config_path: str | None = None
     jobs: int | None = None  # worker processes; None: one per usable core (dralint.parallel)
+    cache: bool = True  # the result cache (dralint.result_cache), unless --no-cache
+    cache_dir: str | None = None  # where it is; None: `.dralint_cache` at the project root
 
 
 def discover(start: str | None = None) -> str | None:
@@ -233,7 +239,20 @@ def _settings(overrides: Overrides, config: ConfigFile | None) -> Settings:
     fmt = overrides.format or raw.get("format") or "auto"
     if not isinstance(fmt, str):
         raise ConfigError(f"{config.where('format')}: 'format' must be a string")
-    return Settings(format=fmt, fail_on=Severity.parse(fail_on), config_path=config.path if config else None, jobs=_jobs(overrides, config))
+    return Settings(format=fmt, fail_on=Severity.parse(fail_on), config_path=config.path if config else None, jobs=_jobs(overrides, config),
+                    cache=not overrides.no_cache, cache_dir=_cache_dir(overrides, config))
+
+
+def _cache_dir(overrides: Overrides, config: ConfigFile | None) -> str | None:
+    if overrides.cache_dir:
+        return overrides.cache_dir
+    value = config.data.get("cache-dir") if config else None
+    if value is None:
+        return None
+    assert config is not None
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{config.where('cache-dir')}: 'cache-dir' must be a folder name, not {value!r}")
+    return os.path.join(os.path.dirname(os.path.abspath(config.path)), value)
 
 
 def _jobs(overrides: Overrides, config: ConfigFile | None) -> int | None:

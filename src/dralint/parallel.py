@@ -31,6 +31,8 @@ from .sources import Source, read
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
+    from .result_store import Pack
+
 # Below this many files a run stays serial. Importing concurrent.futures and multiprocessing and
 # starting two forked workers cost 55-190 ms (measured on the busy 2-core development machine, idle
 # to loaded), and --jobs 2 on 200 one-document files took 1.1 s against 0.85 s serially; 500 files
@@ -49,6 +51,7 @@ MAX_CHUNK = 2000
 TAIL_BYTES = 24 * 1024
 
 _OPTIONS: LintOptions | None = None  # the run's options, inherited by forked workers
+_PACK: Pack | None = None  # the result cache's entries (dralint.result_cache), read before the fork: inherited too
 
 
 class WorkerError(RuntimeError):
@@ -124,24 +127,32 @@ def frozen(sources: Iterable[Source]) -> Iterator[Source]:
         runtime.freeze()
 
 
-def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOptions, jobs: int) -> LintResult:
+def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOptions, jobs: int, pack: Pack | None = None) -> LintResult:
     """`lint()` of the files `entries` names (dralint.sources.files), on `jobs` worker processes. The
-    entries are consumed as the workers start: the directory walk overlaps their work."""
-    global _OPTIONS
+    entries are consumed as the workers start: the directory walk overlaps their work. With `pack`, each
+    worker answers a file from the result cache when it can and sends back each file's partial on its
+    own, which the parent absorbs in order and stores when fresh."""
+    global _OPTIONS, _PACK
     # Imported only for parallel runs: concurrent.futures and multiprocessing are ~15 ms of start-up.
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
     from multiprocessing import get_context
 
     run = _Run(options)
-    _OPTIONS = options
+    _OPTIONS, _PACK = options, pack
     runtime.freeze()  # the parent's heap, shared with the forked workers: not touched (copied) by their collections
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"), initializer=_ignore_interrupts)
     try:
         # Executor.map submits every chunk before it returns: the workers (forked at the first) check
         # chunks while the walk goes on here.
         for part in pool.map(_check_chunk, _chunks(entries, jobs)):
-            run.absorb(part)
+            if pack is None:
+                run.absorb(part)
+            else:
+                from .result_cache import absorb_item  # imported already by a run with a cache
+
+                for item in part:
+                    absorb_item(run, item, pack)
             runtime.freeze()
     except BrokenProcessPool as exc:
         raise WorkerError(f"a worker process ended unexpectedly ({exc}); no report, rerun with --jobs 1 to find the file") from None
@@ -151,8 +162,11 @@ def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOption
     finally:
         # cancel_futures: after a failure, the chunks not started yet are not checked for nothing.
         pool.shutdown(wait=True, cancel_futures=True)
-        _OPTIONS = None
-    return run.finish()
+        _OPTIONS = _PACK = None
+    result = run.finish()
+    if pack is not None:
+        pack.save()
+    return result
 
 
 def _chunks(entries: Iterable[tuple[str, str | None]], jobs: int) -> Iterator[list[tuple[str, str | None]]]:
@@ -216,6 +230,11 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 def _check_chunk(chunk: list[tuple[str, str | None]]) -> PartialResult:
     """In a worker: check the files of one chunk; their partial result, which the parent merges."""
     assert _OPTIONS is not None
+    if _PACK is not None:
+        from .result_cache import FileChecker
+
+        checker = FileChecker(_OPTIONS)
+        return [checker.item(Source(name, None, error) if error is not None else read(name), _PACK) for name, error in chunk]
     run = _Run(_OPTIONS)
     for name, error in chunk:
         run.check_source(Source(name, None, error) if error is not None else read(name))

@@ -1,0 +1,307 @@
+"""The result cache (dralint.result_cache, dralint.result_store): the same report as a run without it,
+byte for byte, in every format and with --jobs; invalidated by what a file's results depend on; a
+damaged, foreign or forged pack ignored; safe under concurrent runs; bounded; --no-cache, --cache-dir, cache-dir:."""
+
+from __future__ import annotations
+
+import gc
+import json
+import marshal
+import os
+import pickle
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from dralint import cli, parallel, result_store
+from dralint.cache import _secret
+from dralint.config import Overrides, build_options
+from dralint.report import FORMATS, ReportOptions, renderer
+from dralint.result_cache import open_pack
+from dralint.result_store import MAGIC, encode, read_pack
+
+from conftest import CASES, ROOT, dralint_exe
+
+ALL_KEPT = frozenset(("texts", "objects", "fixes"))
+CLASS = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\n"
+CLAIM = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: one
+  namespace: default{labels}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+"""
+
+
+@pytest.fixture
+def cached(monkeypatch, tmp_path):
+    """The cache on (the suite turns it off), its per-user secret in the test's folder."""
+    monkeypatch.delenv("DRALINT_NO_CACHE", raising=False)
+    monkeypatch.setenv("DRALINT_CACHE_DIR", str(tmp_path / "user"))
+    yield tmp_path / "results"
+    gc.unfreeze()
+
+
+def _lint(paths, folder, jobs=1, cache=True, **overrides):
+    options, settings = build_options(Overrides(no_config="config" not in overrides, **overrides))
+    options.keep = ALL_KEPT
+    pack = open_pack(options, str(folder), overrides.get("config")) if cache else None
+    return cli._lint([str(p) for p in paths], options, jobs, pack)
+
+
+def _reports(result) -> dict[str, str]:
+    return {fmt: renderer(fmt)(result, ReportOptions(show_source=True)) for fmt in FORMATS}
+
+
+def _pack_entries(folder: Path) -> dict:
+    [path] = folder.glob("results-*.pack")
+    raw = path.read_bytes()
+    return marshal.loads(raw[len(MAGIC) + result_store.SEAL_BYTES:])[2]
+
+
+def test_cold_first_warm_and_changed_runs_give_the_same_reports_serial_and_with_jobs(cached, monkeypatch, tmp_path):
+    """Fixtures with cross-file references (pods), suppressions (core, suppress), schema errors and fixes
+    (core, fix), and a kustomize tree with rendered streams (never stored: they depend on other files)."""
+    tree = tmp_path / "tree"
+    for folder in ("pods", "core", "suppress", "fix", "load"):
+        shutil.copytree(CASES / folder, tree / folder)
+    shutil.copytree(ROOT / "tests" / "rendered", tree / "rendered")
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 4096)
+    cold = _reports(_lint([tree], cached, cache=False))
+    assert all(code in cold["text"] for code in ("DRA712", "DRA713", "DRA101", "DRA900", "DRA014"))
+    for jobs in (1, 2):
+        shutil.rmtree(cached, ignore_errors=True)
+        assert _reports(_lint([tree], cached, jobs)) == cold
+        assert len(_pack_entries(cached)) > 30
+        assert _reports(_lint([tree], cached, jobs)) == cold
+    # One file changed: re-judged, the others' partials (records, suppressions) absorbed from the cache.
+    victim = next((tree / "pods").glob("*.yaml"))
+    victim.write_bytes(victim.read_bytes() + b"\n# changed\n")
+    changed = _reports(_lint([tree], cached, cache=False))
+    for jobs in (1, 2):
+        assert _reports(_lint([tree], cached, jobs)) == changed
+
+
+def test_ignore_paths_and_unused_suppressions_are_the_same_from_the_cache(cached, tmp_path):
+    tree = tmp_path / "cases"
+    shutil.copytree(CASES / "pods", tree / "pods")
+    shutil.copytree(CASES / "core", tree / "core")
+    config = tmp_path / ".dralint.yaml"
+    config.write_text("ignore-paths:\n- paths: ['cases/pods/**']\n  rules: [DRA712]\n- paths: ['cases/core/**']\n  fields: [nothing]\n")
+    cold = _reports(_lint([tree], cached, cache=False, config=str(config)))
+    assert "unused config ignore: ignore-paths[1]" in cold["text"]
+    for _ in range(2):  # filled, then the whole run from the cache
+        assert _reports(_lint([tree], cached, config=str(config))) == cold
+    victim = next((tree / "pods").glob("*.yaml"))
+    victim.write_bytes(victim.read_bytes() + b"\n# changed\n")
+    assert _reports(_lint([tree], cached, config=str(config))) == _reports(_lint([tree], cached, cache=False, config=str(config)))
+
+
+def _problems(result) -> list[tuple]:
+    return [(p.rule, p.source, p.span.line, p.span.column) for p in result.problems]
+
+
+def test_a_changed_file_is_judged_against_the_cached_records_of_the_others(cached, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("class.yaml").write_text(CLASS)
+    Path("claim.yaml").write_text(CLAIM.format(labels=""))
+    assert _problems(_lint(["class.yaml", "claim.yaml"], cached)) == []
+    assert "\0run" in _pack_entries(cached)  # every file stored: the finished run too
+    assert _problems(_lint(["class.yaml", "claim.yaml"], cached)) == []
+    Path("claim.yaml").write_text(CLAIM.format(labels="\n  labels: {team: a}"))
+    assert _problems(_lint(["class.yaml", "claim.yaml"], cached)) == []  # the class, from the cache
+    Path("class.yaml").unlink()
+    assert _problems(_lint(["claim.yaml"], cached)) == [("DRA713", "claim.yaml", 12, 26)]
+    Path("class.yaml").write_text(CLASS)
+    assert _problems(_lint(["class.yaml", "claim.yaml"], cached)) == []
+
+
+RULE = '''\
+from dralint.api import rule
+
+
+@rule("X901", "every-claim", severity="info", kinds=["ResourceClaim"])
+def every_claim(doc, report):
+    """Every claim, reported."""
+    report(("metadata",), "{message}")
+'''
+
+
+def _key(**overrides) -> str:
+    options, _ = build_options(Overrides(no_config=True, **overrides))
+    options.keep = ALL_KEPT
+    return open_pack(options, "unused", None).key
+
+
+@pytest.mark.parametrize("change", ["severity", "release", "gate", "select", "target version"])
+def test_what_a_result_depends_on_invalidates_it(cached, tmp_path, change):
+    target = tmp_path / "claim.yaml"
+    target.write_text(CLAIM.format(labels="").replace("gpu.example.com", "Bad_Name"))
+    before = _reports(_lint([target], cached))
+    overrides: dict = {
+        "severity": {"severity": ("DRA713=error",)},
+        "release": {"kubernetes_version": "1.31"},
+        "gate": {"feature_gates": ("DRAConsumableCapacity=false",)},
+        "select": {"select": ("DRA1",)},
+        "target version": {"target_version": "1.38"},
+    }[change]
+    assert _key(**overrides) != _key()
+    after = _reports(_lint([target], cached, **overrides))
+    assert after == _reports(_lint([target], cached, cache=False, **overrides))
+    if change in ("severity", "release", "select"):  # the claim uses no field of the gate, no API the target drops
+        assert after != before
+
+
+def test_an_edited_rule_module_invalidates_the_results(tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    target = tmp_path / "claim.yaml"
+    target.write_text(CLAIM.format(labels=""))
+    user = {"DRALINT_CACHE_DIR": str(tmp_path / "user")}
+    seen = []
+    for message in ("first", "second", "second"):
+        (rules / "claims.py").write_text(RULE.format(message=message))
+        out, err = _cli("--no-config", "--rules-dir", "rules", "claim.yaml", cwd=tmp_path, env_extra=user).communicate(timeout=60)
+        seen.append([p["message"] for p in json.loads(out)["problems"] if p["rule"] == "X901"])
+    assert seen == [["first"], ["second"], ["second"]]
+    assert len(list((tmp_path / ".dralint_cache").glob("results-*.pack"))) == 2  # one per rule module's content
+
+
+def _damage_cases(pack: Path, secret: bytes, key: str, foreign_secret: bytes) -> dict:
+    good = pack.read_bytes()
+    entries = read_pack(str(pack), key, secret)
+    forged = {name: (entry[0], False, entry[2], pickle.dumps(None)) for name, entry in entries.items()}
+    return {
+        "truncated": good[: len(good) // 2],
+        "bit flipped": good[:-5] + bytes([good[-5] ^ 1]) + good[-4:],
+        "not a pack": b"hello",
+        "empty": b"",
+        "sealed with another secret": encode(forged, key, foreign_secret),
+        "another format": MAGIC + result_store.seal(secret, p := marshal.dumps((99, key, entries))) + p,
+        "another key": encode(entries, "another configuration", secret),
+    }
+
+
+def test_damaged_foreign_and_forged_packs_are_ignored(cached, tmp_path):
+    target = tmp_path / "claim.yaml"
+    target.write_text(CLAIM.format(labels="").replace("gpu.example.com", "Not_A_Name"))
+    expected = _reports(_lint([target], cached, cache=False))
+    assert "DRA" in expected["text"]
+    _lint([target], cached)
+    [pack] = cached.glob("results-*.pack")
+    options, _ = build_options(Overrides(no_config=True))
+    options.keep = ALL_KEPT
+    opened = open_pack(options, str(cached), None)
+    secret = _secret(str(tmp_path / "user"))
+    for why, data in _damage_cases(pack, secret, opened.key, b"x" * 32).items():
+        pack.write_bytes(data)
+        assert _reports(_lint([target], cached)) == expected, why
+        assert read_pack(str(pack), opened.key, secret) != {} or why != "truncated"  # the run wrote a good one again
+
+
+class _Payload:
+    def __reduce__(self):
+        return (os.mkdir, (os.environ["DRALINT_TEST_MARKER"],))
+
+
+def test_a_hostile_pack_committed_to_a_repository_is_never_unpickled(cached, tmp_path, monkeypatch):
+    """A pack sealed with the repository's own `key` file (the seal's key is per user, outside the project)."""
+    marker = tmp_path / "pwned"
+    monkeypatch.setenv("DRALINT_TEST_MARKER", str(marker))
+    target = tmp_path / "claim.yaml"
+    target.write_text(CLAIM.format(labels=""))
+    _lint([target], cached)
+    [pack] = cached.glob("results-*.pack")
+    options, _ = build_options(Overrides(no_config=True))
+    options.keep = ALL_KEPT
+    key = open_pack(options, str(cached), None).key
+    attacker = b"a" * 32
+    (cached / "key").write_bytes(attacker)
+    entries = {str(target): (b"\0" * 16, False, 0, pickle.dumps(_Payload()))}
+    entries.update({name: (d, False, 0, pickle.dumps(_Payload())) for name, (d, *_rest) in read_pack(str(pack), key, _secret(str(tmp_path / "user"))).items()})
+    pack.write_bytes(encode(entries, key, attacker))
+    result = _lint([target], cached)
+    assert not marker.exists()
+    assert _problems(result) == [("DRA713", str(target), 11, 26)]
+
+
+def _cli(*args, cwd, env_extra=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("DRALINT_NO_CACHE", "GITHUB_ACTIONS")}
+    env.update(env_extra or {})
+    return subprocess.Popen([*dralint_exe(), "--format", "json", "-j", "1", *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_two_runs_at_once_are_both_right_and_keep_each_others_entries(cached, tmp_path):
+    for side in ("left", "right"):
+        (tmp_path / side).mkdir()
+        for i in range(30):
+            (tmp_path / side / f"c{i}.yaml").write_text(CLAIM.format(labels=f"\n  labels: {{n: '{i}'}}"))
+    (tmp_path / ".dralint.yaml").write_text("cache-dir: shared-cache\n")
+    expected = {side: _cli("--no-cache", side, cwd=tmp_path).communicate() for side in ("left", "right")}
+    for _ in range(2):
+        running = {side: _cli(side, cwd=tmp_path) for side in ("left", "right")}
+        for side, proc in running.items():
+            out, err = proc.communicate(timeout=60)
+            assert (out, err) == expected[side]
+    names = set(_pack_entries(tmp_path / "shared-cache"))
+    assert {f"{side}/c{i}.yaml" for side in ("left", "right") for i in range(30)} <= names
+    assert (tmp_path / "shared-cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_the_default_folder_is_at_the_project_root_and_no_cache_writes_nothing(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "claim.yaml").write_text(CLAIM.format(labels=""))
+    user = {"DRALINT_CACHE_DIR": str(tmp_path / "user")}
+    out, _ = _cli("--no-cache", "--no-config", "claim.yaml", cwd=tmp_path / "deploy", env_extra=user).communicate()
+    assert not (tmp_path / ".dralint_cache").exists() and not (tmp_path / "deploy" / ".dralint_cache").exists()
+    again, _ = _cli("--no-config", "claim.yaml", cwd=tmp_path / "deploy", env_extra=user).communicate()
+    assert again == out and list((tmp_path / ".dralint_cache").glob("results-*.pack"))
+    moved, _ = _cli("--no-config", "--cache-dir", str(tmp_path / "elsewhere"), "claim.yaml", cwd=tmp_path / "deploy", env_extra=user).communicate()
+    assert moved == out and list((tmp_path / "elsewhere").glob("results-*.pack"))
+    off, _ = _cli("--no-config", "claim.yaml", cwd=tmp_path / "deploy", env_extra={**user, "DRALINT_NO_CACHE": "1",
+                                                                                     "DRALINT_CACHE_DIR": str(tmp_path / "u2")}).communicate()
+    assert off == out and not (tmp_path / "u2").exists()
+
+
+def test_a_link_in_the_cache_folders_place_is_not_followed(cached, tmp_path):
+    target = tmp_path / "claim.yaml"
+    target.write_text(CLAIM.format(labels=""))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    cached.symlink_to(elsewhere)
+    assert _reports(_lint([target], cached)) == _reports(_lint([target], cached, cache=False))
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_fix_runs_bypass_the_cache(cached, tmp_path, monkeypatch):
+    """--fix neither reads nor writes the cache: the files it lints are the ones it has just rewritten."""
+    target = tmp_path / "claim.yaml"
+    target.write_text(CLAIM.format(labels="").replace("exactly:", "exactyl:"))
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["--no-config", "--fix", "--cache-dir", str(cached), "claim.yaml"])
+    assert "exactly:" in target.read_text() and not cached.exists()
+    assert code == 0  # what is left is an info (DRA713: the class is not defined in the run)
+
+
+def test_the_pack_is_bounded(cached, tmp_path, monkeypatch):
+    monkeypatch.setattr(result_store, "MAX_ENTRIES", 8)
+    for i in range(20):
+        (tmp_path / f"c{i}.yaml").write_text(CLAIM.format(labels=f"\n  labels: {{n: '{i}'}}"))
+    files = sorted(tmp_path.glob("c*.yaml"))
+    assert _reports(_lint(files, cached)) == _reports(_lint(files, cached, cache=False))
+    assert len(_pack_entries(cached)) <= 8
+    monkeypatch.setattr(result_store, "MAX_PACKS", 2)
+    for release in ("1.33", "1.34", "1.35"):
+        _lint(files[:1], cached, kubernetes_version=release)
+    assert len(list(cached.glob("results-*.pack"))) == 2
