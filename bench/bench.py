@@ -201,10 +201,13 @@ def main() -> None:
             args.documents = SETS[args.real_world][0]
         else:
             files = [str(f) for f in generate(Path(tmp), args.documents)]
+        from dralint_cli import no_cache  # beside this script
+
+        off = no_cache(dralint)
         commands = {
-            "dralint, every rule": [*one_core, dralint, "--no-config", "--format", "json", *files],
+            "dralint, every rule": [*one_core, dralint, "--no-config", *off, "--format", "json", *files],
             # Load, type resolution and schema check only: the core every rule builds on.
-            "dralint --select DRA1": [*one_core, dralint, "--no-config", "--format", "json", "--select", "DRA1", *files],
+            "dralint --select DRA1": [*one_core, dralint, "--no-config", *off, "--format", "json", "--select", "DRA1", *files],
             "libyaml parse only": [*one_core, sys.executable, "-c", PARSE_ONLY, *files],
         }
         for cmd in commands.values():

@@ -25,6 +25,7 @@ import collections
 import gc
 import os
 import pickle
+import pkgutil
 import resource
 import sys
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scale import corpus  # noqa: E402
 
+import dralint  # noqa: E402
 import dralint.cli as cli_module  # noqa: E402
 import dralint.lint as lint_module  # noqa: E402
 from dralint import api  # noqa: E402
@@ -126,7 +128,9 @@ def main() -> None:
     points.append(("start", *rss_mib()))
     stdout = sys.stdout
     with open(os.devnull, "w") as sys.stdout:
-        cli_module.main(["--no-config", "--format", "json", "--jobs", "1", str(folder)])
+        # The linting itself, not the result cache (a checkout without one has no such flag).
+        off = ["--no-cache"] if "result_cache" in {m.name for m in pkgutil.iter_modules(dralint.__path__)} else []
+        cli_module.main(["--no-config", *off, "--format", "json", "--jobs", "1", str(folder)])
     sys.stdout = stdout
 
     files = held["files"]

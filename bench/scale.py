@@ -126,9 +126,11 @@ def supports_jobs(dralint: str) -> bool:
 
 def commands(dralints: list[str], jobs: int, pin: list[str], folder: Path) -> dict[str, list[str]]:
     cmds = {"libyaml parse only": [*pin, sys.executable, "-c", PARSE_DIR, str(folder)]}
+    from dralint_cli import no_cache  # beside this script
+
     for i, dralint in enumerate(dralints):
         label = "dralint" if len(dralints) == 1 else f"dralint[{i}]"
-        base = [dralint, "--no-config", "--format", "json"]
+        base = [dralint, "--no-config", *no_cache(dralint), "--format", "json"]
         if supports_jobs(dralint):
             cmds[f"{label} --jobs 1"] = [*pin, *base, "--jobs", "1", str(folder)]
             cmds[f"{label} --jobs {jobs}"] = [*base, "--jobs", str(jobs), str(folder)]

@@ -87,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         if target is None:
             target = os.path.join(tmp, "clean.yaml")
             Path(target).write_text(CLEAN)
-        lint = [*dralint_command(), "--no-config", "--format", "text", target]
+        from dralint_cli import no_cache  # beside this script
+
+        lint = [*dralint_command(), "--no-config", *no_cache(*dralint_command()), "--format", "text", target]
         bare = [sys.executable, "-c", "pass"]
         # Warm the page cache and the bytecode caches once.
         _time(bare, env)
@@ -102,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dralint clean.yaml median {lint_median * 1000:7.1f} ms  ({args.runs} runs)")
         print(f"ratio {ratio:.2f} (goal <= {GOAL:g}): {'ok' if ratio <= GOAL else 'TOO SLOW'}")
         if args.importtime:
-            py_lint = [sys.executable, "-c", "import sys; from dralint.cli import main; sys.exit(main())", "--no-config", target]
+            py_lint = [sys.executable, "-c", "import sys; from dralint.cli import main; sys.exit(main())", "--no-config", *no_cache(*dralint_command()), target]
             rows, modules = importtime(py_lint, env)
             print("\nslowest imports (cumulative, one run):")
             for us, name in rows:
