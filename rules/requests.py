@@ -484,6 +484,8 @@ def too_many_tolerations(doc, report):
     The API server does not enforce it (a linter warning only).
 
     Invalid: a request with 17 `tolerations`. Valid: 16.
+
+    Upstream: policy.
     """
     for api, src, data in device_selector_targets(doc):
         seq = data.get("tolerations")

@@ -61,7 +61,6 @@ TEMPLATE = {
 # line here goes).
 LACKING = {
     "DRA210": ('invalid example', 'valid example', 'upstream'),
-    "DRA319": ('upstream',),
     "DRA320": ('upstream',),
     "DRA321": ('valid example',),
     "DRA330": ('upstream',),
@@ -93,8 +92,6 @@ LACKING = {
     "DRA576": ('valid example',),
     "DRA581": ('valid example',),
     "DRA582": ('valid example',),
-    "DRA590": ('upstream',),
-    "DRA591": ('invalid example', 'upstream'),
     "DRA600": ('invalid example', 'valid example', 'upstream'),
     "DRA601": ('invalid example', 'valid example'),
     "DRA602": ('invalid example', 'valid example'),
