@@ -169,6 +169,8 @@ def too_many_devices(doc, report):
     Only devices the server keeps count (a gated field that is dropped does not lower the limit).
     From 1.35 a slice over its limit is only TooMany: validateSet checks none of its devices.
 
+    Invalid: 129 devices without taints or counters. Valid: 128.
+
     Upstream: `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     seq = doc.get("spec", "devices", type=list)
