@@ -69,8 +69,6 @@ LACKING = {
     "DRA551": ('upstream',),
     "DRA553": ('upstream',),
     "DRA554": ('upstream',),
-    "DRA801": ('invalid example', 'valid example', 'upstream'),
-    "DRA802": ('invalid example', 'valid example', 'upstream'),
 }
 
 
