@@ -500,6 +500,8 @@ def claim_controller(doc, report):
     At most 63 characters and a DNS-1123 subdomain when lower-cased.
 
     Invalid: `controller: "my controller"`. Valid: `controller: gpu.example.com`.
+
+    Upstream: `validateResourceClaimSpec` (pkg/apis/resource/validation/validation.go in 1.31), which calls validateDriverName.
     """
     value = doc.get(*spec_path(doc), "controller", type=str)
     if value:
