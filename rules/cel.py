@@ -145,6 +145,8 @@ def cel_syntax(doc, report):
     problem points at the offending character; an expression that ends too
     early (a dangling `||` or `&&`) points at the dangling operator.
 
+    Invalid: `expression: device.driver ==`. Valid: `expression: device.driver == "gpu.example.com"`.
+
     Upstream: `convertCELErrorToValidationError` (pkg/apis/resource/validation/validation.go).
     """
     _check(doc, report, {"syntax"}, unchecked="internal")
@@ -160,6 +162,8 @@ def cel_undeclared(doc, report):
     CEL environment offers them to new expressions (e.g. `format.*` from 1.32,
     two-variable comprehensions from 1.33). Invalid at the expression.
 
+    Invalid: `device.vendor == "gpu.example.com"`. Valid: `device.driver == "gpu.example.com"`.
+
     Upstream: `convertCELErrorToValidationError` (pkg/apis/resource/validation/validation.go).
     """
     _check(doc, report, {"undeclared"})
@@ -171,6 +175,9 @@ def cel_type(doc, report):
 
     Attribute values are dynamically typed, so only mistakes the checker can
     see statically are reported. Invalid at the expression.
+
+    Invalid: `device.capacity["gpu.example.com"].memory > 1`.
+    Valid: `device.capacity["gpu.example.com"].memory.compareTo(quantity("1Gi")) > 0`.
 
     Upstream: `convertCELErrorToValidationError` (pkg/apis/resource/validation/validation.go).
     """
@@ -184,6 +191,8 @@ def cel_result(doc, report):
     E.g. `device.driver` alone is a string; write `device.driver == "example.com"`.
     Invalid at the expression.
 
+    Invalid: `expression: device.driver`. Valid: `expression: device.driver == "gpu.example.com"`.
+
     Upstream: `convertCELErrorToValidationError` (pkg/apis/resource/validation/validation.go).
     """
     _check(doc, report, {"result-type"})
@@ -191,7 +200,14 @@ def cel_result(doc, report):
 
 @rule("DRA405", "cel-expression-too-long", kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.32", None))
 def cel_too_long(doc, report):
-    """A CEL selector is longer than 10240 bytes (1.32+); TooLong, and the server checks nothing else."""
+    """A CEL selector is longer than 10240 bytes (1.32+).
+
+    The API server rejects it (TooLong) and does not compile it, so it checks nothing else of the expression.
+
+    Invalid: an `expression` of 10241 bytes. Valid: one of 10240 bytes.
+
+    Upstream: `validateCELExpression`, `validateCELSelector` (pkg/apis/resource/validation/validation.go).
+    """
     _check(doc, report, {"too-long"})
 
 
@@ -203,6 +219,10 @@ def cel_cost(doc, report):
     capacity domains with 32 entries each and strings of bounded length, so
     comprehensions nested four deep over `device.attributes` are rejected even
     though real devices are small. The estimate is best effort (docs/cel.md).
+
+    Invalid: `device.attributes.all(d1, device.attributes[d1].all(k1, device.attributes.all(d2,
+    device.attributes[d2].all(k2, k1 != k2 || d1 == d2))))`.
+    Valid: `device.attributes.all(d1, device.attributes[d1].all(k1, true))`.
 
     Upstream: `validateCELExpression`, `validateCELSelector` (pkg/apis/resource/validation/validation.go).
     """

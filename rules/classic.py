@@ -19,6 +19,8 @@ def resource_class_name(doc, report):
     An empty value fails the same check (Invalid; there is no separate Required).
 
     Invalid: `resourceClassName: ""`. Valid: `resourceClassName: gpu.example.com`.
+
+    Upstream: `validateResourceClaimSpec` (pkg/apis/resource/validation/validation.go up to 1.30).
     """
     value = doc.get(*spec_path(doc), "resourceClassName", type=str)
     if value is None:
@@ -35,6 +37,8 @@ def parameters_ref_required(doc, report):
 
     Invalid: `parametersRef: {kind: "", name: gpu-params}`.
     Valid: `parametersRef: {apiGroup: gpu.example.com, kind: GpuParams, name: gpu-params}`.
+
+    Upstream: `validateClassParameters`, `validateResourceClaimParametersRef` (pkg/apis/resource/validation/validation.go up to 1.30).
     """
     base = ("parametersRef",) if doc.kind == "ResourceClass" else spec_path(doc) + ("parametersRef",)
     ref = doc.get(*base, type=dict)
@@ -50,6 +54,8 @@ def classic_allocation_mode(doc, report):
     """Classic `allocationMode` must be `Immediate` or `WaitForFirstConsumer` (the default).
 
     Invalid: `allocationMode: ExactCount`. Valid: `allocationMode: WaitForFirstConsumer`.
+
+    Upstream: `validateResourceClaimSpec` (pkg/apis/resource/validation/validation.go up to 1.30).
     """
     value = doc.get(*spec_path(doc), "allocationMode", type=str)
     if value and value not in ("Immediate", "WaitForFirstConsumer"):
@@ -64,6 +70,8 @@ def resource_class_driver(doc, report):
     Every failed check is reported: an empty name is Required and Invalid.
 
     Invalid: `driverName: "GPU driver"`. Valid: `driverName: gpu.resource.example.com`.
+
+    Upstream: `ValidateClass` (pkg/apis/resource/validation/validation.go up to 1.30), which calls ValidateCSIDriverName.
     """
     value = doc.get("driverName")
     if value is None:
@@ -81,6 +89,8 @@ def resource_class_parameters_namespace(doc, report):
     """`parametersRef.namespace` of a ResourceClass, when set, must be a valid namespace name (DNS-1123 label).
 
     Invalid: `namespace: Team.A`. Valid: `namespace: gpu-system`.
+
+    Upstream: `validateClassParameters` (pkg/apis/resource/validation/validation.go up to 1.30).
     """
     value = doc.get("parametersRef", "namespace", type=str)
     if value:
@@ -94,6 +104,9 @@ def potential_nodes(doc, report):
     """`spec.potentialNodes` holds at most 128 unique, valid node names.
 
     Invalid: the same node twice, or `Node_1`. Valid: `[node-1, node-2]`.
+
+    Upstream: `validatePodSchedulingSpec` (pkg/apis/resource/validation/validation.go up to 1.31), through
+    `validateSliceIsASet` up to 1.30 and `validateSet` in 1.31.
     """
     seq = doc.get("spec", "potentialNodes", type=list)
     if seq is None:

@@ -31,7 +31,7 @@ def compatibility_groups(doc, report):
     Invalid: `compatibilityGroups: [a, b, c]` (TooMany), `[Group_A]` (Invalid), `[a, a]` (Duplicate).
     Valid: `compatibilityGroups: [fast, shared]`.
 
-    Ports: `DeviceCounterConsumption.CompatibilityGroups` in k8s.io/api/resource/v1 zz_generated.validations.go.
+    Upstream: `Validate_DeviceCounterConsumption` (staging/src/k8s.io/api/resource/v1/zz_generated.validations.go).
     """
     go_type = device_go_type(doc)
     for shape in devices(doc):

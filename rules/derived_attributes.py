@@ -102,6 +102,7 @@ def derived_attributes_list(doc, report):
     `+k8s:maxItems=32` (TooMany). Checked only with DRADerivedAttributes on.
 
     Invalid: two entries both named `example.com/numa`.
+    Valid: entries named `example.com/numa` and `example.com/socket`.
 
     Upstream: `validateDeviceDerivedAttributes` (pkg/apis/resource/validation/validation.go).
     """

@@ -30,6 +30,8 @@ def suitable_nodes(doc, report):
             - {key: gpu, operator: In}
 
     Valid: the same with `values: ["true"]`.
+
+    Upstream: `ValidateClass` (up to 1.30), `validateDeviceClassSpec` (1.31) (pkg/apis/resource/validation/validation.go).
     """
     if doc.kind == "DeviceClass":
         selector = doc.get("spec", "suitableNodes", type=dict)

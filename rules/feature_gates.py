@@ -79,9 +79,11 @@ def field_dropped(doc, report):
     (1.35-1.36) is on, nor a ResourcePoolStatusRequest (1.36+) unless
     DRAResourcePoolStatus is on.
 
-    Example (1.37): an attribute `{ints: [1, 2]}` loses its list (DRA801) and is
+    Invalid: in 1.37 a slice attribute `{ints: [1, 2]}` loses its list (DRA801) and is
     then rejected for having no value (DRA566), unless the cluster enables
-    DRAListTypeAttributes.
+    DRAListTypeAttributes. Valid: `{int: 1}`, which no gate governs.
+
+    Upstream: `dropDisabledFields` (pkg/registry/resource/*/strategy.go, called from `PrepareForCreate`).
     """
     if doc.kind == "DeviceTaintRule":
         gate = _taint_rule_gate(doc)
@@ -109,6 +111,11 @@ def admin_access_namespace(doc, report):
     namespace carries `resource.k8s.io/admin-access: "true"` (1.33) or
     `resource.kubernetes.io/admin-access: "true"` (1.34+). A linter cannot
     see namespace labels, hence a warning.
+
+    Invalid: `exactly: {deviceClassName: gpu.example.com, adminAccess: true}`.
+    Valid: the same with `adminAccess: false` (or without it).
+
+    Upstream: `AuthorizedForAdmin` (pkg/registry/resource), called from the claim strategy's `Validate`.
     """
     if not gate_enabled(doc, "DRAAdminAccess"):
         return  # dropped: DRA801 says so

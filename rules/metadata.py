@@ -313,10 +313,14 @@ def cluster_scoped_namespace(doc, report):
     The API server silently clears `metadata.namespace` on create, so the
     field is misleading; remove it.
 
-    Invalid (warning):
+    Invalid:
 
         kind: DeviceClass
         metadata: {name: gpu.example.com, namespace: default}
+
+    Valid: the same without `namespace`.
+
+    Upstream: `BeforeCreate` (staging/src/k8s.io/apiserver/pkg/registry/rest/create.go).
     """
     if doc.kind not in CLUSTER_SCOPED:
         return

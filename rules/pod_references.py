@@ -158,6 +158,12 @@ def pod_claim_shape(doc, report):
     `.resourceClaimTemplateName` up into the entry (`source` is gone) and added
     `resources.claims[].request` to containers. A manifest in the other
     release's shape has unknown fields, which strict decoding rejects.
+
+    Invalid: `resourceClaims: [{name: gpu, source: {resourceClaimTemplateName: gpu-template}}]` (1.31+).
+    Valid: `resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu-template}]` (1.31+).
+
+    Upstream: policy. The API server rejects the other shape by strict decoding of
+    unknown fields, not by a function of validation.go.
     """
     base = pod_spec_path(doc)
     if base is None:
@@ -213,6 +219,11 @@ def container_claim_reference(doc, report):
     (Duplicate), at `...resources.claims[N]`. A `request`, where set, must be
     a DNS label; it names a request of that claim. In a kustomize patch the
     pod declares what the patch and the objects it patches declare.
+
+    Invalid: `resources: {claims: [{name: gpu}]}` in a pod whose only claim is `tpu`.
+    Valid: the same in a pod with `resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu-template}]`.
+
+    Upstream: `validateResourceClaimNames` (pkg/apis/core/validation/validation.go).
     """
     base = pod_spec_path(doc)
     if base is None:

@@ -484,6 +484,8 @@ def too_many_tolerations(doc, report):
     The API server does not enforce it (a linter warning only).
 
     Invalid: a request with 17 `tolerations`. Valid: 16.
+
+    Upstream: policy.
     """
     for api, src, data in device_selector_targets(doc):
         seq = data.get("tolerations")
@@ -498,6 +500,8 @@ def claim_controller(doc, report):
     At most 63 characters and a DNS-1123 subdomain when lower-cased.
 
     Invalid: `controller: "my controller"`. Valid: `controller: gpu.example.com`.
+
+    Upstream: `validateResourceClaimSpec` (pkg/apis/resource/validation/validation.go in 1.31), which calls validateDriverName.
     """
     value = doc.get(*spec_path(doc), "controller", type=str)
     if value:

@@ -47,6 +47,7 @@ def binding_conditions(doc, report):
     other (Invalid at the missing list).
 
     Invalid: `bindingConditions: [ready]` without `bindingFailureConditions`.
+    Valid: `bindingConditions: [ready]` with `bindingFailureConditions: [failed]`.
 
     Upstream: `validateDeviceBindingParameters` (pkg/apis/resource/validation/validation.go).
     """
@@ -159,7 +160,8 @@ def node_allocatable_resources(doc, report):
     `perContainer` (Invalid), neither negative. In 1.36 keys must not be
     extended resources and `capacityKey` is a capacity name.
 
-    Invalid (1.37): `nodeAllocatableResources: {cpu: {mapping: {capacityMultiplier: "2"}}}`.
+    Invalid: `nodeAllocatableResources: {cpu: {mapping: {capacityMultiplier: "2"}}}` (1.37).
+    Valid: the same with `capacityKey: cores`, a capacity of the device.
 
     Upstream: `validateNodeAllocatableMapping`, `validateNodeAllocatableOverheadMapping`, `validateNodeAllocatableResources` (pkg/apis/resource/validation/validation.go).
     """
@@ -252,6 +254,7 @@ def capacity_request_policy(doc, report):
     above `min`.
 
     Invalid: `requestPolicy: {default: 3Gi, validValues: [2Gi, 1Gi]}`.
+    Valid: `requestPolicy: {default: 1Gi, validValues: [1Gi, 2Gi]}` on a capacity of 4Gi.
 
     Upstream: `validateInt64Range`, `validateRequestPolicy`, `validateRequestPolicyRange`, `validateRequestPolicyRangeStep`, `validateRequestPolicyValidValues`, `validateSingleAllocatableDeviceCapacity`, `validateValidRequestValues` (pkg/apis/resource/validation/validation.go).
     """

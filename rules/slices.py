@@ -71,6 +71,7 @@ def pool(doc, report):
     """`spec.pool`: a name of DNS subdomains joined by `/` (at most 253 characters), `resourceSliceCount` > 0, `generation` >= 0.
 
     Invalid: `pool: {name: "", generation: -1, resourceSliceCount: 0}`.
+    Valid: `pool: {name: node-1/gpus, generation: 0, resourceSliceCount: 1}`.
 
     Upstream: `validatePoolName`, `validateResourcePool` (pkg/apis/resource/validation/validation.go).
     """
@@ -118,6 +119,7 @@ def node_selection(doc, report):
     Invalid at `spec`.
 
     Invalid: both `nodeName: node-1` and `allNodes: true`; `allNodes: false`.
+    Valid: `nodeName: node-1` alone.
 
     Upstream: `validateNodeName`, `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
@@ -167,6 +169,8 @@ def too_many_devices(doc, report):
     Only devices the server keeps count (a gated field that is dropped does not lower the limit).
     From 1.35 a slice over its limit is only TooMany: validateSet checks none of its devices.
 
+    Invalid: 129 devices without taints or counters. Valid: 128.
+
     Upstream: `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
     seq = doc.get("spec", "devices", type=list)
@@ -182,6 +186,7 @@ def device_names(doc, report):
     """Device names must be DNS labels (validateDeviceName), unique in the slice (validateSet: Duplicate at `D` from 1.35, `D.name` before).
 
     Invalid: two devices named `gpu-0`, or a device named `GPU_0`.
+    Valid: devices named `gpu-0` and `gpu-1`.
 
     Upstream: `validateDevice`, `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
@@ -211,6 +216,7 @@ def attributes(doc, report):
     in all its attributes (numEntriesDeviceAttribute: Invalid at `D`).
 
     Invalid: `attributes: {model: {string: a100, int: 3}}`, `{driverVersion: {version: v1.2}}`, `{peers: {ints: []}}`.
+    Valid: `attributes: {model: {string: a100}, driverVersion: {version: 1.2.0}}`.
 
     Upstream: `validateCIdentifier`, `validateDevice`, `validateDeviceAttribute`, `validateDeviceAttributeStringValue`, `validateDeviceAttributeVersionValue`, `validateQualifiedName` (pkg/apis/resource/validation/validation.go).
     """
@@ -262,7 +268,7 @@ def _check_value(report, kind, value, api, src):
 def capacity(doc, report):
     """Capacity names are qualified names like attribute names (reported at `D.capacity`); attributes and capacities together at most 32 per device (Invalid at `D`).
 
-    Invalid: a device with 20 attributes and 13 capacities.
+    Invalid: a device with 20 attributes and 13 capacities. Valid: 20 attributes and 12 capacities.
 
     Upstream: `validateCIdentifier`, `validateInt64Range`, `validateQualifiedName` (pkg/apis/resource/validation/validation.go).
     """
@@ -307,6 +313,7 @@ def shared_counters(doc, report):
     (Invalid at `spec`), and more than 8 sets is only TooMany (no set is checked).
 
     Invalid: two counter sets named `gpu-0-counters`.
+    Valid: `sharedCounters: [{name: gpu-0-counters, counters: {memory: {value: 40Gi}}}]`.
 
     Upstream: `validateCounterSet`, `validateInt64Range`, `validateResourceSliceSpec` (pkg/apis/resource/validation/validation.go).
     """
@@ -344,6 +351,7 @@ def counter_consumption(doc, report):
     From 1.35 more than 2 entries is only TooMany (no entry is checked).
 
     Invalid: `consumesCounters: [{counterSet: a, counters: {}}]`.
+    Valid: `consumesCounters: [{counterSet: a, counters: {memory: {value: 10Gi}}}]`.
 
     Upstream: `validateDevice`, `validateDeviceCounterConsumption`, `validateInt64Range` (pkg/apis/resource/validation/validation.go).
     """
@@ -386,6 +394,7 @@ def device_node_selection(doc, report):
     empty or false, is one Invalid at `D`.
 
     Invalid: `perDeviceNodeSelection: true` and a device with neither.
+    Valid: `perDeviceNodeSelection: true` and every device with `nodeName: node-1`.
 
     Upstream: `validateDevice`, `validateNodeName` (pkg/apis/resource/validation/validation.go).
     """
@@ -434,6 +443,7 @@ def skip_node_operations(doc, report):
     NodePrepareResources needs NodeUnprepareResources (or `*`) as well (Invalid).
 
     Invalid: `skipNodeOperations: [NodePrepareResources]`.
+    Valid: `skipNodeOperations: [NodePrepareResources, NodeUnprepareResources]`.
 
     Upstream: `validateSkipNodeOperations` (pkg/apis/resource/validation/validation.go).
     """

@@ -74,6 +74,11 @@ def status_ignored(doc, report):
     Only drivers and the scheduler write status, through the `/status`
     subresource. Remove it from manifests (it usually comes from
     `kubectl get -o yaml`).
+
+    Invalid: a claim with a non-empty `status`, e.g. `status: {allocation: ...}`.
+    Valid: the same claim without `status`.
+
+    Upstream: `PrepareForCreate` (pkg/registry/resource/resourceclaim/strategy.go).
     """
     if _status(doc) is not None:
         report(("status",), "status is ignored when the claim is created; remove it from the manifest", at_key=True)
@@ -86,6 +91,9 @@ def reserved_for(doc, report):
     At most 32 entries (256 from 1.32), unique `uid`, each with `resource`,
     `name` and `uid`; not allowed without `status.allocation`; in classic
     DRA more than one entry needs `allocation.shareable: true`.
+
+    Invalid: two `reservedFor` entries with `uid: "1"`, or any without `status.allocation`.
+    Valid: `reservedFor` entries with distinct `uid`s beside a `status.allocation`.
 
     Upstream: `validateResourceClaimStatusUpdate`, `validateResourceClaimUserReference` (pkg/apis/resource/validation/validation.go).
     """
@@ -135,6 +143,9 @@ def allocation(doc, report):
     selector. Classic: `driverName` required, at most 32 resource handles of
     at most 16 KiB each, `availableOnNodes` a valid node selector;
     `deallocationRequested` needs an allocation and no reservations.
+
+    Invalid: a result with `request: tpu` in a claim whose only request is `gpu`.
+    Valid: `results: [{request: gpu, driver: gpu.example.com, pool: node-1, device: gpu-0}]`.
 
     Upstream: `validateAllocationConfigSource`, `validateAllocationResult`, `validateDeviceAllocationConfiguration`, `validateDeviceAllocationResult`, `validateDeviceBindingParameters`, `validateDeviceRequestAllocationResult`, `validatePoolName`, `validateRequestNameRef`, `validateSkipNodeOperations`, `validateUID` (pkg/apis/resource/validation/validation.go).
     """
@@ -292,6 +303,9 @@ def device_status(doc, report):
     characters, at most 16 unique IPs, each an address with a prefix length in
     canonical form (`10.9.8.7/24`). Dropped while
     DRAResourceClaimDeviceStatus is off (1.32).
+
+    Invalid: `devices: [{driver: gpu.example.com, pool: node-1, device: gpu-1}]` when only
+    `gpu-0` is allocated. Valid: the same naming `gpu-0`.
 
     Upstream: `validateDeviceStatus`, `validateNetworkDeviceData`, `validateResourceClaimStatusUpdate`, `validateUID` (pkg/apis/resource/validation/validation.go).
     """

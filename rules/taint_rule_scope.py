@@ -20,10 +20,11 @@ def taint_rule_without_selector(doc, report):
     Why: up to 1.37 such a rule tainted every device in the cluster; from 1.38
     (kubernetes#141648) it taints none, so a rule meant to cover everything stops working.
 
-    Invalid (info): `spec: {taint: {key: example.com/maintenance, effect: NoSchedule}}`.
+    Invalid: `spec: {taint: {key: example.com/maintenance, effect: NoSchedule}}` (reported as info).
     Valid: the same with `deviceSelector: {driver: gpu.example.com}`.
 
-    Ports: the DeviceTaintRule controller's selector semantics (pkg/controller/devicetainteviction), not validation.go.
+    Upstream: policy. It follows the DeviceTaintRule controller's selector semantics
+    (pkg/controller/devicetainteviction), not an API-server check.
     """
     spec = doc.get("spec", type=dict)
     if spec is None or spec.get("deviceSelector") is not None:

@@ -52,6 +52,7 @@ def slice_taints(doc, report):
     is only TooMany (no taint is checked).
 
     Invalid: `taints: [{key: example.com/unhealthy, effect: PreferNoSchedule}]`.
+    Valid: `taints: [{key: example.com/unhealthy, effect: NoSchedule}]`.
 
     Upstream: `validateDevice`, `validateDeviceTaint`, `validateLabelValue` (pkg/apis/resource/validation/validation.go).
     """
@@ -82,6 +83,7 @@ def rule_taint(doc, report):
     Not checked when the gate that serves DeviceTaintRule is configured off.
 
     Invalid: `taint: {key: "bad key", effect: Evict}`, or no `taint` at all.
+    Valid: `taint: {key: example.com/maintenance, effect: NoSchedule}`.
 
     Upstream: `validateDeviceTaint`, `validateLabelValue` (pkg/apis/resource/validation/validation.go).
     """
@@ -108,7 +110,7 @@ def rule_selector(doc, report):
 
     Not checked when the gate that serves DeviceTaintRule is configured off.
 
-    Invalid: `deviceSelector: {driver: GPU_Driver}`.
+    Invalid: `deviceSelector: {driver: GPU_Driver}`. Valid: `deviceSelector: {driver: gpu.example.com}`.
 
     Upstream: `validateDeviceTaintSelector`, `validatePoolName` (pkg/apis/resource/validation/validation.go).
     """
