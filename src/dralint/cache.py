@@ -36,6 +36,7 @@ import json
 import os
 import stat
 import sys
+import time
 from typing import Any
 
 from . import __version__
@@ -118,23 +119,29 @@ class VerdictCache:
         if not (self._dirty and self._path and self._entries is not None):
             return
         self._dirty = False
-        folder = os.path.dirname(self._path)
-        tmp = None
         try:
-            os.makedirs(folder, exist_ok=True)
-            import tempfile  # only when verdicts changed, not on a clean file's start-up
-
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(self._entries, handle, separators=(",", ":"))
-            os.replace(tmp, self._path)
+            os.makedirs(os.path.dirname(self._path), exist_ok=True)
+            write_private(self._path, json.dumps(self._entries, separators=(",", ":")).encode())
         except OSError:
-            # A read-only home or a full disk only costs speed.
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+            pass  # a read-only home or a full disk only costs speed
+
+
+def write_private(path: str, data: bytes) -> None:
+    """`data` at `path`, atomically and readable by its owner only: written to a file of this process
+    beside it, then renamed over it, so a concurrent reader sees the old bytes or the new, never a part.
+    The temporary file goes on any failure, which is raised."""
+    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def read_regular(path: str, limit: int, what: str = "verdict cache") -> bytes | None:

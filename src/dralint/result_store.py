@@ -33,7 +33,7 @@ import os
 import time
 from typing import Any
 
-from .cache import read_regular
+from .cache import read_regular, write_private
 
 MAGIC = b"DRALINT-RESULTS\n"
 FORMAT = 1
@@ -85,7 +85,7 @@ class Pack:
                 # What other runs saved since this one read the pack, unless none did.
                 merged = dict(self.entries) if unchanged else read_pack(self.path, self.key, self.secret)
                 merged.update(self.added)
-                _write(self.path, encode(bounded(merged), self.key, self.secret))
+                write_private(self.path, encode(bounded(merged), self.key, self.secret))
                 _prune(self.folder, keep=self.path)
             self.added = {}
             return True
@@ -150,23 +150,7 @@ def prepare(folder: str) -> None:
     os.makedirs(folder, exist_ok=True)
     ignore = os.path.join(folder, ".gitignore")
     if not os.path.lexists(ignore):
-        _write(ignore, GITIGNORE.encode())
-
-
-def _write(path: str, data: bytes) -> None:
-    """`data` at `path`, atomically: written to a file of this process beside it, then renamed over it."""
-    tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        write_private(ignore, GITIGNORE.encode())
 
 
 def _prune(folder: str, keep: str) -> None:
