@@ -225,49 +225,17 @@ def absorb_plain(run: _Run, blob: bytes, name: str, text: bytes | None) -> None:
 
 
 def merge(run: _Run, plain: tuple, name: str, text: bytes | None) -> None:
-    """`run.absorb` of a partial in plain tuples (dralint.lint._Run.absorb: the same merge, without a LintResult
-    per file). Takes over the lists of `plain`."""
+    """A stored partial (`plain_of`) back as a PartialResult, merged by `run.absorb` as a worker's is; the
+    file's own bytes (`text`, read again on a hit) are put back among the texts its report quotes."""
     problems, counts, passed_over_files, objects, source_names, records, first, late, suppressor, rendered, texts = plain
-    result = run.result
-    result.problems += problems
-    result.files += counts[0]
-    result.documents += counts[1]
-    result.checked += counts[2]
-    result.passed_over += counts[3]
-    result.files_passed_over += counts[4]
-    result.empty += counts[5]
-    if passed_over_files:
-        result.passed_over_files += passed_over_files
-    if objects:
-        result.objects += objects
-    if source_names:
-        result.source_names += source_names
-    if texts:
-        result.texts.update(texts)
+    result = LintResult()
+    result.problems = problems
+    result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty = counts
+    result.passed_over_files, result.objects, result.source_names, result.texts = passed_over_files, objects, source_names, texts
     if text is not None:
-        result.texts[name] = text
-    for release, by_key in records.items():
-        if release not in run.first:
-            place = first[release]
-            run.first[release] = Place(*place[:4], Span(*place[4]), *place[5:])
-        mine = run.records.get(release)
-        if mine is None:
-            mine = run.records[release] = {}
-        for key, found in by_key.items():
-            kept = mine.get(key)
-            if kept is None:
-                mine[key] = found
-            else:
-                kept += found
-    if late:
-        run.late.append(late)
-    if suppressor is not None:
-        if run.suppressor is None:
-            run.suppressor = suppressor
-        else:
-            run.suppressor.absorb(suppressor)
-    if rendered:
-        run.rendered.update(rendered)
+        texts[name] = text
+    firsts = {release: Place(*place[:4], Span(*place[4]), *place[5:]) for release, place in first.items()}
+    run.absorb(PartialResult(result, records, firsts, late, suppressor, rendered))
 
 
 def absorb_item(run: _Run, item: tuple, pack: Pack) -> None:
