@@ -1,10 +1,11 @@
 """Which of a document type's rules can report on one document: those whose `needs` it has.
 
 A rule declares with `@rule(needs=...)` the paths of which at least one must be present for it
-to be able to report; the table of one (release, apiVersion, kind) is built once per run, and
-each distinct path is tested once per document, shared by every rule that names it. A rule
-without `needs` always runs. tests/test_dispatch.py holds every declaration to what its rule
-reads: on every fixture, a skipped rule called anyway reports nothing.
+to be able to report; the table of one (release, apiVersion, kind) is built once per run. The
+paths of a table are merged into one tree, walked once per document (a prefix that many paths
+share, such as `spec.devices.requests`, is looked up once), and the rule list of each
+combination of present paths is chosen once. A rule without `needs` always runs.
+tests/test_dispatch.py holds every declaration to what its rule reads.
 """
 
 from __future__ import annotations
@@ -13,29 +14,70 @@ from typing import Any
 
 from .api import Rule
 
-ENABLED = True  # off: every rule of the type runs (tests compare the two)
+ENABLED = True  # off: every rule of the type runs (tests and bench/dispatch.py compare the two)
+
+# A tree of paths: key -> (bits of the paths that end there, the tree below it).
+_Tree = dict[str, tuple[int, "_Tree"]]
 
 
 class Dispatch:
     """The rules of one (release, apiVersion, kind), in order, and the paths they need."""
 
-    __slots__ = ("rules", "paths", "_chosen")
+    __slots__ = ("rules", "paths", "_tree", "_chosen")
 
     def __init__(self, rules: list[Rule]):
         self.rules = rules
         needed = {p: None for r in rules if r.needs is not None for p in r.needs}
         self.paths = tuple(needed) if ENABLED else ()
-        self._chosen: dict[tuple[bool, ...], list[Rule]] = {}  # by which of `paths` are present
+        self._tree = _tree(self.paths)
+        self._chosen: dict[int, list[Rule]] = {}  # by the bit set of the `paths` present
 
     def for_document(self, data: Any) -> list[Rule]:
         if not self.paths:
             return self.rules
-        key = tuple(has_path(data, p) for p in self.paths)
-        chosen = self._chosen.get(key)
+        present = _present(data, self._tree)
+        chosen = self._chosen.get(present)
         if chosen is None:
-            present = {p for p, there in zip(self.paths, key, strict=True) if there}
-            chosen = self._chosen[key] = [r for r in self.rules if r.needs is None or not present.isdisjoint(r.needs)]
+            there = {p for bit, p in enumerate(self.paths) if present >> bit & 1}
+            chosen = self._chosen[present] = [r for r in self.rules if r.needs is None or not there.isdisjoint(r.needs)]
         return chosen
+
+
+def _tree(paths: tuple[tuple[str, ...], ...]) -> _Tree:
+    root: dict = {}
+    for bit, path in enumerate(paths):
+        node = root
+        for i, key in enumerate(path):
+            ends, below = node.get(key, (0, {}))
+            if i == len(path) - 1:
+                ends |= 1 << bit
+            node[key] = (ends, below)
+            node = below
+    return root
+
+
+def _present(node: Any, tree: _Tree) -> int:
+    """The bits of the paths of `tree` present in `node` (as `has_path` tells, all at once)."""
+    found = 0
+    for key, (ends, below) in tree.items():
+        if key == "*":
+            if node.__class__ is not list and not isinstance(node, list):
+                continue
+            for entry in node:
+                found |= ends
+                if below:
+                    found |= _present(entry, below)
+            continue
+        if node.__class__ is not dict and not isinstance(node, dict):
+            continue
+        try:
+            value = node[key]
+        except KeyError:
+            continue
+        found |= ends
+        if below:
+            found |= _present(value, below)
+    return found
 
 
 def has_path(node: Any, path: tuple[str, ...]) -> bool:
