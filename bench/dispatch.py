@@ -1,9 +1,9 @@
-"""What rule dispatch (`@rule(needs=...)`, dralint.dispatch) saves, paired and alternated in one run.
+"""What rule dispatch (`@rule(needs=...)`, dralint.pipeline.dispatch) saves, paired and alternated in one run.
 
     python bench/dispatch.py [--documents 5000] [--repeat 7] [--sets synthetic,corpus,a,b]
                              [--baseline DIR] [--calls]
 
-In process: lints each set alternating dispatch on and off (dralint.dispatch.ENABLED), so that
+In process: lints each set alternating dispatch on and off (dralint.pipeline.dispatch.ENABLED), so that
 machine noise hits both alike, and prints the median CPU time of each and their ratio (both give
 the same problems: tests/test_dispatch.py). Sets: the synthetic documents of bench/bench.py, the
 real-world corpus (../shared/corpus/real-world) as it is, and its bench sets (a) and (b)
@@ -34,8 +34,8 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 import corpus_sets  # noqa: E402
 
 from bench import generate  # noqa: E402
-from dralint import dispatch  # noqa: E402
-from dralint import lint as lint_module  # noqa: E402
+from dralint.pipeline import dispatch  # noqa: E402
+from dralint.pipeline import run as lint_module  # noqa: E402
 
 from engine import lint_paths  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Rules dispatched only where they can fire (`@rule(needs=...)`, dralint.dispatch) lose nothing.
+"""Rules dispatched only where they can fire (`@rule(needs=...)`, dralint.pipeline.dispatch) lose nothing.
 
 * Every fixture under tests/cases at every release a fixture names, and the real-world corpus
   (when ../shared is present), are linted once with every rule of each document's type called
@@ -22,14 +22,15 @@ from typing import Any
 
 import pytest
 
-import dralint.lint
-from dralint import cli, dispatch, schemas
+import dralint.pipeline.run
+from dralint import cli, schemas
 from dralint.api import DocumentView, Rule
 from dralint.config import Overrides, build_options
-from dralint.dispatch import Dispatch, has_path
-from dralint.engine import run_document_rules
 from dralint.k8s.resource import CLASSIC, STRUCTURED
 from dralint.model import Document
+from dralint.pipeline import dispatch
+from dralint.pipeline.dispatch import Dispatch, has_path
+from dralint.pipeline.engine import run_document_rules
 from dralint.registry import all_rules
 from dralint.report import FORMATS, ReportOptions, renderer
 
@@ -87,7 +88,7 @@ class _Observed:
 def _observe(runs: list[tuple[str | None, list[str]]], monkeypatch) -> _Observed:
     seen = _Observed()
     skipped: list[set[str]] = [set()]
-    choose, run = Dispatch.for_document, dralint.lint.run_document_rules
+    choose, run = Dispatch.for_document, dralint.pipeline.run.run_document_rules
 
     def for_document(self, data):
         skipped[0] = {r.code for r in self.rules} - {r.code for r in choose(self, data)}
@@ -109,7 +110,7 @@ def _observe(runs: list[tuple[str | None, list[str]]], monkeypatch) -> _Observed
         return problems
 
     monkeypatch.setattr(Dispatch, "for_document", for_document)
-    monkeypatch.setattr(dralint.lint, "run_document_rules", run_document_rules)
+    monkeypatch.setattr(dralint.pipeline.run, "run_document_rules", run_document_rules)
     for release, files in runs:
         if release is None:  # reported in every format; at the other releases the problems are what counts
             seen.reports[release] = _reports(files, release)

@@ -61,7 +61,7 @@ class DeviceShape(NamedTuple):
 
 
 def device_paths(*fields: str) -> tuple[str, ...]:
-    """`needs=` paths (dralint.dispatch) of `fields` of every device of a slice, in both shapes (`basic` up to v1beta1)."""
+    """`needs=` paths (dralint.pipeline.dispatch) of `fields` of every device of a slice, in both shapes (`basic` up to v1beta1)."""
     return tuple(f"spec.devices.*{middle}.{field}" for middle in ("", ".basic") for field in fields)
 
 
