@@ -48,7 +48,7 @@ from dralint.k8s.resource import (
 )
 
 CLASS_AND_CLAIMS = [*CLAIM_KINDS, "DeviceClass"]
-# What the rules need present to be able to report (dralint.dispatch): the requests (REQUESTS), or one field of them.
+# What the rules need present to be able to report (dralint.pipeline.dispatch): the requests (REQUESTS), or one field of them.
 FIRST_AVAILABLE = tuple(f"{base}.*.firstAvailable" for base in REQUESTS)
 TOLERATIONS = request_paths("tolerations")
 
