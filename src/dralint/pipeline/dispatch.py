@@ -16,8 +16,11 @@ from ..api import Rule
 
 ENABLED = True  # off: every rule of the type runs (tests and bench/dispatch.py compare the two)
 
-# A tree of paths: key -> (bits of the paths that end there, the tree below it).
-_Tree = dict[str, tuple[int, "_Tree"]]
+# A tree of paths, one level per key: what `*` leads to (any entry of a list), and what each mapping
+# key leads to; each as (bits of the paths that end there, the level below it or None).
+_Step = tuple[int, "_Level | None"]
+_Level = tuple["_Step | None", dict[Any, "_Step"]]
+_MISSING = object()
 
 
 class Dispatch:
@@ -43,40 +46,49 @@ class Dispatch:
         return chosen
 
 
-def _tree(paths: tuple[tuple[str, ...], ...]) -> _Tree:
-    root: dict = {}
+def _tree(paths: tuple[tuple[str, ...], ...]) -> _Level:
+    root: dict = {}  # key -> [ends, below]: built mutable, then frozen into levels
     for bit, path in enumerate(paths):
         node = root
         for i, key in enumerate(path):
-            ends, below = node.get(key, (0, {}))
+            step = node.setdefault(key, [0, {}])
             if i == len(path) - 1:
-                ends |= 1 << bit
-            node[key] = (ends, below)
-            node = below
-    return root
+                step[0] |= 1 << bit
+            node = step[1]
+    return _frozen(root)
 
 
-def _present(node: Any, tree: _Tree) -> int:
-    """The bits of the paths of `tree` present in `node` (as `has_path` tells, all at once)."""
+def _frozen(node: dict) -> _Level:
+    steps = {key: (ends, _frozen(below) if below else None) for key, (ends, below) in node.items()}
+    return steps.pop("*", None), steps
+
+
+def _present(node: Any, level: _Level) -> int:
+    """The bits of the paths of `level` present in `node` (what `has_path` tells of each, all at once)."""
+    star, keyed = level
     found = 0
-    for key, (ends, below) in tree.items():
-        if key == "*":
-            if node.__class__ is not list and not isinstance(node, list):
-                continue
-            for entry in node:
-                found |= ends
-                if below:
-                    found |= _present(entry, below)
-            continue
-        if node.__class__ is not dict and not isinstance(node, dict):
-            continue
-        try:
-            value = node[key]
-        except KeyError:
-            continue
+    if keyed and isinstance(node, dict):
+        if len(node) < len(keyed):  # a request has a few fields; the paths name many
+            for key, value in node.items():
+                step = keyed.get(key)
+                if step is not None:
+                    found |= step[0]
+                    if step[1] is not None:
+                        found |= _present(value, step[1])
+        else:
+            get = node.get
+            for key, (ends, below) in keyed.items():
+                value = get(key, _MISSING)
+                if value is not _MISSING:
+                    found |= ends
+                    if below is not None:
+                        found |= _present(value, below)
+    elif star is not None and node and isinstance(node, list):
+        ends, below = star
         found |= ends
-        if below:
-            found |= _present(value, below)
+        if below is not None:
+            for entry in node:
+                found |= _present(entry, below)
     return found
 
 
