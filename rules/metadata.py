@@ -306,7 +306,7 @@ def template_metadata_forbidden(doc, report):
             )
 
 
-@rule("DRA210", "cluster-scoped-namespace", severity="warning", api_versions=EVERY_VERSION, needs=("metadata.namespace",))
+@rule("DRA210", "cluster-scoped-namespace", severity="warning", kinds=CLUSTER_SCOPED, api_versions=EVERY_VERSION, needs=("metadata.namespace",))
 def cluster_scoped_namespace(doc, report):
     """A cluster-scoped object (DeviceClass, ResourceClass, ResourceSlice, DeviceTaintRule, ResourcePoolStatusRequest) has no namespace.
 
