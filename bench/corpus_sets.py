@@ -60,9 +60,10 @@ def documents(root: Path) -> list[tuple[str, str]]:
 
 
 def _as_json(text: str) -> str:
-    from ruamel.yaml import YAML  # only --json needs a YAML loader here
+    """The document as dralint reads it (repeated keys: the last wins; timestamps stay text), as JSON."""
+    from dralint.load import load  # only --json needs a YAML loader here
 
-    return json.dumps(YAML(typ="safe", pure=True).load(text), indent=2) + "\n"
+    return json.dumps(load("document.yaml", text.encode()).documents[0].data, indent=2) + "\n"
 
 
 def _write(path: Path, text: str) -> None:
