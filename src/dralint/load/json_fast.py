@@ -187,16 +187,14 @@ class Seek:
                 if members is None:
                     return ABSENT  # a scalar has nothing below it
                 members_of[prefix] = members
-            if type(members) is dict:
-                if type(step) is not str:
-                    return MISS
-                at = members.get(step, ABSENT)
+            # A key is a str and an index an int (True is 1, as in a dict of paths); what else a step
+            # might equal is for the whole table to say.
+            if isinstance(step, str):
+                at = members.get(step, ABSENT) if type(members) is dict else ABSENT
+            elif isinstance(step, int):
+                at = (-1, -1, *members[step]) if type(members) is list and 0 <= step < len(members) else ABSENT
             else:
-                if type(step) is not int:
-                    return MISS
-                if not 0 <= step < len(members):
-                    return ABSENT
-                at = (-1, -1, *members[step])
+                return MISS
             if at is ABSENT:
                 return ABSENT
         return at
