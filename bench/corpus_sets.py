@@ -61,7 +61,7 @@ def documents(root: Path) -> list[tuple[str, str]]:
 
 def _as_json(text: str) -> str:
     """The document as dralint reads it (repeated keys: the last wins; timestamps stay text), as JSON."""
-    from dralint.load import load  # only --json needs a YAML loader here
+    from dralint.pipeline.load import load  # only --json needs a YAML loader here
 
     return json.dumps(load("document.yaml", text.encode()).documents[0].data, indent=2) + "\n"
 

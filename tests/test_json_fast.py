@@ -1,4 +1,4 @@
-"""JSON by json's C decoder (dralint.load.json_fast): the same documents, problems and positions as the
+"""JSON by json's C decoder (dralint.pipeline.load.json_fast): the same documents, problems and positions as the
 position-keeping parser, which still reads every document the decoder cannot vouch for.
 
 "The parser alone" is the loader with `Documents.decode` answering None for every document: each is
@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from dralint.lint import LintOptions, lint
-from dralint.load import MAX_DEPTH, MAX_NODES, json_fast, load
-from dralint.load.json_fast import Seek
+from dralint.lint import LintOptions, Source, lint
 from dralint.model import Node, Span
-from dralint.sources import Source
+from dralint.pipeline.load import MAX_DEPTH, MAX_NODES, json_fast, load
+from dralint.pipeline.load.json_fast import Seek
 
 TESTS = Path(__file__).parent
 FIXTURES = sorted(p for p in TESTS.rglob("*.json") if "__pycache__" not in p.parts)
