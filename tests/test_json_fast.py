@@ -233,14 +233,49 @@ def test_a_stream_falls_back_one_document_at_a_time():
     assert_same("s.json", text.encode())
 
 
-def test_a_large_file_is_read_by_the_parser_until_what_is_left_is_small():
-    # Decoded whole, a hostile 16 MB of `[{},{},...` builds millions of objects; the parser stops at MAX_NODES.
-    wide = '{"kind": "W", "v": [' + ",".join(["1"] * (MAX_NODES // 2 + 10)) + "]}\n"
-    text = wide + wide + '{"kind": "S", "v": [1, 2]}\n'
+def _wide(kind: str) -> str:
+    return f'{{"kind": "{kind}", "v": [' + ",".join(["1"] * (MAX_NODES // 2 + 10)) + "]}\n"
+
+
+def test_a_text_that_may_hold_too_many_values_is_decoded_a_window_at_a_time():
+    # Decoded whole, a hostile 16 MB of `[{},{},...` would build millions of objects; the parser stops at MAX_NODES.
+    text = "[" + "{}," * 150_000 + "{}]"
+    documents = json_fast.Documents(text)
+    seen: list[int] = []
+    scan = documents.scan
+    documents.scan = lambda s, i: (seen.append(len(s) - i), scan(s, i))[1]
+    assert documents.decode(0) is None
+    assert seen and max(seen) <= 4 * MAX_NODES
+    result = load("w.json", text.encode())
+    assert where(result) == [("DRA005", 0, 1, 299999, 1, 300000)]
+    with parser_alone():
+        assert where(load("w.json", text.encode())) == where(result)
+
+
+def test_documents_of_a_large_stream_are_decoded_in_windows():
+    text = _wide("A") + _wide("B") + '{"kind": "S", "v": [1, 2]}\n'
     result = load("big.json", text.encode())
-    assert result.problems == []
-    assert _kinds(result) == [False, True, True]
+    assert result.problems == [] and _kinds(result) == [True, True, True]
+    assert result.documents[1].positions[("v", 3)] == Node(None, Span(2, 27, 2, 28))
     assert result.documents[2].positions[("v", 1)] == Node(None, Span(3, 24, 3, 25))
+    with parser_alone():
+        slow = load("big.json", text.encode())
+    assert [typed(d.data) for d in result.documents] == [typed(d.data) for d in slow.documents]
+
+
+def test_a_document_longer_than_the_window_is_read_by_the_parser():
+    long = '{"kind": "L", "s": "' + "x" * (4 * MAX_NODES) + '", "v": [' + ",".join(["1"] * (MAX_NODES // 2 + 10)) + "]}\n"
+    result = load("long.json", (long + _wide("B")).encode())
+    assert result.problems == [] and _kinds(result) == [False, True]
+    assert result.documents[0].data["s"] == "x" * (4 * MAX_NODES)
+
+
+def test_a_number_at_the_edge_of_a_window_is_read_whole():
+    text = "1." + "0" * 5000 + "e5\n" + _wide("A") + _wide("B")
+    result = load("n.json", text.encode())
+    assert where(result) == [("DRA003", 0, 1, 1, 1, 5005)]
+    assert "scalar (number 100000)" in result.problems[0].message
+    assert _kinds(result) == [True, True]
 
 
 def test_a_json_list_keeps_its_item_positions():
@@ -286,3 +321,10 @@ def test_deep_nesting_within_the_limit_is_decoded():
     result = load("d.json", text.encode())
     assert result.problems == [] and _kinds(result) == [True]
     assert_same("d.json", text.encode())
+
+
+def test_a_long_run_of_digits_is_found_across_the_chunks_it_is_searched_in():
+    edge = "x" * ((1 << 20) - 10)
+    assert json_fast._long_digit_run(edge + "1" * 21 + "x")
+    assert not json_fast._long_digit_run(edge + "1" * 20 + "x" + "2" * 20)
+    assert json_fast._long_digit_run('{"é": "' + "9" * 21 + '"}')

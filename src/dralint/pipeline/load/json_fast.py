@@ -33,6 +33,10 @@ __all__ = ["Documents", "Seek", "within_limits"]
 _WS = re.compile(r"[ \t\r\n]*")
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # an escaped surrogate (or a `\\` before `ud8..`: read by the parser)
 _MAX_INT_DIGITS = 20  # as json_reader: more digits are read as a float, which only the parser reports
+# Characters decoded at once while the rest of the text may hold MAX_NODES values or more (see Documents):
+# a few objects a character at most, so a few MB; a longer document there is read by the parser.
+_WINDOW = 4 * MAX_NODES
+_FIRST_WINDOW = 4096
 
 
 class _Unsure(Exception):
@@ -65,8 +69,12 @@ def _constant(_: str) -> Any:
     raise _Unsure  # NaN, Infinity, -Infinity: not JSON to the parser
 
 
-_SCAN = json.scanner.make_scanner(json.JSONDecoder(object_pairs_hook=_pairs, parse_float=_float, parse_int=_int,
+# json's own int() for integers, unless the text has a run of more digits than an integer may have
+# (_long_digit_run): a Python call per integer costs more than all the rest of decoding an array of them.
+_SCAN = json.scanner.make_scanner(json.JSONDecoder(object_pairs_hook=_pairs, parse_float=_float,
                                                    parse_constant=_constant))
+_SCAN_LONG = json.scanner.make_scanner(json.JSONDecoder(object_pairs_hook=_pairs, parse_float=_float, parse_int=_int,
+                                                        parse_constant=_constant))
 _SKIP = json.scanner.make_scanner(json.JSONDecoder())  # values Seek steps over: their text, already decoded once
 _SCANSTRING = json.decoder.scanstring
 
@@ -91,6 +99,21 @@ def within_limits(value: Any) -> bool:
     return True
 
 
+# UTF-8 bytes -> "0" for an ASCII digit (no other byte of UTF-8 is one), " " for any other byte
+_DIGITS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_RUN = b"0" * (_MAX_INT_DIGITS + 1)
+_CHUNK = 1 << 20
+
+
+def _long_digit_run(text: str) -> bool:
+    """Whether `text` has more digits in a row than an integer `_Parser` reads as one (in a number or a
+    string alike). A megabyte at a time: bytes.translate, not a regex, which is ten times slower."""
+    for k in range(0, len(text), _CHUNK):
+        if _RUN in text[k:k + _CHUNK + _MAX_INT_DIGITS].encode("utf-8", "surrogatepass").translate(_DIGITS):
+            return True
+    return False
+
+
 def _separators(text: str, start: int, end: int | None = None) -> int:
     """A bound on the values in text[start:end]: every value but the first of a container follows a comma
     (commas and brackets in strings only make it larger)."""
@@ -100,14 +123,16 @@ def _separators(text: str, start: int, end: int | None = None) -> int:
 class Documents:
     """Decodes the documents of one JSON text, in order, with json's C decoder."""
 
-    __slots__ = ("text", "rest")
+    __slots__ = ("text", "rest", "window", "scan")
 
     def __init__(self, text: str) -> None:
         self.text = text
         # A bound on the values from the next document to the end of the text. While it is MAX_NODES or more,
-        # the parser reads (and stops at its limit): decoded whole, a hostile 16 MB of `[{},{},...` would
-        # build millions of objects the parser never builds.
+        # a document is decoded from a window of the text, at most _WINDOW characters: decoded whole, a
+        # hostile 16 MB of `[{},{},...` would build millions of objects the parser never builds.
         self.rest = _separators(text, 0)
+        self.window = _FIRST_WINDOW
+        self.scan = _SCAN_LONG if _long_digit_run(text) else _SCAN
 
     def read(self, start: int, end: int) -> None:
         """The document text[start:end] was read (by `decode` or the parser)."""
@@ -116,19 +141,49 @@ class Documents:
 
     def decode(self, i: int) -> tuple[Any, int] | None:
         """(value, where it ends) of the document at i, or None when only the parser can read it."""
-        if self.rest >= MAX_NODES:
-            return None
         text = self.text
-        try:
-            value, end = _SCAN(text, i)
-        except (StopIteration, ValueError, RecursionError, _Unsure):  # ValueError: JSONDecodeError too
+        if self.rest < MAX_NODES:
+            got = _decoded(self.scan, text, i)
+        else:
+            got = self._windowed(i)
+        if got is None:
             return None
+        value, end = got
         if _SURROGATE.search(text, i, end) is not None:
             return None
-        # Fewer than MAX_NODES values (`rest` bounds them); nesting is bounded by the brackets, else counted.
-        if text.count("[", i, end) + text.count("{", i, end) >= MAX_DEPTH and not within_limits(value):
-            return None
+        if text.count("[", i, end) + text.count("{", i, end) >= MAX_DEPTH or \
+                (self.rest >= MAX_NODES and _separators(text, i, end) >= MAX_NODES):
+            if not within_limits(value):
+                return None
         return value, end
+
+    def _windowed(self, i: int) -> tuple[Any, int] | None:
+        """The document at i decoded from text[i:i + w], w growing while the document goes past the window."""
+        text = self.text
+        w = self.window
+        while True:
+            piece = text[i:i + w]
+            cut = i + w < len(text)
+            try:
+                value, end = self.scan(piece, 0)
+            except _Unsure:
+                return None
+            except (StopIteration, ValueError, RecursionError):
+                end = len(piece)  # maybe cut short by the window
+            else:
+                if not cut or end < len(piece):  # a number at the window's edge may go on past it
+                    self.window = max(_FIRST_WINDOW, 2 * end)
+                    return value, i + end
+            if not cut or w >= _WINDOW:
+                return None
+            w = min(4 * w, _WINDOW)
+
+
+def _decoded(scan: Callable[[str, int], tuple[Any, int]], text: str, i: int) -> tuple[Any, int] | None:
+    try:
+        return scan(text, i)
+    except (StopIteration, ValueError, RecursionError, _Unsure):  # ValueError: JSONDecodeError too
+        return None
 
 
 class Seek:
