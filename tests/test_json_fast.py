@@ -56,7 +56,7 @@ def problems(result) -> list[tuple]:
 def absent_paths(table: dict) -> list[tuple]:
     """Paths next to those of `table` that the document does not have."""
     out = [("no such key",), (-1,), (10**6,)]
-    for path in table:
+    for path in list(table)[:500]:
         for extra in (("no such key",), (0,), (10**6,), (-1,)):
             if path + extra not in table:
                 out.append(path + extra)
@@ -245,11 +245,7 @@ def test_a_text_that_may_hold_too_many_values_is_decoded_a_window_at_a_time():
     scan = documents.scan
     documents.scan = lambda s, i: (seen.append(len(s) - i), scan(s, i))[1]
     assert documents.decode(0) is None
-    assert seen and max(seen) <= 4 * MAX_NODES
-    result = load("w.json", text.encode())
-    assert where(result) == [("DRA005", 0, 1, 299999, 1, 300000)]
-    with parser_alone():
-        assert where(load("w.json", text.encode())) == where(result)
+    assert seen and max(seen) <= 4 * MAX_NODES  # then the parser reads it: DRA005, as in test_what_only_the_parser_reads_is_read_by_it
 
 
 def test_documents_of_a_large_stream_are_decoded_in_windows():
@@ -258,9 +254,7 @@ def test_documents_of_a_large_stream_are_decoded_in_windows():
     assert result.problems == [] and _kinds(result) == [True, True, True]
     assert result.documents[1].positions[("v", 3)] == Node(None, Span(2, 27, 2, 28))
     assert result.documents[2].positions[("v", 1)] == Node(None, Span(3, 24, 3, 25))
-    with parser_alone():
-        slow = load("big.json", text.encode())
-    assert [typed(d.data) for d in result.documents] == [typed(d.data) for d in slow.documents]
+    assert [typed(d.data) for d in result.documents] == [typed(json.loads(line)) for line in text.splitlines()]
 
 
 def test_a_document_longer_than_the_window_is_read_by_the_parser():
