@@ -70,7 +70,7 @@ def _constant(_: str) -> Any:
 
 
 # json's own int() for integers, unless the text has a run of more digits than an integer may have
-# (_long_digit_run): a Python call per integer costs more than all the rest of decoding an array of them.
+# (_long_digit_run): a Python call per integer would be most of the cost of an array of them (docs/performance.md).
 _SCAN = json.scanner.make_scanner(json.JSONDecoder(object_pairs_hook=_pairs, parse_float=_float,
                                                    parse_constant=_constant))
 _SCAN_LONG = json.scanner.make_scanner(json.JSONDecoder(object_pairs_hook=_pairs, parse_float=_float, parse_int=_int,
@@ -107,7 +107,7 @@ _CHUNK = 1 << 20
 
 def _long_digit_run(text: str) -> bool:
     """Whether `text` has more digits in a row than an integer `_Parser` reads as one (in a number or a
-    string alike). A megabyte at a time: bytes.translate, not a regex, which is ten times slower."""
+    string alike). A megabyte at a time, by bytes.translate: a regex is many times slower (docs/performance.md)."""
     for k in range(0, len(text), _CHUNK):
         if _RUN in text[k:k + _CHUNK + _MAX_INT_DIGITS].encode("utf-8", "surrogatepass").translate(_DIGITS):
             return True
