@@ -75,7 +75,7 @@ def assert_same(name: str, data: bytes, *, absent: bool = True, **kw) -> list[bo
     for f, s in zip(fast.documents, slow.documents, strict=True):
         assert (f.index, f.list_item) == (s.index, s.list_item)
         assert typed(f.data) == typed(s.data)
-        used.append(f.list_item is None and decoded(f))
+        used.append(decoded(f))
         positions, styles = dict(s.positions.items()), dict(s.scalar_styles.items())
         for path, node in positions.items():  # in the table's order: a path's ancestors are asked first
             assert f.positions.get(path) == node, path
@@ -158,6 +158,8 @@ def _stream(rng: random.Random, odd: bool) -> str:
         body = _value(rng, 1, odd)
         if not body.startswith("{"):
             body = '{"apiVersion": "v1", "kind": "ConfigMap", "data": ' + body + "}"
+        if rng.random() < 0.2:  # a List: each item is a document
+            body = '{"apiVersion": "v1", "kind": "List", "items": [' + body + ", " + _value(rng, 3, odd) + "]}"
         docs.append(body)
     text = rng.choice(["\n", "\r\n", " ", "\n\n"]).join(docs) + rng.choice(["", "\n"])
     if odd and rng.random() < 0.1:
@@ -279,7 +281,10 @@ def test_a_json_list_keeps_its_item_positions():
     assert where(result) == [("DRA003", 0, 3, 2, 3, 3)]
     assert result.documents[1].positions[("b",)] == Node(Span(4, 16, 4, 19), Span(4, 21, 4, 24))
     assert result.documents[1].scalar_styles[("b",)] == '"'
-    assert_same("l.json", text.encode())
+    assert _kinds(result) == [True, True]  # sought in each item's text
+    assert assert_same("l.json", text.encode()) == [True, True]
+    with_dup = text.replace('"a": 1', '"a": 1, "a": 2')
+    assert assert_same("l.json", with_dup.encode()) == [False, False]
 
 
 def test_positions_of_a_decoded_document_are_sought_not_replayed():

@@ -210,6 +210,12 @@ class Seek:
     def __call__(self) -> Tables:
         return self.replay()
 
+    def item(self, n: int, whole: Callable[[], Tables]) -> Callable[[], Tables]:
+        """The tables of item n of this `kind: List` document: sought in the item's own text (its paths are
+        the item's), `whole` when read whole."""
+        at = self._find(("items", n))
+        return Seek(self.text, self.lines, at[2], at[3], whole) if type(at) is tuple else whole
+
     def lookup(self, path: Any) -> Any:
         at = self._find(path)
         if at is MISS or at is ABSENT:

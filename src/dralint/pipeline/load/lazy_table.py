@@ -196,7 +196,13 @@ class ListItems:
         self._items: dict[int, Tables] | None = None
 
     def item(self, i: int) -> Callable[[], Tables]:
-        return lambda: self._split().get(i, ({}, {}))
+        """Item i's tables, split from the document's; or what the document's tables give for an item
+        (json_fast.Seek.item: sought a path at a time, split from the document's when read whole)."""
+        def whole() -> Tables:
+            return self._split().get(i, ({}, {}))
+
+        of_item = getattr(self.tables, "item", None)
+        return whole if of_item is None else of_item(i, whole)
 
     def _split(self) -> dict[int, Tables]:
         if self._items is None:
