@@ -1,9 +1,12 @@
 """JSON text -> documents, with positions (a small parser of its own: JSON allows tabs, YAML does not).
 
 A file may hold several JSON values one after another (a JSON stream); each
-is a document. A document's positions are computed when first asked for, by
-parsing its text again (as the YAML side replays its events), so a file holds
-no table it was not asked for: memory stays a small multiple of the text
+is a document. Each is decoded by json's C decoder where json_fast.py can tell
+this parser would read it without a problem, and read by this parser otherwise
+(it says what is wrong, and where). A document's positions are computed when
+first asked for: a path at a time (json_fast.Seek), or whole by parsing its
+text again (as the YAML side replays its events), so a file holds no table it
+was not asked for: memory stays a small multiple of the text
 (tests/test_load_robustness.py; bench/memory.py).
 
 Numbers follow Kubernetes' JSON decoding: an integer that fits 64 bits is an
