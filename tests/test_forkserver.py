@@ -11,10 +11,10 @@ import sys
 import textwrap
 
 import pytest
+from forkserver import startup_environment
 
 import conftest
 from conftest import CASES, ROOT, run_dralint
-from forkserver import startup_environment
 
 
 def _both(monkeypatch, *args: str, **kw) -> tuple[conftest.Run, conftest.Run]:
