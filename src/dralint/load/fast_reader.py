@@ -47,16 +47,17 @@ WARM_BYTES = 256 * 1024  # YAML read by a process before rapidyaml is imported (
 
 _MARKER = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)  # yaml_reader's _DOC_MARKER
 _PLAIN_MARKER = re.compile(r"---[ \t]*(?:#[^\n]*)?(?:\n|$)")  # a marker line with nothing else on it
+_FILE_RISK = re.compile(r"^[%.]|[\r\x85\u2028\u2029\ufeff]", re.M)  # directives, `...`, odd breaks, a BOM
 # Anchors, aliases and tags start after a space, an indicator or at a line's start; `&&`, `!=` and `! `
 # in text are no indicators but are sent back all the same only where that is certain.
-_DOC_RISK = re.compile(r"(?:^|[ \[{,:?-])[&*!](?![&=])", re.M)
+_DOC_RISK = re.compile(r"(?:^|[ \[{,:?-])[&*!](?![&=])|\t", re.M)
 _WORD_STRINGS = "|".join(re.escape(w) for w in WORDS if w and w[0] not in "+-.")
 # A JSON string that may be a plain scalar resolve_plain reads as no string. Matches lie between two quote
 # characters; a string with an escape (a backslash) is text whatever it was.
 _MAYBE_NOT_TEXT = re.compile(r'"(?:([-+.0-9][^"\\]*)|' + _WORD_STRINGS + r'|<<)"|"":')
 _LONG_LINE = 1000
 
-_STATE: dict[str, Any] = {"read": 0, "ryml": None, "null": None}
+_STATE: dict[str, Any] = {"read": 0, "ryml": None}
 
 
 def available() -> bool:
@@ -75,32 +76,9 @@ def read_fast(sink: Sink, b: Backend) -> None:
     """Read `sink.text` (YAML) as yaml_reader.read_yaml does, documents it can prove plain through rapidyaml."""
     text = sink.text
     _STATE["read"] += len(text)
-    if _STATE["read"] < WARM_BYTES or not available() or _odd_file(text) or sink.lines.odd:
+    if _STATE["read"] < WARM_BYTES or not available() or _FILE_RISK.search(text) or sink.lines.odd:
         read_yaml(sink, b)
         return
-    saved = _quiet()
-    try:
-        _read(sink, b, text)
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
-def _odd_file(text: str) -> bool:
-    """Directives, `...` document ends, a CR, a BOM: yaml_reader reads the file (str searches, not a regex)."""
-    return text.startswith(("%", "...")) or "\n%" in text or "\n..." in text or "\r" in text or "\ufeff" in text
-
-
-def _quiet() -> int:
-    """Send file descriptor 2 (rapidyaml's error messages) to /dev/null; the descriptor to put back."""
-    if _STATE["null"] is None:
-        _STATE["null"] = os.open(os.devnull, os.O_WRONLY)
-    saved = os.dup(2)
-    os.dup2(_STATE["null"], 2)
-    return saved
-
-
-def _read(sink: Sink, b: Backend, text: str) -> None:
     b = current(b)
     sink.parser_coordinates = True
     replay_file = ReplayFile(b, sink)
@@ -151,28 +129,35 @@ def _blank(text: str, start: int, end: int) -> bool:
 def _plain(text: str, start: int, end: int, positioned: frozenset[str]) -> dict | None:
     """The data of the document text[start:end] when it is provably what yaml_reader would read, else None."""
     doc = text[start:end]
-    if "\t" in doc or (("&" in doc or "*" in doc or "!" in doc) and _DOC_RISK.search(doc) is not None):
+    if _DOC_RISK.search(doc) is not None or any(k in doc for k in positioned):
         return None
-    for k in positioned:
-        if k in doc:
-            return None
     if len(doc) >= _LONG_LINE and max(map(len, doc.split("\n"))) >= _LONG_LINE:
         return None
     ryml = _STATE["ryml"]
+    saved = os.dup(2)
     try:
-        tree = ryml.parse_in_arena(doc.encode())
-        root = tree.root_id()
-        size = tree.size() - 1
-        if tree.is_stream(root):
-            if tree.num_children(root) != 1:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        try:
+            tree = ryml.parse_in_arena(doc.encode())
+            root = tree.root_id()
+            size = tree.size() - 1
+            if tree.is_stream(root):
+                if tree.num_children(root) != 1:
+                    return None
+                root = tree.first_child(root)
+                size -= 1
+            if size > MAX_NODES or not tree.is_map(root):
                 return None
-            root = tree.first_child(root)
-            size -= 1
-        if size > MAX_NODES or not tree.is_map(root):
+            emitted = ryml.emit_json(tree, root)
+        except Exception:  # noqa: BLE001 - any error of rapidyaml's (syntax, depth): yaml_reader decides
             return None
-        emitted = ryml.emit_json(tree, root)
-    except Exception:  # noqa: BLE001 - any error of rapidyaml's (syntax, depth): yaml_reader decides
-        return None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
     for m in _MAYBE_NOT_TEXT.finditer(emitted):
         if m.group(1) is None or not _text(m.group(1)):
             return None
