@@ -24,7 +24,6 @@ from .backend import c_parser_available, want_pure
 from .decode import decode
 from .result import MAX_DEPTH, MAX_NODES, MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, LoadResult, Sink
 from .scalars import resolve_plain
-from .fast_reader import read_fast
 from .yaml_reader import read_yaml
 
 __all__ = ["LoadResult", "load", "plain_json", "MAX_BYTES", "MAX_NODES", "MAX_DEPTH", "MAX_PROBLEMS_PER_DOCUMENT",
@@ -59,11 +58,7 @@ def load(source: str, data: bytes, *, pure_python: bool | None = None, size: int
 
 def _read(sink: Sink, pure_python: bool | None) -> None:
     if not (_looks_like_json(sink.source, sink.text) and _read_json(sink)):
-        b = parser_backend(want_pure(pure_python))
-        if runtime.is_enabled() and not b.pure:
-            read_fast(sink, b)  # rapidyaml where it reads as yaml_reader does; a process dralint owns
-        else:
-            read_yaml(sink, b)
+        read_yaml(sink, parser_backend(want_pure(pure_python)))
     sink.finish()
 
 

@@ -38,7 +38,7 @@ from .position_table import Replay, ReplayFile
 from .result import MAX_DEPTH, MAX_NODES, MAX_PROBLEMS_PER_DOCUMENT, Sink
 from .scalars import NUMBER_START, WORDS, describe, key_string, resolve_plain, resolve_tagged
 
-__all__ = ["read_yaml", "read_one"]
+__all__ = ["read_yaml"]
 
 _NOKEY = object()  # no key read yet in the current mapping
 _SKIP = object()  # the key was rejected: drop its value
@@ -72,10 +72,9 @@ class _TextFrom:
 class _Chunk:
     """Where one parser run stands in the file: from character `io`, parser line `lo` on."""
 
-    __slots__ = ("sink", "b", "replay_file", "get", "io", "lo", "doc_index", "one")
+    __slots__ = ("sink", "b", "replay_file", "get", "io", "lo", "doc_index")
 
-    def __init__(self, sink: Sink, b: Backend, replay_file: ReplayFile, io: int, lo: int, doc_index: int,
-                 one: bool = False) -> None:
+    def __init__(self, sink: Sink, b: Backend, replay_file: ReplayFile, io: int, lo: int, doc_index: int) -> None:
         self.sink = sink
         self.b = b
         self.replay_file = replay_file
@@ -83,7 +82,6 @@ class _Chunk:
         self.io = io
         self.lo = lo
         self.doc_index = doc_index
-        self.one = one  # stop after one document (read_one)
 
     def span(self, ev: Any) -> Span:
         sm, em = ev.start_mark, ev.end_mark
@@ -109,14 +107,6 @@ def read_yaml(sink: Sink, b: Backend) -> None:
         lo += sink.lines.parser_breaks(io, resume)
         io = resume
         doc_index = chunk.doc_index
-
-
-def read_one(sink: Sink, b: Backend, replay_file: ReplayFile, io: int, lo: int, doc_index: int) -> tuple[int | None, int]:
-    """Read the file from character `io` (a document's start; parser line `lo`) until one document is read or
-    its error handled, exactly as read_yaml would from there: (where it stopped, None at the end; the next
-    document's index). For the fast reader (fast_reader.py), which hands over a document at a time."""
-    chunk = _Chunk(sink, b, replay_file, io, lo, doc_index, one=True)
-    return _parse_chunk(chunk), chunk.doc_index
 
 
 def _parse_chunk(chunk: _Chunk) -> int | None:
@@ -150,8 +140,6 @@ def _parse_chunk(chunk: _Chunk) -> int | None:
             prev_end = doc_end
             in_doc = False
             chunk.doc_index += 1
-            if chunk.one:
-                return chunk.io + doc_end.index
     except b.YAMLError as e:
         return _syntax_error(chunk, e, doc_start if in_doc else chunk.io)
     except RecursionError:
