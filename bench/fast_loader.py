@@ -7,7 +7,7 @@ On the real-world sets of bench/corpus_sets.py (skipped when ../shared is absent
 one process (CPU time, median), each a ratio to the bare libyaml event parse of the same files
 (bench.py's parse loop):
 
-  * loader: `dralint.load.load` as the command line calls it (the runtime seam on, the run-scope
+  * loader: `dralint.pipeline.load.load` as the command line calls it (the runtime seam on, the run-scope
     rules' `positioned` keys);
   * rapidyaml, no checks: parse, emit JSON, `json.loads`, a file at a time (data that is *not* what
     dralint reads: YAML 1.1 scalars, anchors, tags and repeated keys come out differently);
@@ -45,8 +45,8 @@ from corpus_sets import build_set, corpus_root  # noqa: E402
 from corpus_sets import documents as corpus_documents  # noqa: E402
 
 from dralint import runtime  # noqa: E402
-from dralint.load import load  # noqa: E402
-from dralint.load.scalars import WORDS, resolve_number, resolve_plain  # noqa: E402
+from dralint.pipeline.load import load  # noqa: E402
+from dralint.pipeline.load.scalars import WORDS, resolve_number, resolve_plain  # noqa: E402
 from dralint.registry import all_rules  # noqa: E402
 
 _MARKER = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
