@@ -23,9 +23,9 @@ import math
 import re
 from typing import Any, Callable
 
+from ...lines import LineTable
 from ...model import Node, Path, Span
 from .lazy_table import ABSENT, MISS, Tables
-from .lines import LineTable
 from .result import MAX_DEPTH, MAX_NODES
 
 __all__ = ["Documents", "Seek", "within_limits"]
