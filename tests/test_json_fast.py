@@ -177,6 +177,21 @@ def test_generated_documents_read_as_the_parser_reads_them(odd):
     assert used.count(True) > 50 and (used.count(False) > 20 if odd else True)
 
 
+_MUTATIONS = [*'{}[],:"\\ \t\r\n0123456789.eE+-tfnulasrNIy', "\\u", "\\ud800", "é", "\x00", "\x1f"]
+
+
+def test_mutated_documents_read_as_the_parser_reads_them():
+    # Broken JSON: where json's decoder and the parser disagree on what is JSON, the parser must be the one that reads.
+    rng = random.Random(2323)
+    texts = [(TESTS / "cases" / "webhook" / "claim.json").read_text()] + [_stream(rng, n % 2 == 1) for n in range(20)]
+    for n in range(200):
+        text = rng.choice(texts)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(text) + 1)
+            text = text[:i] + rng.choice(_MUTATIONS) + text[i + rng.randrange(2):]
+        assert_same("m.json" if n % 3 else "m.yaml", text.encode(), lists=n % 2 == 0, absent=n % 5 == 0)
+
+
 def test_real_world_documents_as_json_read_as_the_parser_reads_them(shared_dir):
     root = shared_dir / "corpus" / "real-world"
     index = json.loads((root / "index.json").read_text())
