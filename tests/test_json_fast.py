@@ -2,7 +2,7 @@
 position-keeping parser, which still reads every document the decoder cannot vouch for.
 
 "The parser alone" is the loader with `Documents.decode` answering None for every document: each is
-then read by json_reader._Parser, as every JSON document was before the C decoder was used.
+then read by json_reader._Parser, the position-keeping reader that says what is wrong and where.
 """
 
 from __future__ import annotations
@@ -77,12 +77,12 @@ def assert_same(name: str, data: bytes, *, absent: bool = True, **kw) -> list[bo
         assert typed(f.data) == typed(s.data)
         used.append(decoded(f))
         positions, styles = dict(s.positions.items()), dict(s.scalar_styles.items())
-        for path, node in positions.items():  # in the table's order: a path's ancestors are asked first
+        for path, node in positions.items():  # in the parser's order: a container after what it holds
             assert f.positions.get(path) == node, path
             assert path in f.positions and f.positions[path] == node
             assert f.scalar_styles.get(path, "none") == styles.get(path, "none"), path
             assert (path in f.scalar_styles) == (path in styles)
-        for path in reversed(list(positions)):  # and after their descendants
+        for path in reversed(list(positions)):  # and before it
             assert f.positions.get(path) == positions[path], path
         for path in absent_paths(positions) if absent else ():
             assert f.positions.get(path, "none") == "none" and path not in f.positions, path
