@@ -342,3 +342,13 @@ def test_a_long_run_of_digits_is_found_across_the_chunks_it_is_searched_in():
     assert json_fast._long_digit_run(edge + "1" * 21 + "x")
     assert not json_fast._long_digit_run(edge + "1" * 20 + "x" + "2" * 20)
     assert json_fast._long_digit_run('{"é": "' + "9" * 21 + '"}')
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-32"])
+def test_json_with_a_byte_order_mark_is_decoded(encoding):
+    text = '{\n\t"kind": "X",\n\t"data": {"é": "\\u00e9", "n": [1, 2.5]}\n}\n'
+    data = text.encode(encoding)
+    result = load("bom.json", data)
+    assert result.problems == [] and _kinds(result) == [True]
+    assert result.documents[0].positions[("data", "n", 1)] == Node(None, Span(3, 35, 3, 38))
+    assert assert_same("bom.json", data) == [True]
