@@ -1,0 +1,268 @@
+"""The language server's lint of a buffer document by document: only the documents that changed are judged again.
+
+A buffer is cut at its `---` lines into pieces, one document each. Each piece is checked as a
+source of its own (dralint.lint.check_alone) and what it yields, its problems and run-scope
+records, is kept under the piece's text and everything else its outcome depends on: the buffer's
+path (ignore-paths, kustomize), its options (config generation), the release and feature gates of
+the buffer's header comments, and whether it is the header piece. A piece met again, wherever it
+now stands, is moved to its place: lines by the lines before it, document indices by the
+documents before it. The run-scope rules are judged every time over every piece's records
+(dralint.lint.judge), with the workspace's, so references between documents stay current.
+
+What must stay true: the problems are those `lint` finds in the whole buffer, exactly
+(tests/test_lsp_incremental.py compares both after random edits through a real client). Where a
+piece alone could differ from the same text inside the whole, `lint_pieces` answers None and the
+whole buffer is linted:
+- the buffer cannot be cut where the YAML parser cuts it: JSON, a directive or `...` line, a line
+  break other than "\\n", a byte-order mark; or `{{` may make the whole file a template;
+- a `# dralint:` comment other than the header piece's release and feature-gates comments
+  (suppressions span documents; a file's settings apply to all of them);
+- a piece the parser could not read (in the whole its error may lie in the next piece), one that
+  triage passes over alone (the whole file's triage decides), DRA011 (reported once per file),
+  failed positions, or so many problems that the per-file cap applies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Any
+
+from ..api import Place
+from ..gate_settings import file_gates
+from ..lint import Alone, LintOptions, judge
+from ..load import MAX_PROBLEMS_PER_DOCUMENT
+from ..model import Edit, Fix, Problem, Span
+from ..partial import LintResult, PartialResult
+from ..releases import file_release
+from ..sources import Source
+from .text import lintable
+
+# Where the YAML reader itself resumes after an error (dralint.load.yaml_reader._DOC_MARKER): a document start.
+_MARKER = re.compile(r"^---(?=[ \t\n]|$)", re.M)
+_UNCUTTABLE = re.compile("[\r\x85\u2028\u2029\ufeff]|\\{\\{|^(?:%|\\.\\.\\.)", re.M)
+_JSON_START = re.compile(r"[ \t\n]*[\[{]")
+_HEADER_SETTING = re.compile(r"[ \t]*#[ \t]*dralint:[ \t]*(?:kubernetes-version|feature-gates)=[^ \t\n#]*[ \t]*")
+_CONTENT = re.compile(r"^[ \t]*[^ \t\n#]", re.M)
+# Loader and per-file findings a piece alone cannot be trusted with (see the module docstring).
+_WHOLE_FILE = frozenset({"DRA004", "DRA005", "DRA006", "DRA011"})
+_AT_LINE = re.compile(r"at line (\d+)(?=[,)])")  # DRA001 and DRA002 name a line in their message: the last such
+_NOT_CHECKED = "; the rest of the file was not checked"  # DRA001 where no `---` follows
+MAX_PIECES = 20_000  # kept for every buffer together, the least recently used dropped first
+
+
+class _Unmovable(Exception):
+    """A record holds something whose place cannot be told (a plugin's own class): the piece is not kept."""
+
+
+class _Piece:
+    """What one piece yields, as checked alone (its first line is line 1, its first document 0)."""
+
+    __slots__ = ("problems", "records", "first", "documents", "indices", "lines", "syntax", "_at", "_moved")
+
+    def __init__(self, partial: PartialResult, indices: int, lines: int, syntax: int | None):
+        self.problems = partial.result.problems
+        self.records = partial.records
+        self.first = partial.first
+        self.documents = partial.result.documents
+        self.indices = indices  # document indices the piece takes up in the stream
+        self.lines = lines  # line breaks in it
+        self.syntax = syntax  # the line of its syntax error (DRA001), if it has one
+        self._at: tuple[int, int, bool] = (0, 0, True)
+        self._moved: tuple[list, dict, dict] = (self.problems, self.records, self.first)
+
+    def placed(self, documents: int, lines: int, last: bool) -> tuple[list[Problem], dict, dict] | None:
+        """Its problems, records and first places with `documents` documents and `lines` lines before it;
+        None if it cannot stand there (see `_check`)."""
+        if not last and self.syntax is not None and self.syntax >= self.lines:
+            return None
+        if (documents, lines, last) != self._at:
+            problems = [_moved_problem(p, documents, lines, last) for p in self.problems]
+            records = {release: {key: [_moved(r, documents, lines) for r in found] for key, found in by_key.items()}
+                       for release, by_key in self.records.items()}
+            first = {release: place._replace(document=place.document + documents) for release, place in self.first.items()}
+            self._at, self._moved = (documents, lines, last), (problems, records, first)
+        return self._moved
+
+
+_pieces: OrderedDict[tuple, _Piece | None] = OrderedDict()  # None: a piece that must be linted in its whole
+_variants: dict[tuple, tuple[LintOptions, LintOptions]] = {}
+_owners: dict[int, LintOptions] = {}  # the options the keys name by id, held so that no id is reused meanwhile
+
+
+def forget() -> None:
+    """Settings or workspace files changed: nothing kept may be trusted."""
+    _pieces.clear()
+    _variants.clear()
+    _owners.clear()
+
+
+def lint_pieces(path: str, text: str, options: LintOptions, known: dict[str, dict[str, list]] | None) -> LintResult | None:
+    """`lint` of the buffer from its pieces, the changed ones checked again; None: lint it whole."""
+    cuts = _cuts(path, text)
+    if cuts is None:
+        return None
+    header = text[: cuts[1]]
+    release, gates = options.release, {}
+    if "dralint" in text:
+        if not _settings_only(header, text):
+            return None
+        data = lintable(header)
+        release = file_release(path, data, options.release)[0]
+        gates = file_gates(path, data, release)[0]
+    _owners[id(options)] = options
+    first_options, rest_options = _options(options, release, gates)
+    checkers: dict[bool, Alone] = {}  # one run checks every new piece of this lint, each taken apart
+    total = PartialResult()
+    listed, records, firsts = total.result.problems, total.records, total.first
+    documents = lines = 0
+    for n in range(len(cuts) - 1):
+        piece_text = text[cuts[n] : cuts[n + 1]]
+        key = (id(options), path, release, tuple(sorted(gates.items())), n == 0, piece_text)
+        piece = _piece(key, path, piece_text, checkers, first_options if n == 0 else rest_options, n == 0)
+        if piece is None:
+            return None
+        try:
+            placed = piece.placed(documents, lines, n == len(cuts) - 2)
+        except _Unmovable:  # found when it first moves
+            _pieces[key] = None
+            return None
+        if placed is None:
+            return None
+        problems, by_release, first = placed
+        listed.extend(problems)
+        total.result.documents += piece.documents
+        for at, by_key in by_release.items():
+            firsts.setdefault(at, first[at])
+            mine = records.setdefault(at, {})
+            for collector, found in by_key.items():
+                mine.setdefault(collector, []).extend(found)
+        documents += piece.indices
+        lines += piece.lines
+    if len(listed) > MAX_PROBLEMS_PER_DOCUMENT:  # the per-file cap applies: only the whole file tells which
+        return None
+    total.result.files = 1
+    return judge(total, first_options, known)
+
+
+def _cuts(path: str, text: str) -> list[int] | None:
+    """Where the pieces start, and the end; None for a buffer that is not cut (see the module docstring)."""
+    if path.lower().endswith(".json") or _JSON_START.match(text) or _UNCUTTABLE.search(text):
+        return None
+    cuts = [m.start() for m in _MARKER.finditer(text)]
+    if cuts and cuts[0] == 0:
+        cuts.pop(0)
+    if not cuts:  # one document: nothing to keep apart
+        return None
+    return [0, *cuts, len(text)]
+
+
+def _settings_only(header: str, text: str) -> bool:
+    """Whether every line that names dralint is a release or feature-gates comment of the header piece."""
+    at = text.find("dralint")
+    while at != -1:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        if end > len(header) or not _HEADER_SETTING.fullmatch(text, start, end):
+            return False
+        at = text.find("dralint", end)
+    return True
+
+
+def _options(options: LintOptions, release: str, gates: dict[str, bool]) -> tuple[LintOptions, LintOptions]:
+    """The header piece's options and the other pieces': those the header's comments give the whole file."""
+    key = (id(options), release, tuple(sorted(gates.items())))
+    found = _variants.get(key)
+    if found is None:
+        first = _copy(options.at_the_stream())
+        first.keep = frozenset({"fixes"})  # settled: plain problems and records, no document held
+        rest = _copy(first)
+        rest.release = release
+        rest.feature_gates = {**options.feature_gates, **gates}
+        found = _variants[key] = (first, rest)
+    return found
+
+
+def _copy(options: LintOptions) -> LintOptions:
+    copy = LintOptions.__new__(LintOptions)
+    for name in LintOptions.__slots__:
+        setattr(copy, name, getattr(options, name))
+    return copy
+
+
+def _piece(key: tuple, path: str, text: str, checkers: dict[bool, Alone], options: LintOptions, header: bool) -> _Piece | None:
+    if key in _pieces:
+        _pieces.move_to_end(key)
+        return _pieces[key]
+    checker = checkers.get(header)
+    if checker is None:
+        checker = checkers[header] = Alone(options)
+    piece = _check(checker, path, text, header)
+    _pieces[key] = piece
+    if len(_pieces) > MAX_PIECES:
+        _pieces.popitem(last=False)
+    return piece
+
+
+def _check(checker: Alone, path: str, text: str, header: bool) -> _Piece | None:
+    partial = checker.check(Source(path, lintable(text)))
+    if partial is None or partial.late or partial.result.files_passed_over:
+        return None
+    problems = partial.result.problems
+    if len(problems) > MAX_PROBLEMS_PER_DOCUMENT or any(p.rule in _WHOLE_FILE for p in problems):
+        return None
+    syntax = [p.span.line for p in problems if p.rule == "DRA001"]
+    # A syntax error ends the piece's only document (the whole file's reader, too, goes on at the next
+    # `---`), and triage then keeps just the loader's problems; the same as in the whole file where the
+    # parser met the error before the piece's last line (no look-ahead into what follows it).
+    if syntax and (len(syntax) > 1 or partial.result.documents):
+        return None
+    # A piece after the first starts with its `---`: one document. The first holds one if it has content.
+    indices = 1 if not header or _MARKER.match(text) or _CONTENT.search(text) else 0
+    return _Piece(partial, indices, text.count("\n"), syntax[0] if syntax else None)
+
+
+def _moved_span(span: Span, lines: int) -> Span:
+    return Span(span.line + lines, span.column, span.end_line + lines, span.end_column)
+
+
+def _moved_problem(p: Problem, documents: int, lines: int, last: bool) -> Problem:
+    moved = Problem.__new__(Problem)
+    for name in Problem.__slots__:
+        setattr(moved, name, getattr(p, name))
+    moved.document = p.document + documents
+    moved.span = _moved_span(p.span, lines)
+    moved.fixes = [Fix(fix.description, tuple(Edit(_moved_span(e.span, lines), e.text) for e in fix.edits)) for fix in p.fixes]
+    if p.rule in ("DRA001", "DRA002") and lines:
+        found = [*_AT_LINE.finditer(p.message)]
+        if found:  # the last: a key's repr before it may hold the same words
+            at = found[-1]
+            moved.message = f"{p.message[:at.start()]}at line {int(at.group(1)) + lines}{p.message[at.end():]}"
+    if p.rule == "DRA001" and not last:  # a `---` follows it in the whole buffer, where the reader goes on
+        moved.message = moved.message.removesuffix(_NOT_CHECKED)
+    return moved
+
+
+_PLAIN = (str, int, float, bool, type(None), bytes)
+
+
+def _moved(value: Any, documents: int, lines: int) -> Any:
+    """A run-scope record as made at its new place: its Places and Spans moved, the rest as it is."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is Place:
+        at = value.at
+        if not isinstance(at, Span):
+            raise _Unmovable(kind)
+        return value._replace(document=value.document + documents, at=_moved_span(at, lines))
+    if kind is Span:
+        return _moved_span(value, lines)
+    if kind is tuple or kind is list or kind is frozenset:
+        return kind(_moved(v, documents, lines) for v in value)
+    if issubclass(kind, tuple) and hasattr(kind, "_make"):  # a named tuple
+        return kind._make(_moved(v, documents, lines) for v in value)
+    if kind is dict:
+        return {k: _moved(v, documents, lines) for k, v in value.items()}
+    raise _Unmovable(kind)
