@@ -141,12 +141,11 @@ class Bench:
     def open(self, uri: str, text: str) -> None:
         self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text)))
 
-    def change(self, uri: str, version: int, text: str) -> None:
+    def change(self, uri: str, version: int, text: str | types.TextDocumentContentChangePartial) -> None:
+        """The whole new text, or one edit of the old."""
+        change = types.TextDocumentContentChangeWholeDocument(text=text) if isinstance(text, str) else text
         self.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-            )
+            types.DidChangeTextDocumentParams(text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change])
         )
 
     async def stop(self) -> None:
@@ -201,17 +200,18 @@ async def memory(documents: int = 50, edits: int = 10_000, burst: int = 10) -> N
     print(f"memory, {documents} open documents: " + ", ".join(f"{n} edits {kib / 1024:.1f} MiB" for n, kib in samples) + f"  ({edits} edits in {took:.1f} s)")
 
 
-def _typed(text: str, version: int) -> str:
-    """A character more typed into the name of object 200."""
-    return text.replace("name: gpu-200\n", f"name: gpu-200{'x' * version}\n")
+def _typed(text: str) -> tuple[int, str]:
+    """A character more typed at the end of the name of object 200: where, and what."""
+    return text.index("\n", text.index("name: gpu-200")), "x"
 
 
-def _new_line(text: str, version: int) -> str:
+def _new_line(text: str) -> tuple[int, str]:
     """One line more added to object 10: every object after it moves."""
-    return text.replace("name: gpu-10\n", "name: gpu-10\n" + "  labels: {}\n" * version)
+    return text.index("\n", text.index("name: gpu-10\n")) + 1, "  labels: {}\n"
 
 
 async def one_document(baseline: str | None, rounds: int = 21) -> None:
+    """Each edit sent as editors send it: the range it replaces and the new text."""
     text = big_file()
     servers = {"this tree": Bench(delay_ms=120)}
     if baseline:
@@ -224,10 +224,15 @@ async def one_document(baseline: str | None, rounds: int = 21) -> None:
         for bench in servers.values():
             bench.open(uri, text)
             await bench.publish_for(uri, 1)
+        current = text
         for version in range(2, rounds + 2):
+            at, new = edit(current)
+            where = types.Position(line=current.count("\n", 0, at), character=at - current.rfind("\n", 0, at) - 1)
+            change = types.TextDocumentContentChangePartial(range=types.Range(start=where, end=where), text=new)
+            current = current[:at] + new + current[at:]
             for name, bench in servers.items():  # in turn: the machine's load falls on both alike
                 sent = time.perf_counter()
-                bench.change(uri, version, edit(text, version))
+                bench.change(uri, version, change)
                 samples[name].append((await bench.publish_for(uri, version) - sent) * 1000 - 120)
         medians = {name: statistics.median(found) for name, found in samples.items()}
         line = ", ".join(f"{name} {ms:5.1f} ms (p90 {sorted(samples[name])[int(rounds * 0.9)]:5.1f})" for name, ms in medians.items())
