@@ -12,8 +12,8 @@ from pathlib import Path
 from dralint.lint import LintOptions, lint
 from dralint.migration_fixes import attach_migration_fixes
 from dralint.model import Edit, Span
+from dralint.pipeline.sources import Source
 from dralint.repairs import apply
-from dralint.sources import Source
 
 CASES = Path(__file__).parent / "cases" / "fix"
 
@@ -125,7 +125,7 @@ def test_fix_of_standard_input_writes_the_fixed_manifest_to_standard_output(tmp_
         same = run("--fix", "-", data=data)
         assert same.stdout == data and same.returncode in (0, 1) and b"Traceback" not in same.stderr
 
-    from dralint.sources import MAX_BYTES
+    from dralint.pipeline.sources import MAX_BYTES
 
     # Past what is linted: passed through whole, and reported.
     big = b"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n" + b"# padding\n" * (MAX_BYTES // 10 + 1000)

@@ -16,14 +16,12 @@ import pytest
 
 pytest_lsp = pytest.importorskip("pytest_lsp")
 from lsp_helpers import ClientText, change_partial, open_document, published_version, start  # noqa: E402
-from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
-from dralint import lint as lint_module  # noqa: E402
-from dralint.lint import lint  # noqa: E402
+from dralint.lint import Source, lint  # noqa: E402
 from dralint.lsp import convert, engine, incremental  # noqa: E402
 from dralint.lsp.text import Text, lintable  # noqa: E402
-from dralint.sources import Source  # noqa: E402
+from dralint.pipeline import run as run_module  # noqa: E402
 
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "dralint", "lsp"], server_env={"DRALINT_LSP_DELAY_MS": "0"})
 
@@ -190,13 +188,13 @@ def _pieces_of(path: str, text: str) -> list | None:
 def checked(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """The sources checked apart, in order, from now on."""
     seen: list[bytes] = []
-    original = lint_module.Alone.check
+    original = run_module.Alone.check
 
     def check(self, source):
         seen.append(source.data)
         return original(self, source)
 
-    monkeypatch.setattr(lint_module.Alone, "check", check)
+    monkeypatch.setattr(run_module.Alone, "check", check)
     incremental.forget()
     return seen
 

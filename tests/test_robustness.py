@@ -13,8 +13,8 @@ import copy
 import json
 import random
 
-from dralint.load import load
 from dralint.model import Document
+from dralint.pipeline.load import load
 
 from conftest import CASES, ROOT, SHARED
 from engine import lint_documents_in_process

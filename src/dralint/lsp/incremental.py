@@ -1,13 +1,13 @@
 """The language server's lint of a buffer document by document: only the documents that changed are judged again.
 
 A buffer is cut at its `---` lines into pieces, one document each. Each piece is checked as a
-source of its own (dralint.lint.check_alone) and what it yields, its problems and run-scope
+source of its own (dralint.pipeline.run.Alone) and what it yields, its problems and run-scope
 records, is kept under the piece's text and everything else its outcome depends on: the buffer's
 path (ignore-paths, kustomize), its options (config generation), the release and feature gates of
 the buffer's header comments, and whether it is the header piece. A piece met again, wherever it
 now stands, is moved to its place: lines by the lines before it, document indices by the
 documents before it. The run-scope rules are judged every time over every piece's records
-(dralint.lint.judge), with the workspace's, so references between documents stay current.
+(dralint.pipeline.run.judge), with the workspace's, so references between documents stay current.
 
 What must stay true: the problems are those `lint` finds in the whole buffer, exactly
 (tests/test_lsp_incremental.py compares both after random edits through a real client). Where a
@@ -29,16 +29,16 @@ from collections import OrderedDict
 from typing import Any
 
 from ..api import Place
-from ..gate_settings import file_gates
-from ..lint import Alone, LintOptions, judge
-from ..load import MAX_PROBLEMS_PER_DOCUMENT
 from ..model import Edit, Fix, Problem, Span
-from ..partial import LintResult, PartialResult
-from ..releases import file_release
-from ..sources import Source
+from ..pipeline.gate_settings import file_gates
+from ..pipeline.load import MAX_PROBLEMS_PER_DOCUMENT
+from ..pipeline.partial import LintResult, PartialResult
+from ..pipeline.releases import file_release
+from ..pipeline.run import Alone, LintOptions, judge
+from ..pipeline.sources import Source
 from .text import lintable
 
-# Where the YAML reader itself resumes after an error (dralint.load.yaml_reader._DOC_MARKER): a document start.
+# Where the YAML reader itself resumes after an error (dralint.pipeline.load.yaml_reader._DOC_MARKER): a document start.
 _MARKER = re.compile(r"^---(?=[ \t\n]|$)", re.M)
 # Found with `in`, many times faster than a regular expression over a large buffer; a two-character
 # needle only where its first character, found by a one-character search, is there at all.

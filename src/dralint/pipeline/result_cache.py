@@ -1,0 +1,321 @@
+"""The result cache (`.dralint_cache/`): what a run kept of each file, reused while nothing it depends on changed.
+
+Each file is checked by a run of its own (a copy of the run's prepared state,
+`_file_run`) whose `partial()` is what the CLI run absorbs, exactly as a
+`--jobs` worker's chunk is absorbed (dralint.pipeline.parallel): problems positioned
+and with fixes, counters, names, the run-scope records and the suppressions
+met. That partial is stored under the file's path and the digest of its bytes
+and of the kustomizations above it (`digest`), in the pack of the run's key
+(`run_key`: dralint's version and code, every rule module's bytes, policies,
+release, gates and the effective configuration). The run-scope rules are
+judged at the end over cached and fresh records alike, so the report is the
+one a run without the cache gives, byte for byte, whatever the format.
+
+Not stored, so always checked: standard input, unreadable files, kustomize
+patches and rendered streams whose problems move to their origin files (both
+depend on other files). `--fix` bypasses the cache. The store is
+dralint.pipeline.result_store (sealed, atomic, bounded).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+from typing import Any, Iterable
+
+from .. import __version__, schemas
+from ..api import Place
+from ..cache import _secret, cache_dir
+from ..model import Span
+from .kustomize import MAX_LEVELS, NAMES, Kustomizations
+from .partial import PartialResult
+from .result_store import Pack
+from .run import LintOptions, LintResult, _Run
+from .sources import Source
+
+FOLDER = ".dralint_cache"
+MAX_BLOB = 4 * 1024 * 1024  # a file whose kept results are larger is checked each time
+
+
+def project_root(config_path: str | None) -> str:
+    """Where `.dralint_cache/` goes: the config file's folder, else the git work tree's top, else here."""
+    if config_path:
+        return os.path.dirname(os.path.abspath(config_path))
+    here = folder = os.getcwd()
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return here
+        folder = parent
+
+
+def open_pack(options: LintOptions, folder: str | None, config_path: str | None) -> Pack | None:
+    """The pack of this run's key in `folder` (default: the project root's `.dralint_cache`), or None when the
+    cache cannot be used: DRALINT_NO_CACHE, no per-user secret, a legacy run-scope rule, fixers."""
+    user = cache_dir()
+    if user is None or options.keep is None or options.fixers or any(r.scope == "run" and r.collect is None for r in options.rules()):
+        return None
+    secret = _secret(user)
+    if not secret:
+        return None
+    folder = folder or os.path.join(project_root(config_path), FOLDER)
+    if os.path.islink(folder):
+        return None  # a link committed in the folder's place must not make dralint write (or prune) elsewhere
+    return Pack(folder, run_key(options, config_path), secret)
+
+
+def run_key(options: LintOptions, config_path: str | None) -> str:
+    """Everything besides a file's own bytes that a file's results depend on, as one hex digest."""
+    h = hashlib.blake2b(digest_size=32)
+
+    def add(*parts: Any) -> None:
+        h.update(repr(parts).encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+
+    add(__version__, sys.implementation.name, sys.version_info[:2], os.getcwd())
+    here = os.path.dirname(os.path.abspath(__file__))
+    for top in (here, schemas.schemas_dir()):
+        _add_tree_stats(add, top)  # the engine and schemas: an edited checkout changes the key
+    for path in _rule_files(options):
+        add(path, _file_hash(path))
+    selection = options.selection
+    add(options.release, options.rules_dirs, options.plugins, selection.select, selection.ignore,
+        sorted((k, int(v)) for k, v in selection.severities.items()), _canonical(options.rule_options),
+        options.target_version, sorted(options.feature_gates.items()), options.inline_suppressions,
+        sorted(options.keep or ()), options.origins, [(r.code, r.slug, r.origin) for r in options.rules()])
+    add(config_path, _file_hash(config_path) if config_path else None)  # ignore-paths, relative to it
+    return h.hexdigest()
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, dict):
+        return sorted((repr(k), _canonical(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    return repr(value)
+
+
+def _add_tree_stats(add: Any, top: str) -> None:
+    for folder, dirs, names in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names):
+            try:
+                st = os.stat(os.path.join(folder, name))
+            except OSError:
+                continue
+            add(os.path.relpath(os.path.join(folder, name), top), st.st_size, st.st_mtime_ns)
+
+
+def _rule_files(options: LintOptions) -> list[str]:
+    """The files every rule in use comes from (their modules and the `.py` files beside them), and policy files."""
+    folders: set[str] = set()
+    files: set[str] = set()
+    for rule in options.rules():
+        if rule.origin.startswith("policy "):
+            files.add(rule.origin[len("policy "):])
+            continue
+        module = sys.modules.get(rule.origin)
+        path = getattr(module, "__file__", None)
+        if path:
+            folders.add(os.path.dirname(os.path.abspath(path)))
+    folders.update(os.path.abspath(d) for d in options.rules_dirs)
+    for folder in folders:
+        try:
+            files.update(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".py"))
+        except OSError:
+            continue
+    return sorted(files)
+
+
+def _file_hash(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+    except OSError:
+        return None
+
+
+class Digests:
+    """A file's digest: its bytes and the kustomizations of its folder and those above (a file a kustomization
+    names as a patch is judged as one), so adding, editing or removing a kustomization changes it."""
+
+    def __init__(self) -> None:
+        self._context: dict[str, bytes] = {}
+
+    def of(self, name: str, data: bytes) -> bytes:
+        folder = os.path.dirname(name)
+        context = self._context.get(folder)
+        if context is None:
+            context = self._context[folder] = self._kustomizations_above(os.path.abspath(folder or "."))
+        return hashlib.blake2b(data, digest_size=16, key=context).digest()
+
+    @staticmethod
+    def _kustomizations_above(folder: str) -> bytes:
+        h = hashlib.blake2b(digest_size=32)
+        for _ in range(MAX_LEVELS):
+            for name in NAMES:
+                path = os.path.join(folder, name)
+                found = _file_hash(path) if os.path.isfile(path) else None
+                if found is not None:
+                    h.update(f"{path}\0{found}\0".encode("utf-8", "surrogateescape"))
+            parent = os.path.dirname(folder)
+            if parent == folder or os.path.isdir(os.path.join(folder, ".git")):
+                break
+            folder = parent
+        return h.digest()
+
+
+class FileChecker:
+    """Checks one file at a time with a run of its own, for a run that absorbs the partials in file order."""
+
+    def __init__(self, options: LintOptions):
+        prepared = _Run(options)
+        if prepared.kustomizations is None:
+            prepared.kustomizations = Kustomizations()  # shared: read once per folder, not once per file
+        self._prepared = dict(vars(prepared))
+        self.digests = Digests()
+
+    def partial(self, source: Source) -> tuple[PartialResult, bool]:
+        """The file's partial (dralint.pipeline.run._Run.partial) and whether it may be stored."""
+        run = _Run.__new__(_Run)
+        vars(run).update(self._prepared)
+        run.result = LintResult()
+        run.records, run.first, run.late, run.messages, run.rendered, run.views_by_release = {}, {}, [], {}, {}, {}
+        run.suppressor = run._suppressor() if run.options.ignore_paths is not None else None
+        run.check_source(source)
+        storable = source.data is not None and not run.rendered and run._patch_of(source.name) is None
+        return run.partial(), storable
+
+    def item(self, source: Source, pack: Pack) -> tuple:
+        """What a `--jobs` worker sends back for one file: (name, digest, has_text, blob, text, fresh); digest None
+        when not to be stored. The blob is the stored pickle (a hit is not even decoded here)."""
+        digest = self.digests.of(source.name, source.data) if source.data is not None else None
+        if digest is not None:
+            hit = pack.get(source.name, digest)
+            if hit is not None:
+                return source.name, digest, hit[0], hit[1], source.data if hit[0] else None, False
+        partial, storable = self.partial(source)
+        has_text, blob = encode_partial(source.name, partial)
+        return source.name, digest if storable else None, has_text, blob, source.data if has_text else None, True
+
+
+def plain_of(name: str, partial: PartialResult) -> tuple[bool, tuple]:
+    """A partial as plain tuples (what `merge` takes), without the file's own bytes (read again on a hit),
+    and whether its report quotes them."""
+    result, records, first, late, suppressor, rendered = partial.result, partial.records, partial.first, partial.late, partial.suppressor, partial.rendered
+    counts = (result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty)
+    # A Place as a plain tuple: pickled and loaded in C, made a Place only for the first file of a release.
+    firsts = {release: (*place[:4], tuple(place.at), *place[5:]) for release, place in first.items()}
+    plain = (result.problems, counts, result.passed_over_files, result.objects, result.source_names, records, firsts, late, suppressor, rendered,
+             {k: v for k, v in result.texts.items() if k != name})
+    return name in result.texts, plain
+
+
+def encode_partial(name: str, partial: PartialResult) -> tuple[bool, bytes]:
+    has_text, plain = plain_of(name, partial)
+    return has_text, pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def absorb_plain(run: _Run, blob: bytes, name: str, text: bytes | None) -> None:
+    merge(run, pickle.loads(blob), name, text)  # noqa: S301 - from a pack whose seal verified, or our own worker
+
+
+def merge(run: _Run, plain: tuple, name: str, text: bytes | None) -> None:
+    """A stored partial (`plain_of`) back as a PartialResult, merged by `run.absorb` as a worker's is; the
+    file's own bytes (`text`, read again on a hit) are put back among the texts its report quotes."""
+    problems, counts, passed_over_files, objects, source_names, records, first, late, suppressor, rendered, texts = plain
+    result = LintResult()
+    result.problems = problems
+    result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty = counts
+    result.passed_over_files, result.objects, result.source_names, result.texts = passed_over_files, objects, source_names, texts
+    if text is not None:
+        texts[name] = text
+    firsts = {release: Place(*place[:4], Span(*place[4]), *place[5:]) for release, place in first.items()}
+    run.absorb(PartialResult(result, records, firsts, late, suppressor, rendered))
+
+
+def absorb_item(run: _Run, item: tuple, pack: Pack) -> None:
+    name, digest, has_text, blob, text, fresh = item
+    absorb_plain(run, blob, name, text)
+    if fresh and digest is not None and len(blob) <= MAX_BLOB:
+        pack.put(name, digest, has_text, blob)
+
+
+def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> LintResult:
+    """`lint()` of `sources` with the cache: a hit is absorbed as stored, a miss checked and stored.
+
+    Hits are held back (name, digest, their text) until the first miss: when every file hits and the run's
+    files and digests, in order, are those of a run stored whole (`RUN`), its finished result is the answer,
+    and no file's partial is decoded and no run-scope rule judged again."""
+    run = _Run(options)
+    checker = FileChecker(options)
+    signature = hashlib.blake2b(digest_size=16)
+    held: list[tuple[str, tuple[bool, bytes], bytes | None]] | None = []
+    complete = True  # every file stored or found: the run can be stored whole
+    for source in sources:
+        digest = checker.digests.of(source.name, source.data) if source.data is not None else None
+        hit = pack.get(source.name, digest) if digest is not None else None
+        if digest is None:
+            complete = False
+        else:
+            signature.update(f"{source.name}\0".encode("utf-8", "surrogateescape") + digest)
+        if hit is not None and held is not None:
+            held.append((source.name, hit, source.data if hit[0] else None))
+            continue
+        if held is not None:
+            _absorb_held(run, held)
+            held = None
+        if hit is not None:
+            absorb_plain(run, hit[1], source.name, source.data if hit[0] else None)
+            continue
+        partial, storable = checker.partial(source)
+        complete = complete and storable
+        has_text, plain = plain_of(source.name, partial)
+        if storable and digest is not None:
+            blob = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
+            if len(blob) <= MAX_BLOB:
+                pack.put(source.name, digest, has_text, blob)
+            else:
+                complete = False
+        merge(run, plain, source.name, source.data if has_text else None)
+    whole = signature.digest()
+    if held:
+        stored = pack.get(RUN, whole)
+        if stored is not None:
+            return _stored_run(stored[1], held)
+        _absorb_held(run, held)
+    result = run.finish()
+    if complete and run.result.files:
+        pack.put(RUN, whole, False, _encode_run(result))
+    pack.save()
+    return result
+
+
+RUN = "\0run"  # the pack's entry for the last run whose every file hit: its finished result
+
+
+def _absorb_held(run: _Run, held: list) -> None:
+    for name, (_, blob), text in held:
+        absorb_plain(run, blob, name, text)
+
+
+def _encode_run(result: LintResult) -> bytes:
+    texts, result.texts = result.texts, {}
+    try:
+        return pickle.dumps((result, sorted(texts)), protocol=pickle.HIGHEST_PROTOCOL)
+    finally:
+        result.texts = texts
+
+
+def _stored_run(blob: bytes, held: list) -> LintResult:
+    result, quoted = pickle.loads(blob)  # noqa: S301 - from a pack whose seal verified
+    texts = {name: text for name, _, text in held if text is not None}
+    result.texts = {name: texts[name] for name in quoted if name in texts}
+    return result
+
+
+__all__ = ["open_pack", "lint_serial", "FileChecker", "absorb_item", "project_root", "FOLDER"]
