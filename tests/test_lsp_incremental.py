@@ -283,3 +283,11 @@ def test_random_edits_in_process(tmp_path: Path):
                 served += 1
                 assert _problems(pieces) == _problems(_whole(path, text)), text
     assert served > edits // 2  # mostly served from their pieces: broken ones stay broken until mended
+
+
+def test_more_problems_than_a_documents_cap_are_served_from_the_pieces(tmp_path: Path):
+    path = str(tmp_path / "many-problems.yaml")
+    text = "---\n".join(CLAIM.format(i=i, c=i).replace("count: 2", "count: -1") for i in range(120))
+    found = _pieces_of(path, text)
+    assert found is not None and len(found) == 120
+    assert _problems(found) == _problems(_whole(path, text))

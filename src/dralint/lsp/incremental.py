@@ -19,7 +19,7 @@ whole buffer is linted:
   (suppressions span documents; a file's settings apply to all of them);
 - a piece the parser could not read (in the whole its error may lie in the next piece), one that
   triage passes over alone (the whole file's triage decides), DRA011 (reported once per file),
-  failed positions, or so many problems that the per-file cap applies.
+  failed positions, or so many problems that a per-document or the per-file cap applies.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 from ..api import Place
 from ..model import Edit, Fix, Problem, Span
 from ..pipeline.gate_settings import file_gates
-from ..pipeline.load import MAX_PROBLEMS_PER_DOCUMENT
+from ..pipeline.load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE
 from ..pipeline.partial import LintResult, PartialResult
 from ..pipeline.releases import file_release
 from ..pipeline.run import Alone, LintOptions, judge
@@ -143,7 +143,8 @@ def lint_pieces(path: str, text: str, options: LintOptions, known: dict[str, dic
                 mine.setdefault(collector, []).extend(found)
         documents += piece.indices
         lines += piece.lines
-    if len(listed) > MAX_PROBLEMS_PER_DOCUMENT:  # the per-file cap applies: only the whole file tells which
+    # Each piece holds one document and at most its cap of problems: below the file's cap nothing is dropped.
+    if len(listed) > MAX_PROBLEMS_PER_FILE:
         return None
     total.result.files = 1
     return judge(total, first_options, known)
