@@ -34,7 +34,7 @@ from ..pipeline.gate_settings import file_gates
 from ..pipeline.load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE
 from ..pipeline.partial import LintResult, PartialResult
 from ..pipeline.releases import file_release
-from ..pipeline.run import Alone, LintOptions, judge
+from ..pipeline.run import Alone, LintOptions
 from ..pipeline.sources import Source
 from .text import lintable
 
@@ -89,7 +89,7 @@ class _Piece:
 
 
 _pieces: OrderedDict[tuple, _Piece | None] = OrderedDict()  # None: a piece that must be linted in its whole
-_variants: dict[tuple, tuple[LintOptions, LintOptions]] = {}
+_variants: dict[tuple, tuple[Alone, Alone]] = {}  # the header piece's checker and the others'
 _owners: dict[int, LintOptions] = {}  # the options the keys name by id, held so that no id is reused meanwhile
 
 
@@ -114,16 +114,15 @@ def lint_pieces(path: str, text: str, options: LintOptions, known: dict[str, dic
         release = file_release(path, data, options.release)[0]
         gates = file_gates(path, data, release)[0]
     _owners[id(options)] = options
-    first_options, rest_options = _options(options, release, gates)
+    first_checker, rest_checker = _checkers(options, release, gates)
     context = (id(options), path, release, tuple(sorted(gates.items())))
-    checkers: dict[bool, Alone] = {}  # one run checks every new piece of this lint, each taken apart
     total = PartialResult()
     listed, records, firsts = total.result.problems, total.records, total.first
     documents = lines = 0
     for n in range(len(cuts) - 1):
         piece_text = text[cuts[n] : cuts[n + 1]]
         key = (context, n == 0, piece_text)
-        piece = _piece(key, path, piece_text, checkers, first_options if n == 0 else rest_options, n == 0)
+        piece = _piece(key, path, piece_text, first_checker if n == 0 else rest_checker, n == 0)
         if piece is None:
             return None
         try:
@@ -147,7 +146,7 @@ def lint_pieces(path: str, text: str, options: LintOptions, known: dict[str, dic
     if len(listed) > MAX_PROBLEMS_PER_FILE:
         return None
     total.result.files = 1
-    return judge(total, first_options, known)
+    return first_checker.judge(total, known)
 
 
 def _cuts(path: str, text: str) -> list[int] | None:
@@ -180,8 +179,9 @@ def _settings_only(header: str, text: str) -> bool:
     return True
 
 
-def _options(options: LintOptions, release: str, gates: dict[str, bool]) -> tuple[LintOptions, LintOptions]:
-    """The header piece's options and the other pieces': those the header's comments give the whole file."""
+def _checkers(options: LintOptions, release: str, gates: dict[str, bool]) -> tuple[Alone, Alone]:
+    """The header piece's checker and the other pieces', with the release and gates the header's
+    comments give the whole file."""
     key = (id(options), release, tuple(sorted(gates.items())))
     found = _variants.get(key)
     if found is None:
@@ -190,7 +190,7 @@ def _options(options: LintOptions, release: str, gates: dict[str, bool]) -> tupl
         rest = _copy(first)
         rest.release = release
         rest.feature_gates = {**options.feature_gates, **gates}
-        found = _variants[key] = (first, rest)
+        found = _variants[key] = (Alone(first), Alone(rest))
     return found
 
 
@@ -201,13 +201,10 @@ def _copy(options: LintOptions) -> LintOptions:
     return copy
 
 
-def _piece(key: tuple, path: str, text: str, checkers: dict[bool, Alone], options: LintOptions, header: bool) -> _Piece | None:
+def _piece(key: tuple, path: str, text: str, checker: Alone, header: bool) -> _Piece | None:
     if key in _pieces:
         _pieces.move_to_end(key)
         return _pieces[key]
-    checker = checkers.get(header)
-    if checker is None:
-        checker = checkers[header] = Alone(options)
     piece = _check(checker, path, text, header)
     _pieces[key] = piece
     if len(_pieces) > MAX_PIECES:
@@ -254,7 +251,7 @@ def _moved_problem(p: Problem, documents: int, lines: int, last: bool) -> Proble
     return moved
 
 
-_PLAIN = (str, int, float, bool, type(None), bytes)
+_PLAIN = frozenset({str, int, float, bool, type(None), bytes})
 
 
 def _moved(value: Any, documents: int, lines: int) -> Any:
@@ -264,15 +261,16 @@ def _moved(value: Any, documents: int, lines: int) -> Any:
         return value
     if kind is Place:
         at = value.at
-        if not isinstance(at, Span):
+        if type(at) is not Span:
             raise _Unmovable(kind)
-        return value._replace(document=value.document + documents, at=_moved_span(at, lines))
+        return value._replace(document=value.document + documents, at=Span(at.line + lines, at.column, at.end_line + lines, at.end_column))
     if kind is Span:
         return _moved_span(value, lines)
-    if kind is tuple or kind is list or kind is frozenset:
-        return kind(_moved(v, documents, lines) for v in value)
-    if issubclass(kind, tuple) and hasattr(kind, "_make"):  # a named tuple
-        return kind._make(_moved(v, documents, lines) for v in value)
     if kind is dict:
         return {k: _moved(v, documents, lines) for k, v in value.items()}
+    items = [v if type(v) in _PLAIN else _moved(v, documents, lines) for v in value] if issubclass(kind, (tuple, list, frozenset)) else None
+    if kind is tuple or kind is list or kind is frozenset:
+        return kind(items)
+    if items is not None and issubclass(kind, tuple) and hasattr(kind, "_make"):  # a named tuple
+        return tuple.__new__(kind, items)
     raise _Unmovable(kind)

@@ -129,30 +129,34 @@ def records_of(source: Source, options: LintOptions) -> dict[str, dict[str, list
 
 
 class Alone:
-    """Sources checked one at a time, each as a run of its own before run-scope judging (the language
-    server's documents, dralint.lsp.incremental): what `check` gives is what the source adds to a run."""
+    """Sources checked one at a time, each as a run of its own before run-scope judging, then judged
+    together (the language server's documents, dralint.lsp.incremental). One checker serves many runs:
+    its rules, dispatch tables and gate states are made once."""
 
     def __init__(self, options: LintOptions):
         self.run = _Run(options)
 
     def check(self, source: Source) -> PartialResult | None:
-        """None where a part of a larger source cannot be checked alone: legacy run rules need every
-        document, a kustomize patch its base."""
+        """What `source` adds to a run. None where a part of a larger source cannot be checked alone:
+        legacy run rules need every document, a kustomize patch its base."""
         run = self.run
         if run.legacy_rules or run._patch_of(source.name) is not None:
             return None
         run.check_source(source)
         return run.take_partial()
 
-
-def judge(partial: PartialResult, options: LintOptions, known: dict[str, dict[str, list]] | None = None) -> LintResult:
-    """The run-scope rules over `partial`'s records (and `known`'s, as `lint` takes them), and its problems
-    with theirs in report order: the end of the run whose files `partial` holds."""
-    run = _Run(options)
-    run.result, run.records, run.first = partial.result, partial.records, partial.first
-    if known:
-        run.add_known(known)
-    return run.finish()
+    def judge(self, partial: PartialResult, known: dict[str, dict[str, list]] | None = None) -> LintResult:
+        """The end of the run whose sources `partial` holds: the run-scope rules over its records (and
+        `known`'s, as `lint` takes them), and every problem in report order."""
+        run = self.run
+        run.result, run.records, run.first = partial.result, partial.records, partial.first
+        if known:
+            run.add_known(known)
+        try:
+            return run.finish()
+        finally:  # the next run starts afresh
+            run.take_partial()
+            run.messages = {}
 
 
 def lint_documents(documents: list[Document], options: LintOptions | None = None) -> LintResult:
