@@ -90,12 +90,14 @@ class _Piece:
 
 _pieces: OrderedDict[tuple, _Piece | None] = OrderedDict()  # None: a piece that must be linted in its whole
 _variants: dict[tuple, tuple[Alone, Alone]] = {}  # the header piece's checker and the others'
+_last: dict[str, list[tuple]] = {}  # path -> the keys of its pieces at its last lint
 _owners: dict[int, LintOptions] = {}  # the options the keys name by id, held so that no id is reused meanwhile
 
 
 def forget() -> None:
     """Settings or workspace files changed: nothing kept may be trusted."""
     _pieces.clear()
+    _last.clear()
     _variants.clear()
     _owners.clear()
 
@@ -116,19 +118,26 @@ def lint_pieces(path: str, text: str, options: LintOptions, known: dict[str, dic
     _owners[id(options)] = options
     first_checker, rest_checker = _checkers(options, release, gates)
     context = (id(options), path, release, tuple(sorted(gates.items())))
+    keys = [(context, n == 0, text[cuts[n] : cuts[n + 1]]) for n in range(len(cuts) - 1)]
+    pieces = [_piece(key, path, first_checker if n == 0 else rest_checker) for n, key in enumerate(keys)]
+    _keep_only(path, keys)
+    total = _assembled(keys, pieces)
+    return first_checker.judge(total, known) if total is not None else None
+
+
+def _assembled(keys: list[tuple], pieces: list[_Piece | None]) -> PartialResult | None:
+    """The pieces at their places, as one file's partial result; None if one cannot stand for itself there."""
     total = PartialResult()
+    total.result.files = 1
     listed, records, firsts = total.result.problems, total.records, total.first
     documents = lines = 0
-    for n in range(len(cuts) - 1):
-        piece_text = text[cuts[n] : cuts[n + 1]]
-        key = (context, n == 0, piece_text)
-        piece = _piece(key, path, piece_text, first_checker if n == 0 else rest_checker, n == 0)
+    for n, piece in enumerate(pieces):
         if piece is None:
             return None
         try:
-            placed = piece.placed(documents, lines, n == len(cuts) - 2)
+            placed = piece.placed(documents, lines, n == len(pieces) - 1)
         except _Unmovable:  # found when it first moves
-            _pieces[key] = None
+            _pieces[keys[n]] = None
             return None
         if placed is None:
             return None
@@ -143,10 +152,17 @@ def lint_pieces(path: str, text: str, options: LintOptions, known: dict[str, dic
         documents += piece.indices
         lines += piece.lines
     # Each piece holds one document and at most its cap of problems: below the file's cap nothing is dropped.
-    if len(listed) > MAX_PROBLEMS_PER_FILE:
-        return None
-    total.result.files = 1
-    return first_checker.judge(total, known)
+    return total if len(listed) <= MAX_PROBLEMS_PER_FILE else None
+
+
+def _keep_only(path: str, keys: list[tuple]) -> None:
+    """The pieces of the buffer's previous lint that this one does not hold are dropped: what is kept is
+    what the open buffers are made of, not their history."""
+    now = set(keys)
+    for key in _last.get(path, ()):
+        if key not in now:
+            _pieces.pop(key, None)
+    _last[path] = keys
 
 
 def _cuts(path: str, text: str) -> list[int] | None:
@@ -160,7 +176,7 @@ def _cuts(path: str, text: str) -> list[int] | None:
         if text[at + 4 : at + 5] in ("", " ", "\t", "\n"):  # as _MARKER: `---` then a blank or the end
             cuts.append(at + 1)
         at = text.find("\n---", at + 4)
-    if len(cuts) == 1:  # one document: nothing to keep apart
+    if len(cuts) == 1 or len(cuts) > MAX_PIECES:  # one document: nothing to keep apart; too many to keep
         return None
     cuts.append(len(text))
     return cuts
@@ -201,11 +217,12 @@ def _copy(options: LintOptions) -> LintOptions:
     return copy
 
 
-def _piece(key: tuple, path: str, text: str, checker: Alone, header: bool) -> _Piece | None:
+def _piece(key: tuple, path: str, checker: Alone) -> _Piece | None:
+    """The piece `key` names (its text last), checked now unless it was before."""
     if key in _pieces:
         _pieces.move_to_end(key)
         return _pieces[key]
-    piece = _check(checker, path, text, header)
+    piece = _check(checker, path, key[2], key[1])
     _pieces[key] = piece
     if len(_pieces) > MAX_PIECES:
         _pieces.popitem(last=False)
