@@ -257,8 +257,10 @@ def test_a_syntax_error_in_one_document_leaves_the_others_judged(tmp_path: Path,
         CLAIM.format(i=0, c=0) + "...\n---\n" + CLAIM.format(i=1, c=1),
         CLAIM.format(i=0, c=0).replace("\n", "\r\n") + "---\r\n" + CLAIM.format(i=1, c=1).replace("\n", "\r\n"),
         CLAIM.format(i=0, c=0) + "---\nfoo: bar\n",
+        # The boolean key is reported as read, before the syntax error ends the document: kept in a whole manifest.
+        CLAIM.format(i=0, c=0) + "---\n" + CLAIM.format(i=1, c=1).replace("  namespace: team-a\n", "  n: x\n  namespace: team-a\n").replace("count: 2", "count: [2\n    x") + "---\n" + CLAIM.format(i=2, c=2),
     ],
-    ids=["suppression", "file-suppression", "template", "document-end", "crlf", "not-an-object"],
+    ids=["suppression", "file-suppression", "template", "document-end", "crlf", "not-an-object", "key-before-syntax-error"],
 )
 def test_what_a_piece_alone_cannot_stand_for_is_linted_whole(tmp_path: Path, text: str):
     path = str(tmp_path / "whole.yaml")

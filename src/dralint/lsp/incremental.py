@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from functools import partial
 from typing import Any
 
 from ..api import Place
 from ..model import Edit, Fix, Problem, Span
 from ..pipeline.gate_settings import file_gates
-from ..pipeline.load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE
+from ..pipeline.load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
 from ..pipeline.partial import LintResult, PartialResult
 from ..pipeline.releases import file_release
 from ..pipeline.run import Alone, LintOptions
@@ -59,9 +60,14 @@ class _Unmovable(Exception):
 
 
 class _Piece:
-    """What one piece yields, as checked alone (its first line is line 1, its first document 0)."""
+    """What one piece yields, as checked alone (its first line is line 1, its first document 0).
 
-    __slots__ = ("problems", "records", "first", "documents", "indices", "lines", "syntax", "_at", "_moved")
+    Placed, its records are made once per document offset, with Places that read the line offset from
+    the piece (`_lines`) when positioned: a line typed above it moves it without a record remade. The
+    judging that reads them positions every problem it reports before the next lint places the piece
+    again (the report order sorts by position); the same text twice in a buffer gets records of its own."""
+
+    __slots__ = ("problems", "records", "first", "documents", "indices", "lines", "syntax", "_at", "_moved", "_lines", "_lazy", "_lint")
 
     def __init__(self, partial: PartialResult, indices: int, lines: int, syntax: int | None):
         self.problems = partial.result.problems
@@ -72,26 +78,40 @@ class _Piece:
         self.lines = lines  # line breaks in it
         self.syntax = syntax  # the line of its syntax error (DRA001), if it has one
         self._at: tuple[int, int, bool] = (0, 0, True)
-        self._moved: tuple[list, dict, dict] = (self.problems, self.records, self.first)
+        self._moved: list[Problem] = self.problems
+        self._lines = [0]  # the lines before it, where its records' Places read them
+        self._lazy: tuple[int, dict, dict] | None = None  # (document offset, records, first places)
+        self._lint = -1  # the lint that placed it last
 
-    def placed(self, documents: int, lines: int, last: bool) -> tuple[list[Problem], dict, dict] | None:
-        """Its problems, records and first places with `documents` documents and `lines` lines before it;
-        None if it cannot stand there (see `_check`)."""
+    def placed(self, documents: int, lines: int, last: bool, lint: int) -> tuple[list[Problem], dict, dict] | None:
+        """Its problems, records and first places with `documents` documents and `lines` lines before it,
+        in lint number `lint`; None if it cannot stand there (see `_check`)."""
         if not last and self.syntax is not None and self.syntax >= self.lines:
             return None
         if (documents, lines, last) != self._at:
-            problems = [_moved_problem(p, documents, lines, last) for p in self.problems]
-            records = {release: {key: [_moved(r, documents, lines) for r in found] for key, found in by_key.items()}
-                       for release, by_key in self.records.items()}
-            first = {release: place._replace(document=place.document + documents) for release, place in self.first.items()}
-            self._at, self._moved = (documents, lines, last), (problems, records, first)
-        return self._moved
+            self._at, self._moved = (documents, lines, last), [_moved_problem(p, documents, lines, last) for p in self.problems]
+        if not self.records:
+            return self._moved, self.records, self.first
+        if self._lint == lint:  # placed twice in one buffer: the second place's records are its own
+            return self._moved, *self._records(documents, lines, None)
+        self._lint = lint
+        if self._lazy is None or self._lazy[0] != documents:
+            self._lazy = (documents, *self._records(documents, 0, self._lines))
+        self._lines[0] = lines
+        return self._moved, self._lazy[1], self._lazy[2]
+
+    def _records(self, documents: int, lines: int, cell: list[int] | None) -> tuple[dict, dict]:
+        records = {release: {key: [_moved(r, documents, lines, cell) for r in found] for key, found in by_key.items()}
+                   for release, by_key in self.records.items()}
+        first = {release: place._replace(document=place.document + documents) for release, place in self.first.items()}
+        return records, first
 
 
 _pieces: OrderedDict[tuple, _Piece | None] = OrderedDict()  # None: a piece that must be linted in its whole
 _variants: dict[tuple, tuple[Alone, Alone]] = {}  # the header piece's checker and the others'
 _last: dict[str, list[tuple]] = {}  # path -> the keys of its pieces at its last lint
 _owners: dict[int, LintOptions] = {}  # the options the keys name by id, held so that no id is reused meanwhile
+_lints = [0]  # lints so far: a piece placed twice in one is told by it
 
 
 def forget() -> None:
@@ -121,11 +141,12 @@ def lint_pieces(path: str, text: str, options: LintOptions, known: dict[str, dic
     keys = [(context, n == 0, text[cuts[n] : cuts[n + 1]]) for n in range(len(cuts) - 1)]
     pieces = [_piece(key, path, first_checker if n == 0 else rest_checker) for n, key in enumerate(keys)]
     _keep_only(path, keys)
-    total = _assembled(keys, pieces)
+    _lints[0] += 1
+    total = _assembled(keys, pieces, _lints[0])
     return first_checker.judge(total, known) if total is not None else None
 
 
-def _assembled(keys: list[tuple], pieces: list[_Piece | None]) -> PartialResult | None:
+def _assembled(keys: list[tuple], pieces: list[_Piece | None], lint: int) -> PartialResult | None:
     """The pieces at their places, as one file's partial result; None if one cannot stand for itself there."""
     total = PartialResult()
     total.result.files = 1
@@ -135,7 +156,7 @@ def _assembled(keys: list[tuple], pieces: list[_Piece | None]) -> PartialResult 
         if piece is None:
             return None
         try:
-            placed = piece.placed(documents, lines, n == len(pieces) - 1)
+            placed = piece.placed(documents, lines, n == len(pieces) - 1, lint)
         except _Unmovable:  # found when it first moves
             _pieces[keys[n]] = None
             return None
@@ -230,7 +251,8 @@ def _piece(key: tuple, path: str, checker: Alone) -> _Piece | None:
 
 
 def _check(checker: Alone, path: str, text: str, header: bool) -> _Piece | None:
-    partial = checker.check(Source(path, lintable(text)))
+    data = lintable(text)
+    partial = checker.check(Source(path, data))
     if partial is None or partial.late or partial.result.files_passed_over:
         return None
     problems = partial.result.problems
@@ -238,9 +260,10 @@ def _check(checker: Alone, path: str, text: str, header: bool) -> _Piece | None:
         return None
     syntax = [p.span.line for p in problems if p.rule == "DRA001"]
     # A syntax error ends the piece's only document (the whole file's reader, too, goes on at the next
-    # `---`), and triage then keeps just the loader's problems; the same as in the whole file where the
-    # parser met the error before the piece's last line (no look-ahead into what follows it).
-    if syntax and (len(syntax) > 1 or partial.result.documents):
+    # `---`): the same as in the whole file where the parser met it before the piece's last line (no
+    # look-ahead into what follows). Triage of the piece alone keeps only the loader's unreadable
+    # problems, that of a whole manifest all of them: the piece stands for itself if it had no other.
+    if syntax and (len(syntax) > 1 or partial.result.documents or any(p.rule != "DRA001" for p in load(path, data).problems)):
         return None
     # A piece after the first starts with its `---`: one document. The first holds one if it has content.
     indices = 1 if not header or _MARKER.match(text) or _CONTENT.search(text) else 0
@@ -271,8 +294,9 @@ def _moved_problem(p: Problem, documents: int, lines: int, last: bool) -> Proble
 _PLAIN = frozenset({str, int, float, bool, type(None), bytes})
 
 
-def _moved(value: Any, documents: int, lines: int) -> Any:
-    """A run-scope record as made at its new place: its Places and Spans moved, the rest as it is."""
+def _moved(value: Any, documents: int, lines: int, cell: list[int] | None) -> Any:
+    """A run-scope record as made at its new place: its Places and Spans moved, the rest as it is. With
+    `cell`, its Places read their line offset from it when positioned."""
     kind = type(value)
     if kind in _PLAIN:
         return value
@@ -280,14 +304,22 @@ def _moved(value: Any, documents: int, lines: int) -> Any:
         at = value.at
         if type(at) is not Span:
             raise _Unmovable(kind)
-        return value._replace(document=value.document + documents, at=Span(at.line + lines, at.column, at.end_line + lines, at.end_column))
+        moved = partial(_at_lines, at, cell) if cell is not None else Span(at.line + lines, at.column, at.end_line + lines, at.end_column)
+        return value._replace(document=value.document + documents, at=moved)
     if kind is Span:
+        if cell is not None:  # a Span of its own, outside a Place: nothing to read the offset when needed
+            raise _Unmovable(kind)
         return _moved_span(value, lines)
     if kind is dict:
-        return {k: _moved(v, documents, lines) for k, v in value.items()}
-    items = [v if type(v) in _PLAIN else _moved(v, documents, lines) for v in value] if issubclass(kind, (tuple, list, frozenset)) else None
+        return {k: _moved(v, documents, lines, cell) for k, v in value.items()}
+    items = [v if type(v) in _PLAIN else _moved(v, documents, lines, cell) for v in value] if issubclass(kind, (tuple, list, frozenset)) else None
     if kind is tuple or kind is list or kind is frozenset:
         return kind(items)
     if items is not None and issubclass(kind, tuple) and hasattr(kind, "_make"):  # a named tuple
         return tuple.__new__(kind, items)
     raise _Unmovable(kind)
+
+
+def _at_lines(span: Span, cell: list[int]) -> Span:
+    lines = cell[0]
+    return Span(span.line + lines, span.column, span.end_line + lines, span.end_column)
