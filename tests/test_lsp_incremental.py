@@ -293,3 +293,15 @@ def test_more_problems_than_a_documents_cap_are_served_from_the_pieces(tmp_path:
     found = _pieces_of(path, text)
     assert found is not None and len(found) == 120
     assert _problems(found) == _problems(_whole(path, text))
+
+
+def test_the_same_document_twice_is_told_at_both_places(tmp_path: Path):
+    """Two pods of the same text name a claim that is a template: each is told where it stands, also
+    after a line above them moved both."""
+    path = str(tmp_path / "twice.yaml")
+    pod = POD.format(i=0, c=1).replace("  - name: other\n    resourceClaimTemplateName: claim-1\n", "")
+    text = "---\n".join([TEMPLATE.format(i=1, c=1), pod, pod])
+    for version in (text, text.replace("  name: claim-1\n", "  name: claim-1\n  labels: {a: b}\n")):
+        found = _pieces_of(path, version)
+        assert [(p.rule, p.document) for p in found] == [("DRA710", 1), ("DRA710", 2)]
+        assert _problems(found) == _problems(_whole(path, version))
