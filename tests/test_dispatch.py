@@ -12,7 +12,7 @@ from collections import defaultdict
 
 import pytest
 
-import dralint.pipeline.run
+import dralint.pipeline.stages
 from dralint.model import Problem
 from dralint.pipeline import dispatch
 from dralint.pipeline.dispatch import Dispatch, has_path
@@ -68,7 +68,7 @@ def _leaks(files: list[str], release: str | None, monkeypatch) -> tuple[list[tup
     """Problems of rules dispatch skipped (each called anyway), and how many such calls there were."""
     skipped: list[set[str]] = [set()]
     calls = [0]
-    choose, run = Dispatch.for_document, dralint.pipeline.run.run_document_rules
+    choose, run = Dispatch.for_document, dralint.pipeline.stages.run_document_rules
 
     def for_document(self, data):
         chosen = choose(self, data)
@@ -84,7 +84,7 @@ def _leaks(files: list[str], release: str | None, monkeypatch) -> tuple[list[tup
         return problems
 
     monkeypatch.setattr(Dispatch, "for_document", for_document)
-    monkeypatch.setattr(dralint.pipeline.run, "run_document_rules", run_document_rules)
+    monkeypatch.setattr(dralint.pipeline.stages, "run_document_rules", run_document_rules)
     _lint(files, release)
     return leaks, calls[0]
 

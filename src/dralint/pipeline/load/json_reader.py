@@ -18,8 +18,8 @@ import math
 import re
 from typing import Any
 
+from ...lines import LineTable
 from ...model import Node, Path, Span
-from .lines import LineTable
 from .result import MAX_DEPTH, MAX_NODES, Sink
 
 __all__ = ["read_json", "whole_value"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ...catalog import check
+from ...lines import LineTable
 from ...model import Document, Path, Problem, Span
 from .lazy_table import ListItems, Tables, lazy_table
-from .lines import LineTable
 from .scalars import describe
 
 __all__ = ["LoadResult", "Sink", "MAX_NODES", "MAX_DEPTH", "MAX_PROBLEMS_PER_DOCUMENT", "MAX_PROBLEMS_PER_FILE"]
