@@ -137,7 +137,7 @@ class Alone:
         """What `source` adds to a run. None where a part of a larger source cannot be checked alone:
         legacy run rules need every document, a kustomize patch its base."""
         run = self.run
-        if run.legacy_rules or run._patch_of(source.name) is not None:
+        if run.legacy_rules or run.patch_of(source.name) is not None:
             return None
         run.check_source(source)
         return run.take_partial()
