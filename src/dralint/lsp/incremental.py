@@ -7,7 +7,8 @@ path (ignore-paths, kustomize), its options (config generation), the release and
 the buffer's header comments, and whether it is the header piece. A piece met again, wherever it
 now stands, is moved to its place: lines by the lines before it, document indices by the
 documents before it. The run-scope rules are judged every time over every piece's records
-(dralint.pipeline.run.judge), with the workspace's, so references between documents stay current.
+(dralint.pipeline.run.Alone.judge), with the workspace's, so references between documents stay
+current. A buffer keeps the pieces of its last lint only.
 
 What must stay true: the problems are those `lint` finds in the whole buffer, exactly
 (tests/test_lsp_incremental.py compares both after random edits through a real client). Where a
@@ -17,9 +18,11 @@ whole buffer is linted:
   break other than "\\n", a byte-order mark; or `{{` may make the whole file a template;
 - a `# dralint:` comment other than the header piece's release and feature-gates comments
   (suppressions span documents; a file's settings apply to all of them);
-- a piece the parser could not read (in the whole its error may lie in the next piece), one that
-  triage passes over alone (the whole file's triage decides), DRA011 (reported once per file),
-  failed positions, or so many problems that a per-document or the per-file cap applies.
+- a syntax error met on a piece's last line or at its end (in the whole, the parser meets the next
+  piece's `---` there), or in a document that held other loader findings (triage of a piece alone
+  keeps only the error); a piece that triage passes over alone (the whole file's triage decides);
+  DRA011 (reported once per file); failed positions; so many problems that a per-document or the
+  per-file cap applies; more pieces than the cache holds.
 """
 
 from __future__ import annotations
