@@ -60,7 +60,7 @@ LONGEST_FIRST = (
     "test_webhook", "test_precommit", "test_load_replay", "test_dispatch", "test_lsp", "test_extractor",
     "test_lsp_fuzz", "test_repairs_hostile", "test_parallel", "test_fuzz", "test_migrate", "test_plugins",
     "test_lsp_framing", "test_plugin_output", "test_schema_validators", "test_result_cache", "test_partial",
-    "test_sources", "test_lsp_buffer", "test_lsp_neovim", "test_webhook_abuse",
+    "test_sources", "test_lsp_buffer", "test_lsp_incremental", "test_lsp_neovim", "test_webhook_abuse",
 )
 
 
