@@ -35,7 +35,7 @@ import corpus_sets  # noqa: E402
 
 from bench import generate  # noqa: E402
 from dralint.pipeline import dispatch  # noqa: E402
-from dralint.pipeline import run as lint_module  # noqa: E402
+from dralint.pipeline import stages as lint_module  # noqa: E402
 
 from engine import lint_paths  # noqa: E402
 

@@ -100,6 +100,40 @@ def test_the_cycle_finder_finds_cycles():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+# The layers of the package (dralint.pipeline's docstring): the shared core (model, api, positions,
+# schemas, k8s, cel, rules, ...), the pipeline's stages on it, and the front doors that feed the
+# pipeline and report what it returns. Imports run down the layers, never up.
+FRONT_DOORS = frozenset({
+    "dralint.__main__", "dralint.cli", "dralint.arguments", "dralint.commands", "dralint.gates_command",
+    "dralint.config", "dralint.policy", "dralint.lint", "dralint.testing", "dralint.report", "dralint.lsp",
+    "dralint.webhook", "dralint.migrate", "dralint.migration_fixes", "dralint.moved_comments", "dralint.rewrite",
+    "dralint.fix",
+})
+
+
+def _layer(module: str) -> int:
+    top = ".".join(module.split(".")[:2])
+    if top in FRONT_DOORS:
+        return 2
+    return 1 if top == "dralint.pipeline" else 0
+
+
+def _upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    return sorted((name, imported) for name, found in graph.items() for imported in found if _layer(imported) > _layer(name))
+
+
+def test_imports_run_from_front_doors_to_the_pipeline_to_the_core():
+    modules = _modules()
+    assert {".".join(m.split(".")[:2]) for m in modules if _layer(m) == 2} == FRONT_DOORS - {"dralint"}
+    graph = {name: _imports(name, file, modules) for name, file in modules.items()}
+    assert _upward_imports(graph) == []
+
+
+def test_the_layer_check_finds_an_upward_import():
+    graph = {"dralint.model": {"dralint.pipeline.run"}, "dralint.pipeline.run": {"dralint.cli", "dralint.model"}, "dralint.cli": {"dralint.pipeline.run"}}
+    assert _upward_imports(graph) == [("dralint.model", "dralint.pipeline.run"), ("dralint.pipeline.run", "dralint.cli")]
+
+
 def _docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     first = node.body[0]
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):

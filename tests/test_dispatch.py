@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-import dralint.pipeline.run
+import dralint.pipeline.stages
 from dralint import cli, schemas
 from dralint.api import DocumentView, Rule
 from dralint.config import Overrides, build_options
@@ -88,7 +88,7 @@ class _Observed:
 def _observe(runs: list[tuple[str | None, list[str]]], monkeypatch, formats: bool = True) -> _Observed:
     seen = _Observed()
     skipped: list[set[str]] = [set()]
-    choose, run = Dispatch.for_document, dralint.pipeline.run.run_document_rules
+    choose, run = Dispatch.for_document, dralint.pipeline.stages.run_document_rules
 
     def for_document(self, data):
         skipped[0] = {r.code for r in self.rules} - {r.code for r in choose(self, data)}
@@ -110,7 +110,7 @@ def _observe(runs: list[tuple[str | None, list[str]]], monkeypatch, formats: boo
         return problems
 
     monkeypatch.setattr(Dispatch, "for_document", for_document)
-    monkeypatch.setattr(dralint.pipeline.run, "run_document_rules", run_document_rules)
+    monkeypatch.setattr(dralint.pipeline.stages, "run_document_rules", run_document_rules)
     for release, files in runs:
         if release is None and formats:  # reported in every format; elsewhere the problems are what counts
             seen.reports[release] = _reports(files, release)

@@ -15,11 +15,14 @@ from dralint.model import Edit, Span
 from dralint.pipeline.sources import Source
 from dralint.repairs import apply
 
+from conftest import run_dralint
+
 CASES = Path(__file__).parent / "cases" / "fix"
 
 
 def _dralint(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dralint", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    run = run_dralint(*args, cwd=cwd)
+    return subprocess.CompletedProcess(args, run.code, run.stdout, run.stderr)
 
 
 def test_fix_rewrites_only_what_the_fixes_say_and_reports_what_is_left(tmp_path: Path):
@@ -105,7 +108,7 @@ def test_fix_of_standard_input_writes_the_fixed_manifest_to_standard_output(tmp_
               "    - name: {}\n      exactly:\n        deviceClasName: gpu.example.com\n        allocationMode: all\n")
     fixed = broken.replace("deviceClasName", "deviceClassName").replace(": all", ": All")
 
-    def run(*args: str, data: bytes) -> subprocess.CompletedProcess:
+    def run(*args: str, data: bytes) -> subprocess.CompletedProcess:  # bytes in and out: a UTF-16 manifest below
         return subprocess.run([sys.executable, "-m", "dralint", "--no-config", *args], input=data, cwd=tmp_path,
                               capture_output=True, timeout=60, env={**os.environ, "DRALINT_NO_CACHE": "1"})
 

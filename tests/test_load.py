@@ -231,6 +231,14 @@ def test_scalar_resolution_like_kubernetes():
     assert d["x"] == 18446744073709551616 and type(d["x"]) is int  # past uint64: a float, integral
 
 
+def test_a_leading_zero_with_an_8_or_9_is_a_decimal_float_as_go_yaml_reads_it():
+    """strconv.ParseInt fails on the octal digits, ParseFloat reads the decimal: JSON 128, not DRA001."""
+    r = load("z.yaml", b"a: 0128\nb: -019\nc: 0127\nd: 0_128\ne: 0128.5\n")
+    assert codes(r) == []
+    assert r.documents[0].data == {"a": 128, "b": -19, "c": 87, "d": 128, "e": 128.5}
+    assert type(r.documents[0].data["a"]) is int
+
+
 def test_quoted_and_block_scalars_are_strings():
     d = load("q.yaml", b"a: 'true'\nb: \"1\"\nc: |\n  3\n").documents[0].data
     assert d == {"a": "true", "b": "1", "c": "3\n"}

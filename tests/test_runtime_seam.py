@@ -181,7 +181,7 @@ print(a[0])
 
 
 def _positioned_asked(monkeypatch, options: LintOptions) -> set:
-    import dralint.pipeline.run as lint_mod  # noqa: PLC0415
+    import dralint.pipeline.stages as lint_mod  # noqa: PLC0415
 
     asked: set = set()
     real = lint_mod.load
@@ -191,7 +191,7 @@ def _positioned_asked(monkeypatch, options: LintOptions) -> set:
         return real(*args, **kwargs)
 
     monkeypatch.setattr(lint_mod, "load", spy)
-    problems = lint_mod.lint(_sources(), options).problems
+    problems = lint(_sources(), options).problems
     assert problems
     return asked
 
@@ -215,7 +215,7 @@ def test_the_loader_notes_the_fields_the_active_run_scope_rules_declare(monkeypa
 
 
 def test_the_command_turns_the_seam_on_for_its_run_and_off_after(monkeypatch, seam_off, tmp_path, capsys):
-    import dralint.pipeline.run as lint_mod  # noqa: PLC0415
+    import dralint.pipeline.stages as lint_mod  # noqa: PLC0415
     from dralint.cli import main  # noqa: PLC0415
 
     seen: list = []

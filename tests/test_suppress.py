@@ -116,7 +116,7 @@ def test_directives_are_read_from_comments_not_strings_whatever_the_line_breaks(
         assert [doc.data["metadata"]["name"] for doc in documents] == ["c", "d"]
         directives, bad = parse_comments("c.yaml", text, documents)
         assert bad == []
-        if newline == "\r":  # no line break where positions are counted (dralint.pipeline.load.lines): all on line 1
+        if newline == "\r":  # no line break where positions are counted (dralint.lines): all on line 1
             expected = [(code, 1, text.index(f"# dralint: disable{'-next-line' if code == 'DRA706' else ''}={code}") + 1, 2 if code == "DRA706" else 1)
                         for code, *_ in expected]
         assert [(d.codes[0].text, d.line, d.column, d.target) for d in directives] == expected, repr(newline)

@@ -15,8 +15,8 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import Any
 
+from .lines import LineTable
 from .model import Document, Path, Span
-from .pipeline.load.lines import LineTable
 
 __all__ = ["string_span"]
 

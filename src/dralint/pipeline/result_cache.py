@@ -185,9 +185,9 @@ class FileChecker:
         vars(run).update(self._prepared)
         run.result = LintResult()
         run.records, run.first, run.late, run.messages, run.rendered, run.views_by_release = {}, {}, [], {}, {}, {}
-        run.suppressor = run._suppressor() if run.options.ignore_paths is not None else None
+        run.suppressor = run.new_suppressor() if run.options.ignore_paths is not None else None
         run.check_source(source)
-        storable = source.data is not None and not run.rendered and run._patch_of(source.name) is None
+        storable = source.data is not None and not run.rendered and run.patch_of(source.name) is None
         return run.partial(), storable
 
     def item(self, source: Source, pack: Pack) -> tuple:

@@ -1,9 +1,10 @@
 """The one `lint` function every front door (CLI, pre-commit, webhook, Python API) feeds.
 
-    source -> load -> Document -> resolve type -> schema check -> drop gated fields -> rules
-           -> suppressions and ignore-paths -> upgrade check -> selection and severity -> problems
-
-It owns every stage, so the front doors differ only in how they report. Files
+A run takes each file through `FILE_STAGES` and each document through `DOCUMENT_STAGES`
+(dralint.pipeline.stages), judges the run-scope rules in `finish`, and settles the problems
+(dralint.pipeline.settle); what it keeps on the way is the retention policy's call
+(dralint.pipeline.partial.Retention: the streaming CLI lets documents go, the API keeps them).
+So the front doors differ only in how they report. Files
 stream through: each is loaded, checked and filtered before the next is read,
 and its documents are let go; what rules over the whole run (pod references
 across files) need is kept as small records (`collect`, dralint.api) and
@@ -19,22 +20,18 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from .. import schemas
 from ..api import DocumentView, Place, Rule
 from ..catalog import ENGINE_CHECKS
-from ..model import Document, Problem, Record, Severity, Span
+from ..model import Document, Problem, Record, Span
 from ..registry import all_rules
 from .dispatch import Dispatch
-from .drop import Dropped, GateState, drop_disabled_fields
-from .engine import collect_records, collectors, run_document_rules, run_index_rules, run_run_rules
-from .gate_settings import file_gates
-from .kustomize import Kustomizations, Patch, as_patches, partial_problems
-from .load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load
-from .origins import Origins, portable, rendered_documents
-from .partial import DocumentSummary, LintResult, PartialResult, Retention
-from .releases import file_release
-from .resolve import disabled_once_per_file, resolve
-from .schema_check import check_schema
+from .drop import GateState
+from .engine import collect_records, collectors, run_index_rules, run_run_rules
+from .kustomize import Kustomizations, Patch, partial_problems
+from .origins import Origins, portable
+from .partial import LintResult, PartialResult, Retention
 from .selection import Selection
+from .settle import capped, in_report_order
 from .sources import Source
-from .triage import Triaged, passed_over_unread, triage
+from .stages import DOCUMENT_STAGES, FILE_STAGES, DocumentWork, FileWork, file_checks
 
 if TYPE_CHECKING:
     from .ignore_paths import IgnorePaths
@@ -128,6 +125,37 @@ def records_of(source: Source, options: LintOptions) -> dict[str, dict[str, list
     return run.records
 
 
+class Alone:
+    """Sources checked one at a time, each as a run of its own before run-scope judging, then judged
+    together (the language server's documents, dralint.lsp.incremental). One checker serves many runs:
+    its rules, dispatch tables and gate states are made once."""
+
+    def __init__(self, options: LintOptions):
+        self.run = _Run(options)
+
+    def check(self, source: Source) -> PartialResult | None:
+        """What `source` adds to a run. None where a part of a larger source cannot be checked alone:
+        legacy run rules need every document, a kustomize patch its base."""
+        run = self.run
+        if run.legacy_rules or run.patch_of(source.name) is not None:
+            return None
+        run.check_source(source)
+        return run.take_partial()
+
+    def judge(self, partial: PartialResult, known: dict[str, dict[str, list]] | None = None) -> LintResult:
+        """The end of the run whose sources `partial` holds: the run-scope rules over its records (and
+        `known`'s, as `lint` takes them), and every problem in report order."""
+        run = self.run
+        run.result, run.records, run.first = partial.result, partial.records, partial.first
+        if known:
+            run.add_known(known)
+        try:
+            return run.finish()
+        finally:  # the next run starts afresh
+            run.take_partial()
+            run.messages = {}
+
+
 def lint_documents(documents: list[Document], options: LintOptions | None = None) -> LintResult:
     """For callers that already hold objects (the admission webhook): no file, no comments."""
     options = options or LintOptions()
@@ -162,7 +190,7 @@ class _Run:
         self.known = known_codes(rules)
         self.suppressor: Suppressor | None = None
         if options.ignore_paths is not None:
-            self.suppressor = self._suppressor()
+            self.suppressor = self.new_suppressor()
         self.retain = Retention(options.keep)
         self.views_by_release: dict[str, list[DocumentView]] = {}
         self.records: dict[str, dict[str, list]] = {}  # release -> collector key -> records, in run order
@@ -176,53 +204,20 @@ class _Run:
         self.gate_states: dict[tuple, GateState] = {}
 
     def check_source(self, source: Source) -> None:
-        result = self.result
-        result.files += 1
+        """One file through FILE_STAGES (dralint.pipeline.stages), up to the stage that ends it."""
+        self.result.files += 1
         if self.retain.objects:
-            result.source_names.append(source.name)
-        if source.data is None:
-            self._add(source.name, None, [_unreadable(source)])
-            return
-        release, problems = file_release(source.name, source.data, self.options.release)
-        gates, gate_problems = file_gates(source.name, source.data, release)
-        problems.extend(gate_problems)
-        patch = self._patch_of(source.name)
-        loaded = passed_over_unread(source.name, source.data) if patch is None else None
-        late: list[Problem] = []
-        if loaded is None:
-            raw = load(source.name, source.data, size=source.size, lists=patch is not None, positioned=self.positioned)
-            loaded = triage(source.name, source.data, raw)
-            late = raw.late_problems
-            if patch is not None and raw.documents and not any(p.rule == "DRA014" for p in loaded.problems):
-                # A patch is judged as a part of an object (a JSON 6902 list of operations too), unless it is
-                # a template (DRA014) or the loader could not read it.
-                loaded = Triaged(as_patches(patch, raw.documents), raw.problems, loaded.empty, passed_over=False)
-        if loaded.passed_over:
-            result.files_passed_over += 1
-            if self.retain.objects:
-                result.passed_over_files.append(source.name)
-        result.empty += loaded.empty
-        problems.extend(loaded.problems)
-        rendered = rendered_documents(source.data, loaded.documents) if self.options.origins else None
-        text = loaded.documents[0].text if loaded.documents else None
-        problems = self._check(loaded.documents, release, problems, gates)
-        if self.suppressor is None and self.options.inline_suppressions and b"dralint" in source.data:
-            self.suppressor = self._suppressor()
-        if self.suppressor is not None:
-            self.suppressor.add_source(source.name, text, loaded.documents)
-        self._add(source.name, source.data, problems, rendered)
-        if rendered:
-            self.rendered[source.name] = rendered  # for the run-scope problems judged at the end
-        # Problems a position table finds while positions are computed (dralint.pipeline.load.LoadResult): settled
-        # runs have computed every position of this file's problems by now, the others do it in finish().
-        if late or not self.retain.settle:
-            self.late.append(late)
+            self.result.source_names.append(source.name)
+        work = FileWork(source)
+        for stage in FILE_STAGES:
+            if not stage(self, work):
+                break
 
     def check_documents(self, documents: list[Document], release: str, text: str | None) -> None:
-        problems = self._check(documents, release, [])
+        problems = self.judge(documents, release, [])
         if documents and self.suppressor is not None:
             self.suppressor.add_source(documents[0].source, text, documents)
-        self._add(documents[0].source if documents else "", None, problems)
+        self.add(documents[0].source if documents else "", None, problems)
 
     def finish(self) -> LintResult:
         result = self.result
@@ -242,7 +237,7 @@ class _Run:
         for p in late:
             if p.source in self.rendered:
                 self._relocate([p], self.rendered[p.source])
-        result.problems = _in_report_order(result.problems, late, self.messages if self.retain.settle else {})
+        result.problems = in_report_order(result.problems, late, self.messages if self.retain.settle else {})
         # Sorting computed every reported position: a position table that failed to build has said so by now.
         failed = self.selection.apply([p for problems in self.late for p in problems])
         if failed:
@@ -267,7 +262,7 @@ class _Run:
         source and taking gives that file's partial, which `absorb` merges back as if it had been checked."""
         partial = self.partial()
         self.result, self.records, self.first, self.late, self.rendered = LintResult(), {}, {}, [], {}
-        self.suppressor = self._suppressor() if self.options.ignore_paths is not None else None
+        self.suppressor = self.new_suppressor() if self.options.ignore_paths is not None else None
         return partial
 
     def absorb(self, partial: PartialResult) -> None:
@@ -278,10 +273,10 @@ class _Run:
         if mine.late:
             self.late.append(mine.late)
 
-    def _add(self, name: str, data: bytes | None, problems: list[Problem], rendered: dict[int, Document] | None = None) -> None:
+    def add(self, name: str, data: bytes | None, problems: list[Problem], rendered: dict[int, Document] | None = None) -> None:
         if self.suppressor is not None:
             problems = self.suppressor.keep(problems)
-        kept = _capped(self.selection.apply(problems))
+        kept = capped(self.selection.apply(problems))
         if not kept:
             return
         if rendered:
@@ -298,27 +293,27 @@ class _Run:
                 p.fixes = (p.fixes or ()) if self.retain.fixes else ()  # () for none: not an empty list per problem
                 p.message = messages.setdefault(p.message, p.message)
 
-    def _check(self, documents: list[Document], release: str, problems: list[Problem], gates: dict[str, bool] | None = None) -> list[Problem]:
-        """Every problem of one file's documents (added to the loader's), before suppressions and selection."""
+    def judge(self, documents: list[Document], release: str, problems: list[Problem], gates: dict[str, bool] | None = None) -> list[Problem]:
+        """Every problem of one file's documents (added to the loader's), before suppressions and selection:
+        each document through DOCUMENT_STAGES, then the file's own checks."""
         dra: set[int] = set()
         foreign: set[int] = set()
-        gates = gates or {}
+        state = self.gate_state(release, gates or {})
         for doc in documents:
             start = len(problems)
-            verdict = self._check_document(doc, release, problems, gates)
+            work = DocumentWork(doc, release, state, problems)
+            for stage in DOCUMENT_STAGES:
+                if not stage(self, work):
+                    break
             if doc.patch is not None:
                 problems[start:] = partial_problems(doc, problems[start:])
-            if verdict == "dra":
+            if work.resolution.is_dra:
                 dra.add(doc.index)
-            elif verdict == "foreign":
+            elif not work.resolution.is_object:
                 foreign.add(doc.index)
-        if self.options.target_version:
-            problems.extend(_upgrade_problems(documents, self.options.target_version, release))
-        for fixer in self.options.fixers:
-            fixer(problems, documents)
-        return _soften_outside_dra(disabled_once_per_file(_merge_overlaps(problems)), dra, foreign)
+        return file_checks(documents, problems, dra, foreign, self, release)
 
-    def _gate_state(self, release: str, gates: dict[str, bool]) -> GateState:
+    def gate_state(self, release: str, gates: dict[str, bool]) -> GateState:
         """The cluster's gates at `release`: the options' overrides, a file's own over them."""
         key = (release, tuple(sorted(gates.items())))
         state = self.gate_states.get(key)
@@ -326,36 +321,7 @@ class _Run:
             state = self.gate_states[key] = GateState(release, {**self.options.feature_gates, **gates})
         return state
 
-    def _check_document(self, doc: Document, release: str, problems: list[Problem], gates: dict[str, bool]) -> str:
-        result = self.result
-        result.documents += 1
-        if self.retain.objects:
-            result.objects.append(DocumentSummary(doc.source, doc.index, doc.list_item, doc.kind, doc.object_ref))
-        resolution = resolve(doc, release)
-        problems.extend(resolution.problems)
-        state = self._gate_state(release, gates)
-        dropped: tuple[Dropped, ...] = ()
-        if resolution.info is not None:
-            result.checked += 1
-            schema_problems = check_schema(doc, schemas.catalog(release).schema(doc.api_version, doc.kind))
-            # What the API server validates: the fields of gates that are off dropped, as on create.
-            doc, dropped = drop_disabled_fields(doc, state)
-            problems.extend(_decoded(schema_problems, dropped) if dropped else schema_problems)
-        view = DocumentView(doc, release, self.options.rule_options, lazy_places=not self.retain.settle, feature_gates=state.overrides, dropped=dropped)
-        if self.run_rules:
-            self._collect(view, problems)
-        table = self._rules_for(release, view.api_version, view.kind)
-        applicable = table.rules
-        if not resolution.is_dra and not applicable and not resolution.problems:
-            result.passed_over += 1
-        # A DRA object the release does not serve has no schema to hold the rules' assumptions to.
-        if applicable and not (resolution.is_dra and resolution.info is None):
-            problems.extend(run_document_rules(table.for_document(view.data), view))
-        if resolution.is_dra:
-            return "dra"
-        return "object" if resolution.is_object else "foreign"
-
-    def _collect(self, view: DocumentView, problems: list[Problem]) -> None:
+    def collect(self, view: DocumentView, problems: list[Problem]) -> None:
         """What the run-scope rules keep of a document: records, and the document itself only for legacy rules."""
         release = view.release
         if release not in self.first:
@@ -379,7 +345,7 @@ class _Run:
                 if p.origin is not None and p.origin.found and p.source not in self.result.texts:
                     self.result.texts[p.source] = self.origins.data(p.source)
 
-    def _patch_of(self, name: str) -> Patch | None:
+    def patch_of(self, name: str) -> Patch | None:
         """The kustomize patch a file is (dralint.pipeline.kustomize), or None; not looked for in stdin or an admission."""
         if name == "-" or name.startswith("<"):
             return None
@@ -387,14 +353,14 @@ class _Run:
             self.kustomizations = Kustomizations()
         return self.kustomizations.patch_of(name)
 
-    def _suppressor(self) -> "Suppressor":
+    def new_suppressor(self) -> "Suppressor":
         """Made for the first file with a `# dralint:` comment, or at the start with `ignore-paths`."""
         # Imported then: its dataclasses and difflib are ~8 ms of every clean file's start-up.
         from .suppress import Suppressor
 
         return Suppressor(self.selection, self.known, self.options.ignore_paths, self.options.inline_suppressions)
 
-    def _rules_for(self, release: str, api_version: str | None, kind: str | None) -> Dispatch:
+    def rules_for(self, release: str, api_version: str | None, kind: str | None) -> Dispatch:
         key = (release, api_version, kind)
         table = self.rules_by_type.get(key)
         if table is None:
@@ -402,149 +368,4 @@ class _Run:
         return table
 
 
-def _in_report_order(listed: list[Problem], late: list[Problem], messages: dict[str, str]) -> list[Problem]:
-    """The problems listed file by file and the run-scope ones (capped per file, counting what the file
-    listed), sorted as reports show them: by source, then document, line, column, rule and message.
-
-    Sorted file by file, which gives what one stable sort of the whole list gives: a run with
-    160,000 problems holds the sort keys of one file at a time, not 160,000 of them at once.
-    """
-    groups: dict[str, list[Problem]] = {}
-    for p in listed:
-        groups.setdefault(p.source, []).append(p)
-    first_late: dict[str, int] = {}  # where each file's run-scope problems start in its group
-    for p in late:
-        p.message = messages.setdefault(p.message, p.message)
-        group = groups.setdefault(p.source, [])
-        first_late.setdefault(p.source, len(group))
-        group.append(p)
-    for source, start in first_late.items():
-        group = groups[source]
-        if len(group) > MAX_PROBLEMS_PER_DOCUMENT:
-            group[start:] = _capped(group[start:], start)
-    ordered: list[Problem] = []
-    for source in sorted(groups):
-        group = groups.pop(source)
-        group.sort(key=Problem.sort_key)
-        ordered.extend(group)
-    return ordered
-
-
-def _capped(problems: list[Problem], listed: int = 0) -> list[Problem]:
-    """At most MAX_PROBLEMS_PER_DOCUMENT of a document and MAX_PROBLEMS_PER_FILE of a file, then one
-    DRA005 saying how many more: 30,000 broken claims in one file must not cost 100,000 Problems.
-    `listed`: how many of the file's problems were listed before (run-scope rules report at the end).
-
-    The DRA005 has the highest severity of the problems it stands for, as selection and `severity`
-    left them: 104 infos about a valid claim are not an error, and must not fail a run or deny it."""
-    if len(problems) + listed <= MAX_PROBLEMS_PER_DOCUMENT:
-        return problems
-    kept: list[Problem] = []
-    per_document: dict[int, int] = {}
-    dropped: dict[int, list] = {}  # document, or -1 for the rest of the file -> [first dropped, count, highest severity]
-    for p in problems:
-        count = per_document.get(p.document, 0)
-        if count < MAX_PROBLEMS_PER_DOCUMENT and len(kept) + listed < MAX_PROBLEMS_PER_FILE:
-            per_document[p.document] = count + 1
-            kept.append(p)
-            continue
-        key = p.document if len(kept) + listed < MAX_PROBLEMS_PER_FILE else -1
-        entry = dropped.setdefault(key, [p, 0, p.severity])
-        entry[1] += 1
-        entry[2] = max(entry[2], p.severity)
-    for key, (first, count, severity) in dropped.items():
-        where = "this file" if key == -1 else "this document"
-        limit = MAX_PROBLEMS_PER_FILE if key == -1 else MAX_PROBLEMS_PER_DOCUMENT
-        kept.append(
-            Problem(
-                rule="DRA005", name=ENGINE_CHECKS["DRA005"].slug, severity=severity,
-                message=f"{count} more problems in {where} were not listed (at most {limit} are); this is where the first of them is",
-                source=first.source, document=first.document, span=first.span,
-            )
-        )
-    return kept
-
-
-def _upgrade_problems(documents: list[Document], target: str, release: str) -> list[Problem]:
-    """DRA020/DRA021: the upgrade check, judged from the release each file is written for."""
-    # Imported only with --target-version: its dataclasses are ~5 ms of a clean file's start-up.
-    from .lifecycle import upgrade_problems
-
-    problems: list[Problem] = []
-    seen: set[tuple[int, int | None]] = set()
-    for doc in documents:
-        key = (doc.index, doc.list_item)
-        if key not in seen:
-            seen.add(key)
-            problems.extend(upgrade_problems(doc, target, release))
-    return problems
-
-
-def _merge_overlaps(problems: list[Problem]) -> list[Problem]:
-    """One mistake, one problem: a rule's finding replaces the schema's at the same path and error type.
-
-    The schema says "missing required field"; the rule for the same field says
-    what the API server of this release answers, which is more precise.
-    """
-    by_rule = {(p.document, p.path, p.error_type): p for p in problems if not p.rule.startswith("DRA1")}
-    if not by_rule:
-        return problems
-    kept = []
-    for p in problems:
-        precise = by_rule.get((p.document, p.path, p.error_type)) if p.rule.startswith("DRA1") and p.error_type else None
-        if precise is None:
-            kept.append(p)
-        else:
-            precise.adopt_fixes(p)  # the schema knows how to repair what the rule explains
-    return kept
-
-
-# What decoding rejects before the registry strategy drops anything: an unknown field (strict
-# decoding), a value of the wrong JSON type, or one that does not parse (a quantity, an int64 out of
-# range) fails the request even inside a field that would be dropped.
-_DECODE_TIME = frozenset({"DRA101", "DRA103", "DRA105"})
-
-
-def _decoded(schema_problems: list[Problem], dropped) -> list[Problem]:
-    """The schema problems the API server reports when `dropped` fields are removed before validation.
-
-    Required fields, enums, formats and bounds are validation (after PrepareForCreate drops the
-    fields of disabled gates), so inside a dropped field they are never judged; decoding errors are.
-    """
-    cut = [d.path for d in dropped]
-    return [p for p in schema_problems
-            if p.rule in _DECODE_TIME or not any(p.path[:len(c)] == c for c in cut)]
-
-
-def _soften_outside_dra(problems: list[Problem], dra: set[int], foreign: set[int]) -> list[Problem]:
-    """Key problems outside resource.k8s.io: warnings in other Kubernetes objects, nothing in other YAML.
-
-    dralint judges DRA objects; for the Deployments and ConfigMaps around them
-    it points out a duplicate or non-string key without failing the build over
-    an object it does not otherwise check. YAML that is no Kubernetes object
-    (a GitHub workflow's `on:` key is a boolean to YAML 1.1) is not its business.
-    """
-    kept = []
-    for p in problems:
-        if p.rule in ("DRA002", "DRA008") and p.document not in dra:
-            if p.document in foreign:
-                continue
-            p.severity = Severity.WARNING
-            p.message += " (in an object outside resource.k8s.io)"
-        kept.append(p)
-    return kept
-
-
-def _unreadable(source: Source) -> Problem:
-    check = ENGINE_CHECKS["DRA006"]
-    return Problem(
-        rule=check.code,
-        name=check.slug,
-        severity=check.severity,
-        message=f"cannot read {source.name}: {source.error}",
-        source=source.name,
-        document=0,
-    )
-
-
-__all__ = ["LintOptions", "LintResult", "DocumentSummary", "PartialResult", "lint", "lint_documents", "known_codes"]
+__all__ = ["LintOptions", "LintResult", "PartialResult", "lint", "lint_documents", "known_codes"]

@@ -95,7 +95,7 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
     """Every `# dralint:` directive in the YAML comments of `text`."""
     if "dralint" not in text:
         return [], []
-    # Lines end at \n, as every position dralint reports counts them (dralint.pipeline.load.lines): a lone \r
+    # Lines end at \n, as every position dralint reports counts them (dralint.lines): a lone \r
     # breaks no line. Counted as the candidates come, from one to the next: a list of every line's
     # start was most of reading the comments of a file that has one.
     line, line_start, counted = 1, 0, 0

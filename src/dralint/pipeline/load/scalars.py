@@ -59,6 +59,9 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _NULL_WORDS = ("", "~", "null", "Null", "NULL")
 
 
+_OCTAL_DIGITS = frozenset("01234567")
+
+
 def resolve_number(text: str) -> Any:
     """An int or float as go-yaml v2 + JSON make of `text`, or `text` itself when it is no number."""
     s = text.replace("_", "") if "_" in text else text
@@ -66,7 +69,9 @@ def resolve_number(text: str) -> Any:
     if m is not None:
         sign, digits = m.groups()
         if len(digits) > 1 and digits[0] == "0" and digits[1] in "01234567":
-            n: int | None = int(digits, 8)
+            # strconv.ParseInt(s, 0, 64) reads a leading 0 as octal and fails on an 8 or 9; go-yaml
+            # then tries ParseFloat, which reads 0128 as 128.
+            n: int | None = int(digits, 8) if _OCTAL_DIGITS.issuperset(digits) else None
         elif digits.isdigit():
             n = int(digits) if len(digits) <= _MAX_DECIMAL_DIGITS else None
         else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ...model import Span
+from .model import Span
 
 __all__ = ["LineTable"]
 
