@@ -20,6 +20,7 @@ dralint.result_store (sealed, atomic, bounded).
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import pickle
 import sys
@@ -37,6 +38,8 @@ from .sources import Source
 
 FOLDER = ".dralint_cache"
 MAX_BLOB = 4 * 1024 * 1024  # a file whose kept results are larger is checked each time
+CHUNK_FILES = 32  # fresh files whose partials share a chunk (a hit decodes its whole chunk)
+CHUNK_BYTES = 1024 * 1024  # a chunk this large is closed early
 
 
 def project_root(config_path: str | None) -> str:
@@ -190,17 +193,25 @@ class FileChecker:
         storable = source.data is not None and not run.rendered and run._patch_of(source.name) is None
         return run.partial(), storable
 
-    def item(self, source: Source, pack: Pack) -> tuple:
-        """What a `--jobs` worker sends back for one file: (name, digest, has_text, blob, text, fresh); digest None
-        when not to be stored. The blob is the stored pickle (a hit is not even decoded here)."""
-        digest = self.digests.of(source.name, source.data) if source.data is not None else None
-        if digest is not None:
-            hit = pack.get(source.name, digest)
+    def items(self, sources: Iterable[Source], pack: Pack) -> tuple[list[tuple], list[bytes]]:
+        """What a `--jobs` worker sends back for its files: for each (name, digest, has_text, where, text), where
+        is the (chunk id, index) of a hit in the pack (not even decoded here) or the (number, index) of a fresh
+        file's partial among the returned chunks' blobs; digest None when the file is not to be stored."""
+        chunks = [Chunk()]
+        items = []
+        for source in sources:
+            digest = self.digests.of(source.name, source.data) if source.data is not None else None
+            hit = pack.get(source.name, digest) if digest is not None else None
             if hit is not None:
-                return source.name, digest, hit[0], hit[1], source.data if hit[0] else None, False
-        partial, storable = self.partial(source)
-        has_text, blob = encode_partial(source.name, partial)
-        return source.name, digest if storable else None, has_text, blob, source.data if has_text else None, True
+                items.append((source.name, digest, hit[0], hit[1:], source.data if hit[0] else None))
+                continue
+            partial, storable = self.partial(source)
+            has_text, plain = plain_of(source.name, partial)
+            if chunks[-1].count >= CHUNK_FILES or chunks[-1].size() >= CHUNK_BYTES:
+                chunks.append(Chunk())
+            where = (len(chunks) - 1, chunks[-1].add(plain))
+            items.append((source.name, digest if storable else None, has_text, where, source.data if has_text else None))
+        return items, [chunk.blob() for chunk in chunks if chunk.count]
 
 
 def plain_of(name: str, partial: PartialResult) -> tuple[bool, tuple]:
@@ -215,13 +226,89 @@ def plain_of(name: str, partial: PartialResult) -> tuple[bool, tuple]:
     return name in result.texts, plain
 
 
-def encode_partial(name: str, partial: PartialResult) -> tuple[bool, bytes]:
-    has_text, plain = plain_of(name, partial)
-    return has_text, pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
+class Chunk:
+    """Partials pickled one after the other into one blob with one memo, so that a class or a string the files
+    share is written once a chunk, not once a file; read back whole and in order (`read_chunk`)."""
+
+    def __init__(self) -> None:
+        self._buffer = io.BytesIO()
+        self._pickler = pickle.Pickler(self._buffer, pickle.HIGHEST_PROTOCOL)
+        self.count = 0
+
+    def add(self, plain: tuple) -> int:
+        """Pickle `plain` now, before the run absorbs (and may change) what it holds; its index in the chunk."""
+        self._pickler.dump(plain)
+        self.count += 1
+        return self.count - 1
+
+    def size(self) -> int:
+        return self._buffer.tell()
+
+    def blob(self) -> bytes:
+        return self._buffer.getvalue()
 
 
-def absorb_plain(run: _Run, blob: bytes, name: str, text: bytes | None) -> None:
-    merge(run, pickle.loads(blob), name, text)  # noqa: S301 - from a pack whose seal verified, or our own worker
+def read_chunk(blob: bytes) -> list:
+    """Every pickle of a chunk, in order (the later ones refer to the memo of the earlier)."""
+    unpickler = pickle.Unpickler(io.BytesIO(blob))  # noqa: S301 - from a pack whose seal verified, or our own worker
+    plains = []
+    while True:
+        try:
+            plains.append(unpickler.load())
+        except EOFError:
+            return plains
+
+
+class Chunks:
+    """The pack's chunks a run's hits are in, each decoded once while its files come (files come in the order
+    they were stored in, so the last few decoded are kept)."""
+
+    KEEP = 4
+
+    def __init__(self, pack: Pack):
+        self._pack = pack
+        self._decoded: dict[bytes, list] = {}
+
+    def plain(self, chunk_id: bytes, index: int) -> Any:
+        plains = self._decoded.get(chunk_id)
+        if plains is None or plains[index] is None:
+            if len(self._decoded) >= self.KEEP:
+                del self._decoded[next(iter(self._decoded))]
+            plains = self._decoded[chunk_id] = read_chunk(self._pack.chunk(chunk_id))
+        plain, plains[index] = plains[index], None  # each is merged once, and may be changed by the merge
+        return plain
+
+
+class _Writer:
+    """A serial run's fresh partials, into chunks of CHUNK_FILES files stored as each fills."""
+
+    def __init__(self, pack: Pack):
+        self._pack = pack
+        self._chunk = Chunk()
+        self._names: list[tuple[str, bytes, bool]] = []
+
+    def add(self, name: str, digest: bytes, partial: PartialResult) -> bool:
+        """Store the file's partial; False when it is too large to (with it, the chunk would pass MAX_BLOB)."""
+        has_text, plain = plain_of(name, partial)
+        before = self._chunk.size()
+        self._chunk.add(plain)
+        if self._chunk.size() > MAX_BLOB:
+            self._store(self._chunk.blob()[:before])  # the pickles before this one's stand without it
+            return False
+        self._names.append((name, digest, has_text))
+        if len(self._names) >= CHUNK_FILES or self._chunk.size() >= CHUNK_BYTES:
+            self._store(self._chunk.blob())
+        return True
+
+    def close(self) -> None:
+        self._store(self._chunk.blob())
+
+    def _store(self, blob: bytes) -> None:
+        if self._names:
+            chunk_id = self._pack.put_chunk(blob)
+            for index, (name, digest, has_text) in enumerate(self._names):
+                self._pack.put(name, digest, has_text, chunk_id, index)
+        self._chunk, self._names = Chunk(), []
 
 
 def merge(run: _Run, plain: tuple, name: str, text: bytes | None) -> None:
@@ -238,23 +325,33 @@ def merge(run: _Run, plain: tuple, name: str, text: bytes | None) -> None:
     run.absorb(PartialResult(result, records, firsts, late, suppressor, rendered))
 
 
-def absorb_item(run: _Run, item: tuple, pack: Pack) -> None:
-    name, digest, has_text, blob, text, fresh = item
-    absorb_plain(run, blob, name, text)
-    if fresh and digest is not None and len(blob) <= MAX_BLOB:
-        pack.put(name, digest, has_text, blob)
+def absorb_items(run: _Run, part: tuple[list[tuple], list[bytes]], pack: Pack, stored: Chunks) -> None:
+    """A worker's `FileChecker.items`, merged in order; its fresh chunks stored (those not too large)."""
+    items, blobs = part
+    fresh = [read_chunk(blob) for blob in blobs]
+    ids = [pack.put_chunk(blob) if len(blob) <= MAX_BLOB else None for blob in blobs]
+    for name, digest, has_text, where, text in items:
+        if isinstance(where[0], bytes):
+            merge(run, stored.plain(*where), name, text)
+            continue
+        number, index = where
+        merge(run, fresh[number][index], name, text)
+        if ids[number] is not None and digest is not None:
+            pack.put(name, digest, has_text, ids[number], index)
 
 
 def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> LintResult:
-    """`lint()` of `sources` with the cache: a hit is absorbed as stored, a miss checked and stored.
+    """`lint()` of `sources` with the cache: a hit is absorbed as stored, a miss checked, absorbed and stored.
 
     Hits are held back (name, digest, their text) until the first miss: when every file hits and the run's
     files and digests, in order, are those of a run stored whole (`RUN`), its finished result is the answer,
     and no file's partial is decoded and no run-scope rule judged again."""
     run = _Run(options)
     checker = FileChecker(options)
+    stored = Chunks(pack)
+    writer = _Writer(pack)
     signature = hashlib.blake2b(digest_size=16)
-    held: list[tuple[str, tuple[bool, bytes], bytes | None]] | None = []
+    held: list[tuple[str, tuple[bool, bytes, int], bytes | None]] | None = []
     complete = True  # every file stored or found: the run can be stored whole
     for source in sources:
         digest = checker.digests.of(source.name, source.data) if source.data is not None else None
@@ -267,30 +364,24 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
             held.append((source.name, hit, source.data if hit[0] else None))
             continue
         if held is not None:
-            _absorb_held(run, held)
+            _absorb_held(run, held, stored)
             held = None
         if hit is not None:
-            absorb_plain(run, hit[1], source.name, source.data if hit[0] else None)
+            merge(run, stored.plain(hit[1], hit[2]), source.name, source.data if hit[0] else None)
             continue
         partial, storable = checker.partial(source)
-        complete = complete and storable
-        has_text, plain = plain_of(source.name, partial)
-        if storable and digest is not None:
-            blob = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
-            if len(blob) <= MAX_BLOB:
-                pack.put(source.name, digest, has_text, blob)
-            else:
-                complete = False
-        merge(run, plain, source.name, source.data if has_text else None)
+        complete = storable and digest is not None and writer.add(source.name, digest, partial) and complete
+        run.absorb(partial)  # after `add` pickled it: the merge may change what it holds
+    writer.close()
     whole = signature.digest()
     if held:
-        stored = pack.get(RUN, whole)
-        if stored is not None:
-            return _stored_run(stored[1], held)
-        _absorb_held(run, held)
+        found = pack.get(RUN, whole)
+        if found is not None:
+            return _stored_run(stored.plain(found[1], found[2]), held)
+        _absorb_held(run, held, stored)
     result = run.finish()
     if complete and run.result.files:
-        pack.put(RUN, whole, False, _encode_run(result))
+        pack.put(RUN, whole, False, pack.put_chunk(_encode_run(result)), 0)
     pack.save()
     return result
 
@@ -298,9 +389,9 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
 RUN = "\0run"  # the pack's entry for the last run whose every file hit: its finished result
 
 
-def _absorb_held(run: _Run, held: list) -> None:
-    for name, (_, blob), text in held:
-        absorb_plain(run, blob, name, text)
+def _absorb_held(run: _Run, held: list, stored: Chunks) -> None:
+    for name, (_, chunk_id, index), text in held:
+        merge(run, stored.plain(chunk_id, index), name, text)
 
 
 def _encode_run(result: LintResult) -> bytes:
@@ -311,11 +402,11 @@ def _encode_run(result: LintResult) -> bytes:
         result.texts = texts
 
 
-def _stored_run(blob: bytes, held: list) -> LintResult:
-    result, quoted = pickle.loads(blob)  # noqa: S301 - from a pack whose seal verified
+def _stored_run(plain: tuple, held: list) -> LintResult:
+    result, quoted = plain
     texts = {name: text for name, _, text in held if text is not None}
     result.texts = {name: texts[name] for name in quoted if name in texts}
     return result
 
 
-__all__ = ["open_pack", "lint_serial", "FileChecker", "absorb_item", "project_root", "FOLDER"]
+__all__ = ["open_pack", "lint_serial", "FileChecker", "Chunks", "absorb_items", "project_root", "FOLDER"]
