@@ -30,8 +30,6 @@ and replaced when verdicts are saved.
 from __future__ import annotations
 
 import atexit
-import hashlib
-import hmac
 import json
 import os
 import stat
@@ -40,6 +38,19 @@ import time
 from typing import Any
 
 from . import __version__
+
+# The result cache's digests and seals without loading OpenSSL, which `hashlib` and `hmac` do at import for
+# their other algorithms (a few ms of every cached run's start-up, bench/startup.py): BLAKE2 is hashlib's own
+# C module, and the constant-time comparison is the one hmac falls back to. The verdict cache's SHA-256 and
+# HMAC load them on first use.
+try:
+    from _blake2 import blake2b  # noqa: F401 - re-exported
+except ImportError:  # an interpreter built without it
+    from hashlib import blake2b  # noqa: F401
+try:
+    from _operator import _compare_digest as compare_digest
+except ImportError:
+    from hmac import compare_digest  # noqa: F401
 
 MAX_ENTRIES = 20_000
 MAX_BYTES = 16 * 1024 * 1024  # 20,000 entries of a few hundred bytes each fit several times over
@@ -62,6 +73,8 @@ class VerdictCache:
         self._path: str | None = None
         self._folder = cache_dir()
         if self._folder:
+            import hashlib  # noqa: PLC0415 - see blake2b above
+
             digest = hashlib.sha256(fingerprint.encode()).hexdigest()[:16]
             self._path = os.path.join(self._folder, f"{name}-{digest}.json")
         self._fingerprint = fingerprint
@@ -71,6 +84,8 @@ class VerdictCache:
 
     @staticmethod
     def key(*parts: str) -> str:
+        import hashlib  # noqa: PLC0415 - see blake2b above
+
         return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
     def _load(self) -> dict[str, Any]:
@@ -92,6 +107,9 @@ class VerdictCache:
         if not self._secret:
             return None
         payload = json.dumps([self._fingerprint, key, value], separators=(",", ":"), sort_keys=True)
+        import hashlib  # noqa: PLC0415 - see blake2b above
+        import hmac  # noqa: PLC0415
+
         return hmac.new(self._secret, payload.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
     def get(self, key: str) -> Any:
@@ -99,7 +117,7 @@ class VerdictCache:
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)):
             return None
         seal = self._seal(key, entry[0])
-        return entry[0] if seal is not None and hmac.compare_digest(seal, entry[1]) else None
+        return entry[0] if seal is not None and compare_digest(seal, entry[1]) else None
 
     def put(self, key: str, value: Any) -> None:
         if self._path is None or self.get(key) == value:

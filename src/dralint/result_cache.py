@@ -19,7 +19,6 @@ dralint.result_store (sealed, atomic, bounded).
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import pickle
@@ -28,7 +27,7 @@ from typing import Any, Iterable
 
 from . import __version__, schemas
 from .api import Place
-from .cache import _secret, cache_dir
+from .cache import _secret, blake2b, cache_dir
 from .kustomize import MAX_LEVELS, NAMES, Kustomizations
 from .lint import LintOptions, LintResult, _Run
 from .model import Span
@@ -73,7 +72,7 @@ def open_pack(options: LintOptions, folder: str | None, config_path: str | None)
 
 def run_key(options: LintOptions, config_path: str | None) -> str:
     """Everything besides a file's own bytes that a file's results depend on, as one hex digest."""
-    h = hashlib.blake2b(digest_size=32)
+    h = blake2b(digest_size=32)
 
     def add(*parts: Any) -> None:
         h.update(repr(parts).encode("utf-8", "surrogatepass"))
@@ -103,14 +102,26 @@ def _canonical(value: Any) -> Any:
 
 
 def _add_tree_stats(add: Any, top: str) -> None:
-    for folder, dirs, names in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(names):
+    """Each file's path under `top`, size and modification time (bytecode caches left out)."""
+    folders = [""]
+    while folders:
+        relative = folders.pop()
+        try:
+            with os.scandir(os.path.join(top, relative)) as listing:
+                found = sorted((entry.name, entry) for entry in listing)
+        except OSError:
+            continue
+        for name, entry in found:
+            path = relative + name
             try:
-                st = os.stat(os.path.join(folder, name))
+                if entry.is_dir(follow_symlinks=False):
+                    if name != "__pycache__":
+                        folders.append(path + "/")
+                    continue
+                st = entry.stat()
             except OSError:
                 continue
-            add(os.path.relpath(os.path.join(folder, name), top), st.st_size, st.st_mtime_ns)
+            add(path, st.st_size, st.st_mtime_ns)
 
 
 def _rule_files(options: LintOptions) -> list[str]:
@@ -137,7 +148,7 @@ def _rule_files(options: LintOptions) -> list[str]:
 def _file_hash(path: str) -> str | None:
     try:
         with open(path, "rb") as handle:
-            return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+            return blake2b(handle.read(), digest_size=16).hexdigest()
     except OSError:
         return None
 
@@ -154,11 +165,11 @@ class Digests:
         context = self._context.get(folder)
         if context is None:
             context = self._context[folder] = self._kustomizations_above(os.path.abspath(folder or "."))
-        return hashlib.blake2b(data, digest_size=16, key=context).digest()
+        return blake2b(data, digest_size=16, key=context).digest()
 
     @staticmethod
     def _kustomizations_above(folder: str) -> bytes:
-        h = hashlib.blake2b(digest_size=32)
+        h = blake2b(digest_size=32)
         for _ in range(MAX_LEVELS):
             for name in NAMES:
                 path = os.path.join(folder, name)
@@ -350,7 +361,7 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
     checker = FileChecker(options)
     stored = Chunks(pack)
     writer = _Writer(pack)
-    signature = hashlib.blake2b(digest_size=16)
+    signature = blake2b(digest_size=16)
     held: list[tuple[str, tuple[bool, bytes, int], bytes | None]] | None = []
     complete = True  # every file stored or found: the run can be stored whole
     for source in sources:

@@ -29,14 +29,12 @@ with them), MAX_PACKS packs a folder.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import marshal
 import os
 import time
 from typing import Any
 
-from .cache import read_regular, write_private
+from .cache import blake2b, compare_digest, read_regular, write_private
 
 MAGIC = b"DRALINT-RESULTS\n"
 FORMAT = 2
@@ -52,7 +50,7 @@ Chunks = dict[bytes, bytes]  # chunk id -> blob
 
 
 def seal(secret: bytes, payload: bytes) -> bytes:
-    return hashlib.blake2b(payload, key=secret, digest_size=SEAL_BYTES, person=b"dralint-results").digest()
+    return blake2b(payload, key=secret, digest_size=SEAL_BYTES, person=b"dralint-results").digest()
 
 
 class Pack:
@@ -62,7 +60,7 @@ class Pack:
         self.folder = folder
         self.key = key
         self.secret = secret
-        self.path = os.path.join(folder, f"results-{hashlib.blake2b(key.encode(), digest_size=8).hexdigest()}.pack")
+        self.path = os.path.join(folder, f"results-{blake2b(key.encode(), digest_size=8).hexdigest()}.pack")
         self._read_as = _identity(self.path)  # taken before reading: a pack replaced meanwhile is read again on save
         self.entries, self.chunks = read_pack(self.path, key, secret)
         self.added: dict[str, Entry] = {}
@@ -81,7 +79,7 @@ class Pack:
 
     def put_chunk(self, blob: bytes) -> bytes:
         """Add a chunk; its id (its digest: two runs that store the same chunk store one)."""
-        chunk_id = hashlib.blake2b(blob, digest_size=16).digest()
+        chunk_id = blake2b(blob, digest_size=16).digest()
         self.added_chunks[chunk_id] = blob
         return chunk_id
 
@@ -131,7 +129,7 @@ def read_pack(path: str, key: str, secret: bytes) -> tuple[dict[str, Entry], Chu
         return {}, {}
     start = len(MAGIC) + SEAL_BYTES
     payload = raw[start:]
-    if not hmac.compare_digest(raw[len(MAGIC):start], seal(secret, payload)):
+    if not compare_digest(raw[len(MAGIC):start], seal(secret, payload)):
         return {}, {}
     try:
         decoded = marshal.loads(payload)
