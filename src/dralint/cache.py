@@ -10,7 +10,7 @@ parallel pre-commit processes at worst lose each other's additions.
 
 The cache is not trusted: an entry that says "this expression is fine" would
 make a bad one pass. Each entry is looked up by a hash of what was judged and
-stored with a seal, an HMAC over that hash, the verdict and the code
+stored with a seal, a keyed BLAKE2b over that hash, the verdict and the code
 fingerprint, made with a random key kept beside the cache (`key`, mode 0600,
 made on first use). An entry whose seal does not verify (edited, moved to
 another key, copied from another machine or another dralint, or written by
@@ -39,14 +39,13 @@ from typing import Any
 
 from . import __version__
 
-# The result cache's digests and seals without loading OpenSSL, which `hashlib` and `hmac` do at import for
-# their other algorithms (a few ms of every cached run's start-up, bench/startup.py): BLAKE2 is hashlib's own
-# C module, and the constant-time comparison is the one hmac falls back to. The verdict cache's SHA-256 and
-# HMAC load them on first use.
+# Digests and seals without loading OpenSSL, which `hashlib` and `hmac` do at import for their other
+# algorithms (a few ms of every start-up that uses a cache, bench/startup.py): BLAKE2 is hashlib's own C
+# module (keyed, it is a MAC), and the constant-time comparison is the one hmac falls back to.
 try:
-    from _blake2 import blake2b  # noqa: F401 - re-exported
+    from _blake2 import blake2b
 except ImportError:  # an interpreter built without it
-    from hashlib import blake2b  # noqa: F401
+    from hashlib import blake2b
 try:
     from _operator import _compare_digest as compare_digest
 except ImportError:
@@ -73,9 +72,7 @@ class VerdictCache:
         self._path: str | None = None
         self._folder = cache_dir()
         if self._folder:
-            import hashlib  # noqa: PLC0415 - see blake2b above
-
-            digest = hashlib.sha256(fingerprint.encode()).hexdigest()[:16]
+            digest = blake2b(fingerprint.encode(), digest_size=8).hexdigest()
             self._path = os.path.join(self._folder, f"{name}-{digest}.json")
         self._fingerprint = fingerprint
         self._entries: dict[str, Any] | None = None  # key -> [verdict, seal], as read: verified on use
@@ -84,9 +81,7 @@ class VerdictCache:
 
     @staticmethod
     def key(*parts: str) -> str:
-        import hashlib  # noqa: PLC0415 - see blake2b above
-
-        return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
     def _load(self) -> dict[str, Any]:
         if self._entries is None:
@@ -107,10 +102,7 @@ class VerdictCache:
         if not self._secret:
             return None
         payload = json.dumps([self._fingerprint, key, value], separators=(",", ":"), sort_keys=True)
-        import hashlib  # noqa: PLC0415 - see blake2b above
-        import hmac  # noqa: PLC0415
-
-        return hmac.new(self._secret, payload.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+        return blake2b(payload.encode("utf-8", "surrogatepass"), key=self._secret, digest_size=32, person=b"dralint-verdict").hexdigest()
 
     def get(self, key: str) -> Any:
         entry = self._load().get(key)

@@ -24,7 +24,6 @@ from typing import Sequence, TextIO
 from . import __version__, parallel, runtime, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written, install_extra, overrides_from
 from .config import ConfigError, build_options
-from .lint import lint
 from .model import Problem, Severity
 from .registry import RuleLoadError
 from .report import FORMATS, ReportOptions, printable, reads, write
@@ -215,6 +214,7 @@ def _fix_standard_input(args: argparse.Namespace, options, settings, out: TextIO
     if args.paths != ["-"]:
         raise UsageError("--fix -: standard input is fixed alone (its fixed text is written to standard output)")
     from .fix import fix_stream
+    from .lint import lint
     from .migration_fixes import with_fixes
     from .sources import MAX_BYTES, Source
 
@@ -278,6 +278,8 @@ def _lint(paths: list[str], options, jobs: int | None, pack=None):
 
 def _serial(sources, options, pack):
     if pack is None:
+        from .lint import lint  # noqa: PLC0415 - a re-run the result cache answers needs none of the pipeline
+
         return lint(sources, options)
     from .result_cache import lint_serial
 

@@ -23,9 +23,8 @@ from typing import Any, NamedTuple
 
 from . import schemas
 from .gate_settings import check_gates, gate_mapping, parse_gate_list
-from .lint import LintOptions, known_codes
-from .load import load
 from .model import Document, Severity
+from .options import LintOptions, known_codes
 from .releases import parse_release, supported_release
 from .selection import Selection
 
@@ -131,6 +130,8 @@ def read_config(path: str) -> ConfigFile:
             data = handle.read()
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from exc
+    from .load import load  # noqa: PLC0415 - only a run with a config file loads YAML before its files
+
     loaded = load(str(path), data)
     if loaded.problems:
         p = loaded.problems[0]

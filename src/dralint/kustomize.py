@@ -28,7 +28,6 @@ from __future__ import annotations
 import os
 from typing import Any, Iterator
 
-from .load import load
 from .model import Document, Node, Path, value_at
 
 NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -200,6 +199,8 @@ def _read_yaml(path: str) -> list[Any] | None:
             data = f.read()
     except OSError:
         return None
+    from .load import load  # noqa: PLC0415 - not for what only needs the names (the result cache's digests)
+
     return [doc.data for doc in load(path, data).documents]
 
 

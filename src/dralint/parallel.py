@@ -24,8 +24,8 @@ from collections import deque
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from . import runtime
-from .lint import LintOptions, LintResult, _Run
-from .partial import PartialResult
+from .options import LintOptions
+from .partial import LintResult, PartialResult
 from .sources import Source, read
 
 if TYPE_CHECKING:
@@ -139,6 +139,8 @@ def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOption
     from concurrent.futures.process import BrokenProcessPool
     from multiprocessing import get_context
 
+    from .lint import _Run  # noqa: PLC0415 - a run that answers from the result cache needs none of it
+
     run = _Run(options)
     _OPTIONS, _PACK = options, pack
     runtime.freeze()  # the parent's heap, shared with the forked workers: not touched (copied) by their collections
@@ -237,6 +239,8 @@ def _check_chunk(chunk: list[tuple[str, str | None]]) -> PartialResult:
 
         checker = FileChecker(_OPTIONS)
         return checker.items((Source(name, None, error) if error is not None else read(name) for name, error in chunk), _PACK)
+    from .lint import _Run  # noqa: PLC0415 - imported already by the parent the worker was forked from
+
     run = _Run(_OPTIONS)
     for name, error in chunk:
         run.check_source(Source(name, None, error) if error is not None else read(name))

@@ -29,9 +29,9 @@ from . import __version__, schemas
 from .api import Place
 from .cache import _secret, blake2b, cache_dir
 from .kustomize import MAX_LEVELS, NAMES, Kustomizations
-from .lint import LintOptions, LintResult, _Run
 from .model import Span
-from .partial import PartialResult
+from .options import LintOptions
+from .partial import LintResult, PartialResult
 from .result_store import Pack
 from .sources import Source
 
@@ -187,6 +187,9 @@ class FileChecker:
     """Checks one file at a time with a run of its own, for a run that absorbs the partials in file order."""
 
     def __init__(self, options: LintOptions):
+        from .lint import _Run  # noqa: PLC0415 - a re-run answered whole from the cache loads none of the pipeline
+
+        self._run_class = _Run
         prepared = _Run(options)
         if prepared.kustomizations is None:
             prepared.kustomizations = Kustomizations()  # shared: read once per folder, not once per file
@@ -195,7 +198,7 @@ class FileChecker:
 
     def partial(self, source: Source) -> tuple[PartialResult, bool]:
         """The file's partial (dralint.lint._Run.partial) and whether it may be stored."""
-        run = _Run.__new__(_Run)
+        run = self._run_class.__new__(self._run_class)
         vars(run).update(self._prepared)
         run.result = LintResult()
         run.records, run.first, run.late, run.messages, run.rendered, run.views_by_release = {}, {}, [], {}, {}, {}
@@ -322,7 +325,7 @@ class _Writer:
         self._chunk, self._names = Chunk(), []
 
 
-def merge(run: _Run, plain: tuple, name: str, text: bytes | None) -> None:
+def merge(run: Any, plain: tuple, name: str, text: bytes | None) -> None:
     """A stored partial (`plain_of`) back as a PartialResult, merged by `run.absorb` as a worker's is; the
     file's own bytes (`text`, read again on a hit) are put back among the texts its report quotes."""
     problems, counts, passed_over_files, objects, source_names, records, first, late, suppressor, rendered, texts = plain
@@ -336,7 +339,7 @@ def merge(run: _Run, plain: tuple, name: str, text: bytes | None) -> None:
     run.absorb(PartialResult(result, records, firsts, late, suppressor, rendered))
 
 
-def absorb_items(run: _Run, part: tuple[list[tuple], list[bytes]], pack: Pack, stored: Chunks) -> None:
+def absorb_items(run: Any, part: tuple[list[tuple], list[bytes]], pack: Pack, stored: Chunks) -> None:
     """A worker's `FileChecker.items`, merged in order; its fresh chunks stored (those not too large)."""
     items, blobs = part
     fresh = [read_chunk(blob) for blob in blobs]
@@ -356,27 +359,26 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
 
     Hits are held back (name, digest, their text) until the first miss: when every file hits and the run's
     files and digests, in order, are those of a run stored whole (`RUN`), its finished result is the answer,
-    and no file's partial is decoded and no run-scope rule judged again."""
-    run = _Run(options)
-    checker = FileChecker(options)
+    and no file's partial is decoded, no run-scope rule judged again and no part of the pipeline loaded."""
+    digests = Digests()
     stored = Chunks(pack)
     writer = _Writer(pack)
     signature = blake2b(digest_size=16)
-    held: list[tuple[str, tuple[bool, bytes, int], bytes | None]] | None = []
+    held: list[tuple[str, tuple[bool, bytes, int], bytes | None]] = []
+    checker: FileChecker | None = None  # and its run, made at the first miss
     complete = True  # every file stored or found: the run can be stored whole
     for source in sources:
-        digest = checker.digests.of(source.name, source.data) if source.data is not None else None
+        digest = digests.of(source.name, source.data) if source.data is not None else None
         hit = pack.get(source.name, digest) if digest is not None else None
         if digest is None:
             complete = False
         else:
             signature.update(f"{source.name}\0".encode("utf-8", "surrogateescape") + digest)
-        if hit is not None and held is not None:
+        if hit is not None and checker is None:
             held.append((source.name, hit, source.data if hit[0] else None))
             continue
-        if held is not None:
-            _absorb_held(run, held, stored)
-            held = None
+        if checker is None:
+            checker, run = _start(options, held, stored)
         if hit is not None:
             merge(run, stored.plain(hit[1], hit[2]), source.name, source.data if hit[0] else None)
             continue
@@ -385,11 +387,11 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
         run.absorb(partial)  # after `add` pickled it: the merge may change what it holds
     writer.close()
     whole = signature.digest()
-    if held:
-        found = pack.get(RUN, whole)
+    if checker is None:
+        found = pack.get(RUN, whole) if held else None
         if found is not None:
             return _stored_run(stored.plain(found[1], found[2]), held)
-        _absorb_held(run, held, stored)
+        checker, run = _start(options, held, stored)
     result = run.finish()
     if complete and run.result.files:
         pack.put(RUN, whole, False, pack.put_chunk(_encode_run(result)), 0)
@@ -397,12 +399,16 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
     return result
 
 
-RUN = "\0run"  # the pack's entry for the last run whose every file hit: its finished result
-
-
-def _absorb_held(run: _Run, held: list, stored: Chunks) -> None:
+def _start(options: LintOptions, held: list, stored: Chunks) -> tuple[FileChecker, Any]:
+    """The checker and the run of a run that is not answered whole: the hits held so far absorbed."""
+    checker = FileChecker(options)
+    run = checker._run_class(options)
     for name, (_, chunk_id, index), text in held:
         merge(run, stored.plain(chunk_id, index), name, text)
+    return checker, run
+
+
+RUN = "\0run"  # the pack's entry for the last run whose every file hit: its finished result
 
 
 def _encode_run(result: LintResult) -> bytes:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 from typing import Iterator
 
-from ..lint import LintResult
 from ..model import Problem, Severity, format_path
+from ..partial import LintResult
 from . import ReportOptions, printable
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}

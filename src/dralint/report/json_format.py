@@ -13,8 +13,8 @@ import re
 from json.encoder import encode_basestring  # json's own C string encoder (ensure_ascii=False)
 from typing import Any, Iterator
 
-from ..lint import LintResult
 from ..model import Fix, Problem, Severity, format_path
+from ..partial import LintResult
 from . import ReportOptions
 
 _encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps with options builds one per call

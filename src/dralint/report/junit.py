@@ -17,8 +17,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from ..lint import LintResult
 from ..model import Problem, Severity, format_path
+from ..partial import LintResult
 from . import ReportOptions, escape
 
 # Characters XML 1.0 cannot carry, even escaped, and surrogates (a file name's bytes that are not UTF-8,
