@@ -126,14 +126,16 @@ def test_a_clean_lint_imports_nothing_it_does_not_need(tmp_path):
     """What bench/startup.py measures, as a fact that cannot regress unnoticed: these stay off the path
     (decimal: ~2.5 ms, only quantity comparisons of ResourceSlice capacities need it;
     glob: only a Helm-rendered origin looking for its chart needs it; hashlib and hmac load OpenSSL:
-    the result cache uses BLAKE2 and the comparison without it; ruamel's writer side: dralint.runtime).
-    A re-run the result cache answers whole loads none of the pipeline and no YAML parser."""
+    the caches use BLAKE2 and the comparison without it; ruamel's writer side: dralint.runtime;
+    dralint.gitignore: only a folder walked needs it).
+    A re-run the result cache answers whole loads none of the pipeline, no rule and no YAML parser."""
     clean = tmp_path / "claim.yaml"
     clean.write_bytes((ROOT / "examples" / "resourceclaim.yaml").read_bytes() + b"---\n" + (ROOT / "examples" / "deviceclass.yaml").read_bytes())
     heavy = ["jsonschema", "dataclasses", "difflib", "inspect", "pathlib", "tempfile", "dralint.migrate", "dralint.policy", "decimal", "glob",
-             "hashlib", "hmac", "_hashlib", "ruamel.yaml.constructor", "ruamel.yaml.representer", "ruamel.yaml.emitter", "ruamel.yaml.composer"]
+             "hashlib", "hmac", "_hashlib", "ruamel.yaml.constructor", "ruamel.yaml.representer", "ruamel.yaml.emitter", "ruamel.yaml.composer",
+             "dralint.gitignore"]
     pipeline = ["dralint.lint", "dralint.load", "dralint.engine", "dralint.schema_check", "dralint.triage", "dralint.resolve", "dralint.origins",
-                "_ruamel_yaml", "ruamel"]
+                "_ruamel_yaml", "ruamel", "dralint.api", "dralint.rules.requests"]
     probe = (
         "import sys; from dralint.cli import main; code = main(['--no-config', '-f', 'json', '--cache-dir', *sys.argv[2:], sys.argv[1]]);"
         f"heavy = {heavy + pipeline!r};"

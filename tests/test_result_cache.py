@@ -112,6 +112,25 @@ def test_files_share_chunks_and_a_file_too_large_to_store_is_checked_each_time(c
         assert sorted(e[4] for e in entries.values()) == [0, 0, 0, 1, 1, 2, 2]
 
 
+def test_the_built_in_rules_are_keyed_by_their_files_unloaded(tmp_path, monkeypatch):
+    """With only the built-in rules, the key holds their folder's files (a re-run the cache answers whole loads
+    no rule): editing one changes it. None of them is a legacy run-scope rule, which the cache could not hold."""
+    options, _ = build_options(Overrides(no_config=True, no_plugins=True))
+    options.keep = ALL_KEPT
+    assert options.builtin_rules_only()
+    assert not [r.code for r in options.rules() if r.scope == "run" and r.collect is None]
+    package = tmp_path / "fake_builtin_rules"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "claims.py").write_text("# one\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(result_cache, "BUILTIN_PACKAGE", "fake_builtin_rules")
+    before = result_cache.run_key(options, None)
+    assert result_cache.run_key(options, None) == before
+    (package / "claims.py").write_text("# two\n")
+    assert result_cache.run_key(options, None) != before
+
+
 def test_ignore_paths_and_unused_suppressions_are_the_same_from_the_cache(cached, tmp_path):
     tree = tmp_path / "cases"
     shutil.copytree(CASES / "pods", tree / "pods")

@@ -195,6 +195,11 @@ def build_options(overrides: Overrides) -> tuple[LintOptions, Settings]:
         target_version=target,
         feature_gates=_feature_gates(config, rule_options, overrides.feature_gates, release),
     )
+    if options.builtin_rules_only() and not (selection.select or selection.ignore or selection.severities or raw.get("ignore-paths") is not None):
+        # Nothing names a rule and no rule comes from elsewhere: the rules load when a file is judged, and a
+        # re-run the result cache answers whole loads none (a plugin's or a rules folder's that fails to load
+        # is a usage error here, before any file).
+        return options, _settings(overrides, config)
     known = known_codes(options.rules())
     unknown = selection.unknown(known)
     if unknown:

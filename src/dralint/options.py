@@ -10,14 +10,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import schemas
-from .api import Rule
 from .catalog import ENGINE_CHECKS
 from .model import Document, Problem, Record
-from .registry import all_rules
 from .selection import Selection
 
 if TYPE_CHECKING:
+    from .api import Rule
     from .ignore_paths import IgnorePaths
+
+PLUGIN_GROUP = "dralint.rules"  # the entry points plugins declare their rules under
 
 # Adds fixes to the problems of one file, given its documents (e.g. dralint.migration_fixes).
 Fixer = Callable[[list[Problem], list[Document]], None]
@@ -84,8 +85,17 @@ class LintOptions(Record):
         return copy
 
     def rules(self) -> list[Rule]:
-        """Every rule these options load, selected or not."""
+        """Every rule these options load, selected or not: loaded on the first call (a re-run the result cache
+        answers whole loads none, dralint.result_cache)."""
+        from .registry import all_rules  # noqa: PLC0415
+
         return [*all_rules(self.rules_dirs, plugins=self.plugins), *self.extra_rules]
+
+    def builtin_rules_only(self) -> bool:
+        """Whether the rules are the built-in ones (and policies): no rules folder, no plugin installed."""
+        from .registry import entry_points_of  # noqa: PLC0415
+
+        return not self.rules_dirs and not (self.plugins and entry_points_of(PLUGIN_GROUP))
 
 
 

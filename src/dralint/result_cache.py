@@ -19,21 +19,25 @@ dralint.result_store (sealed, atomic, bounded).
 
 from __future__ import annotations
 
+import importlib
 import io
 import os
 import pickle
 import sys
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from . import __version__, schemas
-from .api import Place
 from .cache import _secret, blake2b, cache_dir
 from .kustomize import MAX_LEVELS, NAMES, Kustomizations
 from .model import Span
 from .options import LintOptions
 from .partial import LintResult, PartialResult
+from .registry import BUILTIN_PACKAGE
 from .result_store import Pack
 from .sources import Source
+
+if TYPE_CHECKING:
+    from .api import Rule
 
 FOLDER = ".dralint_cache"
 MAX_BLOB = 4 * 1024 * 1024  # a file whose kept results are larger is checked each time
@@ -59,7 +63,7 @@ def open_pack(options: LintOptions, folder: str | None, config_path: str | None)
     """The pack of this run's key in `folder` (default: the project root's `.dralint_cache`), or None when the
     cache cannot be used: DRALINT_NO_CACHE, no per-user secret, a legacy run-scope rule, fixers."""
     user = cache_dir()
-    if user is None or options.keep is None or options.fixers or any(r.scope == "run" and r.collect is None for r in options.rules()):
+    if user is None or options.keep is None or options.fixers or any(r.scope == "run" and r.collect is None for r in _rules_to_see(options)):
         return None
     secret = _secret(user)
     if not secret:
@@ -82,13 +86,14 @@ def run_key(options: LintOptions, config_path: str | None) -> str:
     here = os.path.dirname(os.path.abspath(__file__))
     for top in (here, schemas.schemas_dir()):
         _add_tree_stats(add, top)  # the engine and schemas: an edited checkout changes the key
-    for path in _rule_files(options):
+    rules = _rules_to_see(options)
+    for path in _rule_files(rules, options.rules_dirs, builtin=rules is options.extra_rules):
         add(path, _file_hash(path))
     selection = options.selection
     add(options.release, options.rules_dirs, options.plugins, selection.select, selection.ignore,
         sorted((k, int(v)) for k, v in selection.severities.items()), _canonical(options.rule_options),
         options.target_version, sorted(options.feature_gates.items()), options.inline_suppressions,
-        sorted(options.keep or ()), options.origins, [(r.code, r.slug, r.origin) for r in options.rules()])
+        sorted(options.keep or ()), options.origins, [(r.code, r.slug, r.origin) for r in rules], rules is options.extra_rules)
     add(config_path, _file_hash(config_path) if config_path else None)  # ignore-paths, relative to it
     return h.hexdigest()
 
@@ -124,11 +129,21 @@ def _add_tree_stats(add: Any, top: str) -> None:
             add(path, st.st_size, st.st_mtime_ns)
 
 
-def _rule_files(options: LintOptions) -> list[str]:
-    """The files every rule in use comes from (their modules and the `.py` files beside them), and policy files."""
+def _rules_to_see(options: LintOptions) -> Sequence[Rule]:
+    """The rules whose identity the key holds: with only the built-in rules (and policies), the policies alone,
+    the built-in rules being their files (`_rule_files`), so that neither the key nor a re-run the cache
+    answers whole loads them (none of them is a legacy run-scope rule: tests/test_result_cache.py)."""
+    return options.extra_rules if options.builtin_rules_only() else options.rules()
+
+
+def _rule_files(rules: Sequence[Rule], rules_dirs: Sequence[str], builtin: bool) -> list[str]:
+    """The files every rule in use comes from (their modules and the `.py` files beside them), the built-in
+    rules' folder when `builtin`, and policy files."""
     folders: set[str] = set()
     files: set[str] = set()
-    for rule in options.rules():
+    if builtin:
+        folders.update(os.path.abspath(folder) for folder in importlib.import_module(BUILTIN_PACKAGE).__path__)
+    for rule in rules:
         if rule.origin.startswith("policy "):
             files.add(rule.origin[len("policy "):])
             continue
@@ -136,7 +151,7 @@ def _rule_files(options: LintOptions) -> list[str]:
         path = getattr(module, "__file__", None)
         if path:
             folders.add(os.path.dirname(os.path.abspath(path)))
-    folders.update(os.path.abspath(d) for d in options.rules_dirs)
+    folders.update(os.path.abspath(d) for d in rules_dirs)
     for folder in folders:
         try:
             files.update(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".py"))
@@ -335,6 +350,8 @@ def merge(run: Any, plain: tuple, name: str, text: bytes | None) -> None:
     result.passed_over_files, result.objects, result.source_names, result.texts = passed_over_files, objects, source_names, texts
     if text is not None:
         texts[name] = text
+    from .api import Place  # noqa: PLC0415 - a re-run answered whole loads none of the rule API
+
     firsts = {release: Place(*place[:4], Span(*place[4]), *place[5:]) for release, place in first.items()}
     run.absorb(PartialResult(result, records, firsts, late, suppressor, rendered))
 
