@@ -1,4 +1,4 @@
-"""Benchmark dralint.load.load() and the position tables against bare CParser event iteration.
+"""Benchmark dralint.pipeline.load.load() and the position tables against bare CParser event iteration.
 
 Generates ~2,000 realistic DRA documents (ResourceClaims, ResourceClaimTemplates,
 DeviceClasses, ResourceSlices) as one multi-document YAML text in memory, or reads
@@ -187,7 +187,7 @@ def child(args: argparse.Namespace) -> None:
             pass  # a tree without the seam: its tricks are always on
         else:
             runtime.enable()
-    from dralint.load import c_parser_available, load  # noqa: PLC0415 - from the tree under test
+    from dralint.pipeline.load import c_parser_available, load  # noqa: PLC0415 - from the tree under test
 
     if not c_parser_available():
         sys.exit("the C parser (ruamel.yaml.clib) is not available")

@@ -1,9 +1,9 @@
-"""What rule dispatch (`@rule(needs=...)`, dralint.dispatch) saves, in one process, paired.
+"""What rule dispatch (`@rule(needs=...)`, dralint.pipeline.dispatch) saves, in one process, paired.
 
     python bench/dispatch.py [--documents 5000] [--repeat 7]
 
 Lints the synthetic set of bench/bench.py and the real-world corpus (../shared/corpus/real-world,
-when present) in process, alternating dispatch on and off (dralint.dispatch.ENABLED) so that
+when present) in process, alternating dispatch on and off (dralint.pipeline.dispatch.ENABLED) so that
 machine noise hits both alike, and prints the median CPU time of each and their ratio. Both runs
 give the same problems (tests/test_dispatch.py); the ratio is the share of the run dispatch keeps.
 """
@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from bench import generate  # noqa: E402
-from dralint import dispatch  # noqa: E402
+from dralint.pipeline import dispatch  # noqa: E402
 
 from engine import lint_paths  # noqa: E402
 

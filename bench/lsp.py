@@ -28,7 +28,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from dralint.lint import lint
-from dralint.sources import Source
+from dralint.pipeline.sources import Source
 
 ROOT = Path(__file__).resolve().parent.parent
 TYPICAL = (ROOT / "tests" / "cases" / "lsp" / "typo.yaml").read_text()

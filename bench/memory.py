@@ -11,7 +11,7 @@ by owner and type (sys.getsizeof over gc referents, in a forked copy of the
 process: each object counted once, for the first owner that reaches it, in the
 order printed):
 
-  records     the cross-file rules' index (dralint.lint._Run.records)
+  records     the cross-file rules' index (dralint.pipeline.run._Run.records)
   problems    the problems listed so far, with their spans and strings
   memos       the bounded caches of name checks and shared values
 
@@ -36,7 +36,7 @@ from scale import corpus  # noqa: E402
 
 import dralint  # noqa: E402
 import dralint.cli as cli_module  # noqa: E402
-import dralint.lint as lint_module  # noqa: E402
+import dralint.pipeline.run as lint_module  # noqa: E402
 from dralint import api  # noqa: E402
 from dralint.k8s import names  # noqa: E402
 

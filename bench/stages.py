@@ -16,10 +16,10 @@ same way. Interpreter start-up and imports are not in either (bench/startup.py
 measures those). A stage's time includes the garbage collections it triggers.
 
   read          sources: open, fstat, read
-  release       the `# dralint: kubernetes-version=` comment (dralint.releases)
+  release       the `# dralint: kubernetes-version=` comment (dralint.pipeline.releases)
   triage        passed over unread (plain JSON), and what is no Kubernetes object
   load          YAML/JSON to plain data with position tables
-  resolve       apiVersion/kind to a schema (dralint.resolve)
+  resolve       apiVersion/kind to a schema (dralint.pipeline.resolve)
   schema        the JSON-schema check
   document rules
   collect       the records of the cross-file rules, with their positions
@@ -52,13 +52,14 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scale import write_one_per_file  # noqa: E402
 
-import dralint.lint as lint_module  # noqa: E402
+import dralint.pipeline.run as lint_module  # noqa: E402
+import dralint.pipeline.stages as stages_module  # noqa: E402
 from bench import generate  # noqa: E402
-from dralint import sources as sources_module  # noqa: E402
 from dralint.lint import LintOptions, lint  # noqa: E402
+from dralint.pipeline import sources as sources_module  # noqa: E402
 from dralint.report import ReportOptions, reads, write  # noqa: E402
 
-# Functions of dralint.lint's namespace (what `lint` calls them by) -> stage.
+# Functions of the run's and the stages' namespaces (what they call them by) -> stage.
 STAGES = {"file_release": "release", "passed_over_unread": "triage", "triage": "triage", "load": "load",
           "resolve": "resolve", "check_schema": "schema", "run_document_rules": "document rules",
           "collect_records": "collect", "run_index_rules": "judge"}
@@ -114,11 +115,13 @@ def main() -> None:
     spent: collections.Counter = collections.Counter()
     for name, key in STAGES.items():
         wrap = _timed_generator if name == "collect_records" else _timed
-        setattr(lint_module, name, wrap(getattr(lint_module, name), spent, key))
+        for module in (lint_module, stages_module):
+            if hasattr(module, name):
+                setattr(module, name, wrap(getattr(module, name), spent, key))
     sources_module._read = _timed(sources_module._read, spent, "read")
-    settle = lint_module._Run._add
-    lint_module._Run._add = _timed(settle, spent, "settle")  # type: ignore[method-assign]
-    from dralint.suppress import Suppressor
+    settle = lint_module._Run.add
+    lint_module._Run.add = _timed(settle, spent, "settle")  # type: ignore[method-assign]
+    from dralint.pipeline.suppress import Suppressor
 
     Suppressor.add_source = _timed(Suppressor.add_source, spent, "suppressions")  # type: ignore[method-assign]
     report_options = ReportOptions()
@@ -128,7 +131,7 @@ def main() -> None:
         options = LintOptions(plugins=False, extra_rules=rules, keep=reads("json", report_options))
         lint_module.all_rules = lambda *_a, **_k: []  # the timed copies only
 
-    def frozen(sources: Any) -> Any:  # as the CLI's --jobs 1 run (dralint.parallel.frozen)
+    def frozen(sources: Any) -> Any:  # as the CLI's --jobs 1 run (dralint.pipeline.parallel.frozen)
         for source in sources:
             yield source
             start = time.process_time()

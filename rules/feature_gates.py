@@ -3,7 +3,7 @@ namespace check (dra-api-rules.md §9, §5.9).
 
 Gates are the release's defaults unless the user says what the cluster runs
 (`--feature-gates`, `feature-gates:` in .dralint.yaml, `# dralint: feature-gates=`);
-the drop itself is a pipeline stage (dralint.drop), this rule reports it.
+the drop itself is a pipeline stage (dralint.pipeline.drop), this rule reports it.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def field_dropped(doc, report):
     """A field whose feature gate is off is dropped by the API server before validation.
 
     The registry strategies' `PrepareForCreate` -> `dropDisabledFields` set such
-    a field to nil and only then validate (dralint.drop does the same before the
+    a field to nil and only then validate (dralint.pipeline.drop does the same before the
     rules run): the field is neither stored nor checked, and what is left is
     judged without it. One warning per dropped field, at its key. The gates are
     the release's defaults unless the user says what the cluster runs

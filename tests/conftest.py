@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from forkserver import ForkServer
 
 from dralint.model import Problem
 
@@ -59,20 +60,27 @@ def pytest_runtest_setup(item):
 
 def pytest_sessionfinish(session):
     # An xdist worker hands its count to the controller, which prints the summary.
+    for server in _servers:
+        server.close()
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput["spawned"] = dict(_spawned)
+        workeroutput["forked"] = dict(_forked)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
     _spawned.update(getattr(node, "workeroutput", {}).get("spawned", {}))
+    _forked.update(getattr(node, "workeroutput", {}).get("forked", {}))
 
 
 def pytest_terminal_summary(terminalreporter):
     if _spawned:
         detail = ", ".join(f"{name} {count}" for name, count in _spawned.most_common())
         terminalreporter.write_line(f"subprocesses started by the tests: {sum(_spawned.values())} ({detail})")
+    if _forked:
+        detail = ", ".join(f"{name} {count}" for name, count in _forked.most_common())
+        terminalreporter.write_line(f"command-line runs forked from the fork server: {sum(_forked.values())} ({detail})")
 
 
 def dralint_exe() -> list[str]:
@@ -98,20 +106,38 @@ class Run:
 
 
 def run_dralint(*args: str, input: str | bytes | None = None, cwd: str | Path | None = None, env: dict | None = None, timeout: float = 60) -> Run:
+    """The console script `dralint ARGS` in a process of its own: forked from a server that has
+    imported the command line (tests/forkserver.py), or a new process where the run's environment
+    asks the interpreter for another start."""
     full_env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "DRALINT_CACHE_DIR")}
     # Each run judges afresh unless a test asks for the verdict cache.
     full_env["DRALINT_NO_CACHE"] = "1"
     full_env.update(env or {})
     full_env = {k: v for k, v in full_env.items() if v is not None}
-    proc = subprocess.run(
-        [*dralint_exe(), *args],
-        input=input.encode() if isinstance(input, str) else input,
-        capture_output=True,
-        cwd=cwd or ROOT,
-        env=full_env,
-        timeout=timeout,
-    )
-    return Run(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+    data = input.encode() if isinstance(input, str) else input
+    server = _fork_server(full_env)
+    if server is not None:
+        _forked[_current_module[0]] += 1
+        code, out, err = server.run(list(args), data or b"", str(cwd or ROOT), full_env, timeout)
+    else:
+        proc = subprocess.run([*dralint_exe(), *args], input=data, capture_output=True, cwd=cwd or ROOT, env=full_env, timeout=timeout)
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
+    return Run(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+
+
+_servers: list[ForkServer] = []
+_forked: collections.Counter = collections.Counter()
+
+
+def _fork_server(env: dict[str, str]) -> ForkServer | None:
+    """This test process's fork server, started on first use; None where a run must be a new process."""
+    script = Path(sys.executable).parent / "dralint"
+    if os.environ.get("DRALINT_TEST_FORK") == "0" or not script.exists() or not hasattr(os, "fork"):
+        return None
+    if not _servers or _servers[0].proc.poll() is not None:
+        server_env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "DRALINT_CACHE_DIR")}
+        _servers[:] = [ForkServer(script, server_env)]
+    return _servers[0] if _servers[0].serves(env) else None
 
 
 def lint_json(*args: str, **kw) -> Run:

@@ -16,7 +16,7 @@ from typing import Iterable
 from dralint.config import Overrides, build_options
 from dralint.lint import LintOptions, LintResult, lint, lint_documents
 from dralint.model import Document, Problem, format_path
-from dralint.sources import collect
+from dralint.pipeline.sources import collect
 
 
 def lint_paths(

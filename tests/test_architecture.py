@@ -100,6 +100,40 @@ def test_the_cycle_finder_finds_cycles():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+# The layers of the package (dralint.pipeline's docstring): the shared core (model, api, positions,
+# schemas, k8s, cel, rules, ...), the pipeline's stages on it, and the front doors that feed the
+# pipeline and report what it returns. Imports run down the layers, never up.
+FRONT_DOORS = frozenset({
+    "dralint.__main__", "dralint.cli", "dralint.arguments", "dralint.commands", "dralint.gates_command",
+    "dralint.config", "dralint.policy", "dralint.lint", "dralint.testing", "dralint.report", "dralint.lsp",
+    "dralint.webhook", "dralint.migrate", "dralint.migration_fixes", "dralint.moved_comments", "dralint.rewrite",
+    "dralint.fix",
+})
+
+
+def _layer(module: str) -> int:
+    top = ".".join(module.split(".")[:2])
+    if top in FRONT_DOORS:
+        return 2
+    return 1 if top == "dralint.pipeline" else 0
+
+
+def _upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    return sorted((name, imported) for name, found in graph.items() for imported in found if _layer(imported) > _layer(name))
+
+
+def test_imports_run_from_front_doors_to_the_pipeline_to_the_core():
+    modules = _modules()
+    assert {".".join(m.split(".")[:2]) for m in modules if _layer(m) == 2} == FRONT_DOORS - {"dralint"}
+    graph = {name: _imports(name, file, modules) for name, file in modules.items()}
+    assert _upward_imports(graph) == []
+
+
+def test_the_layer_check_finds_an_upward_import():
+    graph = {"dralint.model": {"dralint.pipeline.run"}, "dralint.pipeline.run": {"dralint.cli", "dralint.model"}, "dralint.cli": {"dralint.pipeline.run"}}
+    assert _upward_imports(graph) == [("dralint.model", "dralint.pipeline.run"), ("dralint.pipeline.run", "dralint.cli")]
+
+
 def _docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     first = node.body[0]
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
@@ -127,15 +161,15 @@ def test_a_clean_lint_imports_nothing_it_does_not_need(tmp_path):
     (decimal: ~2.5 ms, only quantity comparisons of ResourceSlice capacities need it;
     glob: only a Helm-rendered origin looking for its chart needs it; hashlib and hmac load OpenSSL:
     the caches use BLAKE2 and the comparison without it; ruamel's writer side: dralint.runtime;
-    dralint.gitignore: only a folder walked needs it).
+    dralint.pipeline.gitignore: only a folder walked needs it).
     A re-run the result cache answers whole loads none of the pipeline, no rule and no YAML parser."""
     clean = tmp_path / "claim.yaml"
     clean.write_bytes((ROOT / "examples" / "resourceclaim.yaml").read_bytes() + b"---\n" + (ROOT / "examples" / "deviceclass.yaml").read_bytes())
     heavy = ["jsonschema", "dataclasses", "difflib", "inspect", "pathlib", "tempfile", "dralint.migrate", "dralint.policy", "decimal", "glob",
              "hashlib", "hmac", "_hashlib", "ruamel.yaml.constructor", "ruamel.yaml.representer", "ruamel.yaml.emitter", "ruamel.yaml.composer",
-             "dralint.gitignore"]
-    pipeline = ["dralint.lint", "dralint.load", "dralint.engine", "dralint.schema_check", "dralint.triage", "dralint.resolve", "dralint.origins",
-                "_ruamel_yaml", "ruamel", "dralint.api", "dralint.rules.requests"]
+             "dralint.pipeline.gitignore"]
+    pipeline = [f"dralint.pipeline.{m}" for m in ("run", "load", "engine", "schema_check", "triage", "resolve", "origins")]
+    pipeline += ["_ruamel_yaml", "ruamel", "dralint.api", "dralint.rules.requests"]
     probe = (
         "import sys; from dralint.cli import main; code = main(['--no-config', '-f', 'json', '--cache-dir', *sys.argv[2:], sys.argv[1]]);"
         f"heavy = {heavy + pipeline!r};"

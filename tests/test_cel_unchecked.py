@@ -7,7 +7,7 @@ import uuid
 
 import dralint.cel._cost
 from dralint.lint import LintOptions, lint
-from dralint.sources import Source
+from dralint.pipeline.sources import Source
 
 
 def _device_class(expression: str) -> Source:

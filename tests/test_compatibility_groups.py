@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dralint.lint import LintOptions, lint
-from dralint.sources import Source
+from dralint.pipeline.sources import Source
 
 CASE = Path(__file__).resolve().parent / "cases" / "rules" / "compatibility-groups.yaml"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dralint.lint import LintOptions, lint
-from dralint.sources import Source, collect
+from dralint.pipeline.sources import Source, collect
 
 from conftest import CASES
 

@@ -1,4 +1,4 @@
-"""Rules dispatched only where they can fire (`@rule(needs=...)`, dralint.dispatch) lose nothing.
+"""Rules dispatched only where they can fire (`@rule(needs=...)`, dralint.pipeline.dispatch) lose nothing.
 
 Every fixture under tests/cases, at every release a fixture names, and the real-world corpus
 (when ../shared is present) give the same problems with dispatch on and off; and a rule that
@@ -12,10 +12,10 @@ from collections import defaultdict
 
 import pytest
 
-import dralint.lint
-from dralint import dispatch
-from dralint.dispatch import Dispatch, has_path
+import dralint.pipeline.stages
 from dralint.model import Problem
+from dralint.pipeline import dispatch
+from dralint.pipeline.dispatch import Dispatch, has_path
 from dralint.registry import all_rules
 
 from conftest import CASES, SHARED
@@ -68,7 +68,7 @@ def _leaks(files: list[str], release: str | None, monkeypatch) -> tuple[list[tup
     """Problems of rules dispatch skipped (each called anyway), and how many such calls there were."""
     skipped: list[set[str]] = [set()]
     calls = [0]
-    choose, run = Dispatch.for_document, dralint.lint.run_document_rules
+    choose, run = Dispatch.for_document, dralint.pipeline.stages.run_document_rules
 
     def for_document(self, data):
         chosen = choose(self, data)
@@ -84,7 +84,7 @@ def _leaks(files: list[str], release: str | None, monkeypatch) -> tuple[list[tup
         return problems
 
     monkeypatch.setattr(Dispatch, "for_document", for_document)
-    monkeypatch.setattr(dralint.lint, "run_document_rules", run_document_rules)
+    monkeypatch.setattr(dralint.pipeline.stages, "run_document_rules", run_document_rules)
     _lint(files, release)
     return leaks, calls[0]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from dralint.api import DocumentView, rule
-from dralint.engine import run_document_rules, with_type
 from dralint.model import Document
+from dralint.pipeline.engine import run_document_rules, with_type
 
 from expectations import ERROR_TYPES
 

@@ -1,6 +1,6 @@
 """Feature gates at the release's defaults, and as the user says the cluster runs them (issue 19).
 
-The drop stage (dralint.drop) through the real CLI; the three ways to set gates
+The drop stage (dralint.pipeline.drop) through the real CLI; the three ways to set gates
 (command line, .dralint.yaml, a file's comment); the usage errors kube-apiserver
 would give; `dralint gates`. The fixtures of tests/cases/gates/ hold the
 per-file-comment side with `# expect:` lines.
@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from dralint.drop import GateState, drop_disabled_fields
-from dralint.load import load
+from dralint.pipeline.drop import GateState, drop_disabled_fields
+from dralint.pipeline.load import load
 
 from conftest import ROOT, brief, lint_json, run_dralint
 
@@ -216,7 +216,7 @@ def test_gates_subcommand_lists_stage_default_and_fields():
 
 
 def _slice_object() -> dict:
-    from dralint.load import load as load_yaml
+    from dralint.pipeline.load import load as load_yaml
 
     return load_yaml("s.yaml", (CASES / "list-attribute-default.yaml").read_bytes()).documents[0].data
 

@@ -12,14 +12,17 @@ from pathlib import Path
 from dralint.lint import LintOptions, lint
 from dralint.migration_fixes import attach_migration_fixes
 from dralint.model import Edit, Span
+from dralint.pipeline.sources import Source
 from dralint.repairs import apply
-from dralint.sources import Source
+
+from conftest import run_dralint
 
 CASES = Path(__file__).parent / "cases" / "fix"
 
 
 def _dralint(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dralint", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    run = run_dralint(*args, cwd=cwd)
+    return subprocess.CompletedProcess(args, run.code, run.stdout, run.stderr)
 
 
 def test_fix_rewrites_only_what_the_fixes_say_and_reports_what_is_left(tmp_path: Path):
@@ -105,7 +108,7 @@ def test_fix_of_standard_input_writes_the_fixed_manifest_to_standard_output(tmp_
               "    - name: {}\n      exactly:\n        deviceClasName: gpu.example.com\n        allocationMode: all\n")
     fixed = broken.replace("deviceClasName", "deviceClassName").replace(": all", ": All")
 
-    def run(*args: str, data: bytes) -> subprocess.CompletedProcess:
+    def run(*args: str, data: bytes) -> subprocess.CompletedProcess:  # bytes in and out: a UTF-16 manifest below
         return subprocess.run([sys.executable, "-m", "dralint", "--no-config", *args], input=data, cwd=tmp_path,
                               capture_output=True, timeout=60, env={**os.environ, "DRALINT_NO_CACHE": "1"})
 
@@ -125,7 +128,7 @@ def test_fix_of_standard_input_writes_the_fixed_manifest_to_standard_output(tmp_
         same = run("--fix", "-", data=data)
         assert same.stdout == data and same.returncode in (0, 1) and b"Traceback" not in same.stderr
 
-    from dralint.sources import MAX_BYTES
+    from dralint.pipeline.sources import MAX_BYTES
 
     # Past what is linted: passed through whole, and reported.
     big = b"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n" + b"# padding\n" * (MAX_BYTES // 10 + 1000)

@@ -123,8 +123,8 @@ def test_sarif_of_a_clean_run_is_valid(project):
 
 def test_sarif_written_result_by_result_is_the_whole_log_dumped(project, tmp_path_factory, monkeypatch):
     from dralint.lint import LintOptions, lint
+    from dralint.pipeline.sources import collect
     from dralint.report import ReportOptions, sarif
-    from dralint.sources import collect
 
     # A fix, a file name to escape, a file outside the working directory (an absolute URI), a clean run.
     (project / "k8s" / "ä b.yaml").write_text(BAD.replace("resource.k8s.io/v1\nkind: ResourceClaim", "resource.k8s.io/v1beta1\nkind: ResourceClaim", 1))
@@ -207,8 +207,8 @@ def test_junit_written_case_by_case_is_the_whole_tree_written(project, monkeypat
     import xml.etree.ElementTree as ET
 
     from dralint.lint import LintOptions, lint
+    from dralint.pipeline.sources import collect
     from dralint.report import ReportOptions, junit
-    from dralint.sources import collect
 
     def whole_tree(result):  # the report as one tree, indented and written at once
         cases = junit._assign(result, junit._documents(result))

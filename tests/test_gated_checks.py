@@ -15,7 +15,7 @@ import pytest
 
 from dralint.lint import LintOptions, lint
 from dralint.model import format_path
-from dralint.sources import Source
+from dralint.pipeline.sources import Source
 
 from conftest import CASES
 from expectations import read_fixture

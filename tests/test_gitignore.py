@@ -1,4 +1,4 @@
-"""`.gitignore` files as the walk reads them (dralint.gitignore), against git itself: the files a walk
+"""`.gitignore` files as the walk reads them (dralint.pipeline.gitignore), against git itself: the files a walk
 reads are the files `git ls-files --others --exclude-standard` lists (less hidden files, and only
 *.yaml, *.yml, *.json), over hand-picked patterns and generated trees."""
 
@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from dralint import sources
+from dralint.pipeline import sources
 
 from conftest import git
 

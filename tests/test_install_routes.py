@@ -48,7 +48,7 @@ def test_the_sdist_carries_the_hooks_the_deploy_folder_and_the_licence(sdist_mem
     deploy = {p.name for p in (ROOT / "deploy").iterdir()}
     assert {"Dockerfile", "kustomization.yaml", "deployment.yaml"} <= deploy
     assert {f"deploy/{name}" for name in deploy} <= sdist_members
-    assert "src/dralint/triage.py" in sdist_members
+    assert "src/dralint/pipeline/triage.py" in sdist_members
 
 
 def test_the_wheel_has_the_rules_the_schemas_and_the_licence(wheel_members):

@@ -1,4 +1,4 @@
-"""Kustomize patches (dralint.kustomize): judged as partial objects, against what they patch.
+"""Kustomize patches (dralint.pipeline.kustomize): judged as partial objects, against what they patch.
 
 tests/kustomize holds a base (a Deployment declaring the pod claim `gpu`, a
 ResourceClaimTemplate, a DeviceClass) and an overlay whose kustomization

@@ -1,4 +1,4 @@
-"""API lifecycle table (dralint.lifecycle) and the upgrade check `--target-version` (DRA020/DRA021)."""
+"""API lifecycle table (dralint.pipeline.lifecycle) and the upgrade check `--target-version` (DRA020/DRA021)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from dralint import lifecycle, schemas
-from dralint.load import load
+from dralint import schemas
+from dralint.pipeline import lifecycle
+from dralint.pipeline.load import load
 
 from conftest import lint_json, run_dralint
 

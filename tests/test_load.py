@@ -1,4 +1,4 @@
-"""Tests of dralint.load (YAML/JSON -> Documents with positions) and dralint.positions."""
+"""Tests of dralint.pipeline.load (YAML/JSON -> Documents with positions) and dralint.positions."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from dralint import load as load_mod
-from dralint.load import MAX_BYTES, load
 from dralint.model import Node, Severity, Span
+from dralint.pipeline import load as load_mod
+from dralint.pipeline.load import MAX_BYTES, load
 from dralint.positions import string_span
 
 CASES = Path(__file__).parent / "cases" / "load"
@@ -231,6 +231,14 @@ def test_scalar_resolution_like_kubernetes():
     assert d["x"] == 18446744073709551616 and type(d["x"]) is int  # past uint64: a float, integral
 
 
+def test_a_leading_zero_with_an_8_or_9_is_a_decimal_float_as_go_yaml_reads_it():
+    """strconv.ParseInt fails on the octal digits, ParseFloat reads the decimal: JSON 128, not DRA001."""
+    r = load("z.yaml", b"a: 0128\nb: -019\nc: 0127\nd: 0_128\ne: 0128.5\n")
+    assert codes(r) == []
+    assert r.documents[0].data == {"a": 128, "b": -19, "c": 87, "d": 128, "e": 128.5}
+    assert type(r.documents[0].data["a"]) is int
+
+
 def test_quoted_and_block_scalars_are_strings():
     d = load("q.yaml", b"a: 'true'\nb: \"1\"\nc: |\n  3\n").documents[0].data
     assert d == {"a": "true", "b": "1", "c": "3\n"}
@@ -261,7 +269,7 @@ def _run_isolated(code: str, timeout: float = 60) -> str:
 @pytest.mark.parametrize("pure", [False, True])
 def test_alias_bomb_is_refused_quickly(pure):
     code = textwrap.dedent(f"""
-        from dralint.load import load
+        from dralint.pipeline.load import load
         lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
         for c in "bcdefghij":
             prev = chr(ord(c) - 1)
@@ -277,7 +285,7 @@ def test_alias_bomb_is_refused_quickly(pure):
 @pytest.mark.parametrize("pure", [False, True])
 def test_deep_nesting_is_refused(pure):
     code = textwrap.dedent(f"""
-        from dralint.load import load
+        from dralint.pipeline.load import load
         data = b"a: " + b"[" * 10000 + b"]" * 10000 + b"\\n---\\napiVersion: v1\\nkind: X\\n"
         r = load("deep.yaml", data, pure_python={pure})
         print([(p.rule, p.document, p.span.line, p.span.column) for p in r.problems], [d.index for d in r.documents])
@@ -426,7 +434,7 @@ def test_env_var_selects_pure_python(monkeypatch):
 def test_import_does_not_load_ruamel_main():
     out = _run_isolated(
         "import sys\n"
-        "import dralint.load as L\n"
+        "import dralint.pipeline.load as L\n"
         "from dralint import runtime\n"
         "runtime.enable()  # as the CLI does\n"
         "print('ruamel.yaml.main' in sys.modules)\n"
@@ -445,7 +453,7 @@ def test_falls_back_to_pure_python_without_the_c_extension():
     out = _run_isolated(
         "import sys\n"
         "sys.modules['_ruamel_yaml'] = None  # makes `import _ruamel_yaml` fail\n"
-        "from dralint.load import load, c_parser_available\n"
+        "from dralint.pipeline.load import load, c_parser_available\n"
         "r = load('x.yaml', b'apiVersion: v1\\nkind: X\\nmetadata:\\n  name: a\\n')\n"
         "print(c_parser_available(), r.documents[0].positions[('metadata', 'name')].value)\n")
     assert out.strip() == "False Span(line=4, column=9, end_line=4, end_column=10)"
@@ -611,7 +619,7 @@ def test_rule_runner_reports_under_each_rule_and_survives_a_crash():
     # still carry its own rule, and a rule that raises after reporting keeps what it reported, adds a
     # DRA901 and does not stop the rules after it.
     from dralint.api import DocumentView, Rule
-    from dralint.engine import run_document_rules
+    from dralint.pipeline.engine import run_document_rules
 
     def first(doc, report):
         report(("kind",), "one")

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from dralint import runtime
-from dralint.load import c_parser_available, load
-from dralint.load import cheap_events as cheap_mod
-from dralint.load.backend import backend
 from dralint.model import Node, Span
+from dralint.pipeline.load import c_parser_available, load
+from dralint.pipeline.load import cheap_events as cheap_mod
+from dralint.pipeline.load.backend import backend
 from dralint.registry import all_rules
 
 from conftest import SHARED

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-import dralint.load.backend as backend_mod
-from dralint import sources
+import dralint.pipeline.load.backend as backend_mod
 from dralint.lint import LintOptions, lint
-from dralint.load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load, position_table
 from dralint.model import Span
-from dralint.releases import declared_release
-from dralint.sources import Source
+from dralint.pipeline import sources
+from dralint.pipeline.load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, load, position_table
+from dralint.pipeline.releases import declared_release
+from dralint.pipeline.sources import Source
 
 from conftest import CASES
 
@@ -59,7 +59,7 @@ def lint_bytes(*named: tuple[str, bytes]):
 def test_release_comment_after_many_crlf_comment_lines_is_found_quickly():
     # The regex matched each CRLF comment line two ways: 2^40 tries here. It runs in C, where no
     # signal interrupts it, so a child process with a timeout is the watchdog.
-    code = ("import sys; from dralint.releases import declared_release; "
+    code = ("import sys; from dralint.pipeline.releases import declared_release; "
             "print(declared_release(open(sys.argv[1], 'rb').read()), declared_release(open(sys.argv[2], 'rb').read()))")
     proc = subprocess.run([sys.executable, "-c", code, str(HERE / "crlf_release.yaml"),
                            str(HERE / "crlf_no_release.yaml")], capture_output=True, text=True, timeout=30)

@@ -26,7 +26,7 @@ from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from dralint.lint import lint  # noqa: E402
-from dralint.sources import Source  # noqa: E402
+from dralint.pipeline.sources import Source  # noqa: E402
 
 SERVER = ClientServerConfig(server_command=SERVER_COMMAND)
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -7,8 +7,8 @@ import textwrap
 import pytest
 
 from dralint.lint import LintOptions, lint
-from dralint.selection import Selection
-from dralint.sources import Source
+from dralint.pipeline.selection import Selection
+from dralint.pipeline.sources import Source
 
 from conftest import ROOT
 

@@ -21,7 +21,7 @@ from dralint.linediff import opcodes, unified_diff
 from dralint.lint import LintOptions, lint
 from dralint.migrate import migrate_text
 from dralint.model import Severity
-from dralint.sources import Source
+from dralint.pipeline.sources import Source
 
 from conftest import run_dralint
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dralint.lint import LintOptions, lint
-from dralint.sources import Source
+from dralint.pipeline.sources import Source
 
 FLAT_IN_V1 = """\
 apiVersion: resource.k8s.io/v1

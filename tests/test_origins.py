@@ -1,4 +1,4 @@
-"""Rendered streams mapped back to their sources (dralint.origins), through the real CLI.
+"""Rendered streams mapped back to their sources (dralint.pipeline.origins), through the real CLI.
 
 tests/rendered/helm-template.yaml is what `helm template` prints for the chart
 tests/rendered/charts/gpu (a `# Source:` comment before each document);

@@ -1,4 +1,4 @@
-"""`--jobs N` (dralint.parallel): the same report, byte for byte, as `--jobs 1`; a dead worker is exit 2.
+"""`--jobs N` (dralint.pipeline.parallel): the same report, byte for byte, as `--jobs 1`; a dead worker is exit 2.
 
 The in-process runs lower MIN_FILES (and the fixtures are small) so that the 115 fixtures of tests/cases
 are split into several chunks; the CLI runs use generated sets above it.
@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from dralint import cli, parallel
+from dralint import cli
 from dralint.config import Overrides, build_options
+from dralint.pipeline import parallel
 from dralint.report import FORMATS, ReportOptions, renderer
 
 from conftest import CASES, SHARED, run_dralint

@@ -1,4 +1,4 @@
-"""A file's partial result (dralint.partial) is a value: taken file by file, pickled (as a worker or a
+"""A file's partial result (dralint.pipeline.partial) is a value: taken file by file, pickled (as a worker or a
 cache sends it) and merged back, it gives the report one serial run gives, in every format."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import os
 import pickle
 
 from dralint.config import Overrides, build_options
-from dralint.lint import PartialResult, _Run
+from dralint.pipeline.run import PartialResult, _Run
+from dralint.pipeline.sources import files, read_all
 from dralint.report import FORMATS, ReportOptions, renderer
-from dralint.sources import files, read_all
 
 from conftest import CASES
 

@@ -12,12 +12,12 @@ import pytest
 from dralint import schemas
 from dralint.config import ConfigError, Overrides, build_options
 from dralint.lint import LintOptions, lint, lint_documents
-from dralint.load import load
 from dralint.model import Severity
+from dralint.pipeline.load import load
+from dralint.pipeline.releases import parse_release
+from dralint.pipeline.selection import Selection
+from dralint.pipeline.sources import Source
 from dralint.registry import load_rules_dir
-from dralint.releases import parse_release
-from dralint.selection import Selection
-from dralint.sources import Source
 
 from conftest import ROOT, lint_json, run_dralint
 

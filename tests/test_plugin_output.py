@@ -79,7 +79,7 @@ def test_a_printing_rule_leaves_the_report_intact(tmp_path: Path, fmt: str):
 def test_a_printing_rule_in_forked_workers_leaves_the_report_intact(tmp_path: Path):
     rules = _rules(tmp_path)
     padding = "# " + "x" * 78 + "\n"
-    for i in range(2):  # together over the bytes that make a run parallel (dralint.parallel.MIN_BYTES)
+    for i in range(2):  # together over the bytes that make a run parallel (dralint.pipeline.parallel.MIN_BYTES)
         (tmp_path / f"claim{i}.yaml").write_text(CLAIM.format(name=f"quiet{i}") + padding * 3300, encoding="utf-8")
     run = run_dralint("--no-config", "--rules-dir", str(rules), "--select", "LOCAL", "-f", "json", "--jobs", "2", str(tmp_path / "claim0.yaml"), str(tmp_path / "claim1.yaml"))
     assert run.code == 0, run.stderr

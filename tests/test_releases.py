@@ -11,7 +11,7 @@ import pytest
 
 from dralint import gates, schemas
 from dralint.lint import LintOptions, lint
-from dralint.sources import Source
+from dralint.pipeline.sources import Source
 
 from conftest import SHARED, brief, lint_json, run_dralint
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dralint.load import load
+from dralint.pipeline.load import load
 from dralint.positions import _Missing, _offset, _parent_indent, _pos, _value_at, string_span
 
 from conftest import lint_json

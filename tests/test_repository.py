@@ -1,4 +1,4 @@
-"""A whole repository linted at once: only Kubernetes manifests can fail the run (dralint.triage).
+"""A whole repository linted at once: only Kubernetes manifests can fail the run (dralint.pipeline.triage).
 
 tests/cases/repo is an ordinary project: a Helm chart (Chart.yaml, values.yaml,
 templates with `{{ ... }}`), an Ansible playbook, a docker compose file, JSON
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dralint.lint import lint
-from dralint.sources import Source, collect
+from dralint.pipeline.sources import Source, collect
 
 from conftest import CASES, SHARED, lint_json, run_dralint
 

@@ -1,4 +1,4 @@
-"""The result cache (dralint.result_cache, dralint.result_store): the same report as a run without it,
+"""The result cache (dralint.pipeline.result_cache, dralint.pipeline.result_store): the same report as a run without it,
 byte for byte, in every format and with --jobs; invalidated by what a file's results depend on; a
 damaged, foreign or forged pack ignored; safe under concurrent runs; bounded; --no-cache, --cache-dir, cache-dir:."""
 
@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from dralint import cli, parallel, result_cache, result_store
+from dralint import cli
 from dralint.cache import _secret
 from dralint.config import Overrides, build_options
+from dralint.pipeline import parallel, result_cache, result_store
+from dralint.pipeline.result_cache import open_pack
+from dralint.pipeline.result_store import MAGIC, encode, read_pack
 from dralint.report import FORMATS, ReportOptions, renderer
-from dralint.result_cache import open_pack
-from dralint.result_store import MAGIC, encode, read_pack
 
 from conftest import CASES, ROOT, dralint_exe
 

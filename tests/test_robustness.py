@@ -13,15 +13,20 @@ import copy
 import json
 import random
 
-from dralint.load import load
 from dralint.model import Document
+from dralint.pipeline.load import load
 
 from conftest import CASES, ROOT, SHARED
 from engine import lint_documents_in_process
 
 WRONG_VALUES = [None, 0, -1, 1.5, True, "", "x", "Bad_Name", "a/b/c", "1Gi", 10**20, [], [1], [None], [{}], {}, {"a": 1}]
 API_VERSIONS = [f"resource.k8s.io/{v}" for v in ("v1", "v1beta2", "v1beta1", "v1alpha3", "v1alpha2", "v1alpha1")] + ["v1"]
-RELEASES = ["1.26", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35"]
+RELEASES = ["1.26", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37", "1.38"]
+
+
+# Each document broken twice, each time at a release drawn from all of RELEASES: over the ~1,300
+# documents of the fixtures and the corpus every release is drawn a few hundred times.
+BREAKS_PER_DOCUMENT = 2
 
 
 def _documents():
@@ -62,11 +67,13 @@ def _break(data: dict, rng: random.Random) -> dict:
 def test_rules_never_crash_on_broken_documents():
     rng = random.Random(20261122)
     runs = 0
+    drawn: set[str] = set()
     crashes = []
     for doc in _documents():
-        for _ in range(4):
+        for _ in range(BREAKS_PER_DOCUMENT):
             broken = Document(doc.source, doc.index, _break(doc.data, rng), doc.positions, doc.text)
             release = rng.choice(RELEASES)
+            drawn.add(release)
             problems = lint_documents_in_process([broken], release)
             runs += 1
             for problem in problems:
@@ -74,4 +81,5 @@ def test_rules_never_crash_on_broken_documents():
                 if problem.rule == "DRA901":
                     crashes.append((doc.source, doc.index, release, problem.message))
     assert runs > 200
+    assert drawn == set(RELEASES)
     assert crashes == []

@@ -17,7 +17,7 @@ from collections import defaultdict
 import pytest
 from test_cases import BLOCKS
 
-import dralint.lint
+import dralint.pipeline.stages
 from dralint.api import Rule
 from dralint.registry import BUILTIN_PACKAGE, all_rules
 
@@ -40,7 +40,7 @@ def evidence():
     """(failing, clean): for each rule code, the fixture blocks that expect it / that it ran on cleanly."""
     failing: dict[str, list[str]] = defaultdict(list)
     clean: dict[str, list[str]] = defaultdict(list)
-    original = dralint.lint.run_document_rules
+    original = dralint.pipeline.stages.run_document_rules
     ran: list[tuple[list[Rule], str | None, list]] = []
 
     def recording(rules, view):
@@ -50,7 +50,7 @@ def evidence():
         return problems
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(dralint.lint, "run_document_rules", recording)
+        patch.setattr(dralint.pipeline.stages, "run_document_rules", recording)
         for param in BLOCKS:
             fixture, block = param.values
             name = param.id

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dralint import parallel
+from dralint.pipeline import parallel
 
 from conftest import run_dralint
 

@@ -19,9 +19,9 @@ import pytest
 
 from dralint import runtime
 from dralint.lint import LintOptions, lint
-from dralint.load import backend as backend_mod
-from dralint.load import load
-from dralint.sources import Source
+from dralint.pipeline.load import backend as backend_mod
+from dralint.pipeline.load import load
+from dralint.pipeline.sources import Source
 
 CASES = Path(__file__).parent / "cases" / "rules"
 NAMES = ["constraints-invalid.yaml", "config-invalid.yaml", "classic-invalid.yaml", "audit-missing-fields.yaml"]
@@ -150,7 +150,7 @@ def test_a_host_process_importing_ruamel_and_dralint_both_work(tmp_path):
 import gc, io, sys, threading
 import ruamel.yaml, dralint
 from dralint.lint import lint, LintOptions
-from dralint.sources import read
+from dralint.pipeline.sources import read
 frozen, on = gc.get_freeze_count(), gc.isenabled()
 def dralint_run(out):
     out.append(sorted((p.rule, p.span.line, p.span.column) for p in lint([read(sys.argv[1])], LintOptions(plugins=False)).problems))
@@ -201,7 +201,7 @@ y = ruamel.yaml.YAML(); d = y.load({ROUND_TRIP!r}); s = io.StringIO(); y.dump(d,
 
 
 def _positioned_asked(monkeypatch, options: LintOptions) -> set:
-    import dralint.lint as lint_mod  # noqa: PLC0415
+    import dralint.pipeline.stages as lint_mod  # noqa: PLC0415
 
     asked: set = set()
     real = lint_mod.load
@@ -211,14 +211,14 @@ def _positioned_asked(monkeypatch, options: LintOptions) -> set:
         return real(*args, **kwargs)
 
     monkeypatch.setattr(lint_mod, "load", spy)
-    problems = lint_mod.lint(_sources(), options).problems
+    problems = lint(_sources(), options).problems
     assert problems
     return asked
 
 
 def test_the_loader_notes_the_fields_the_active_run_scope_rules_declare(monkeypatch):
     from dralint.api import rule  # noqa: PLC0415
-    from dralint.selection import Selection  # noqa: PLC0415
+    from dralint.pipeline.selection import Selection  # noqa: PLC0415
 
     @rule("X900", "driver-places", scope="run", collect=lambda view: view.place(("spec",)), positioned=("driver",))
     def driver_places(run, report):
@@ -235,7 +235,7 @@ def test_the_loader_notes_the_fields_the_active_run_scope_rules_declare(monkeypa
 
 
 def test_the_command_turns_the_seam_on_for_its_run_and_off_after(monkeypatch, seam_off, tmp_path, capsys):
-    import dralint.lint as lint_mod  # noqa: PLC0415
+    import dralint.pipeline.stages as lint_mod  # noqa: PLC0415
     from dralint.cli import main  # noqa: PLC0415
 
     seen: list = []

@@ -16,8 +16,8 @@ import pytest
 
 from dralint import schemas
 from dralint.k8s import formats
-from dralint.load import load
-from dralint.schema_check import as_decoded, fast_validator, without_nulls
+from dralint.pipeline.load import load
+from dralint.pipeline.schema_check import as_decoded, fast_validator, without_nulls
 
 from conftest import CASES, ROOT, SHARED
 

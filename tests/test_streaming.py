@@ -20,9 +20,9 @@ import pytest
 from dralint.api import Place, RunIndex, rule
 from dralint.lint import LintOptions, lint
 from dralint.model import Document, MapKey
-from dralint.parallel import frozen
-from dralint.selection import Selection
-from dralint.sources import collect
+from dralint.pipeline.parallel import frozen
+from dralint.pipeline.selection import Selection
+from dralint.pipeline.sources import collect
 
 CLAIM = """\
 apiVersion: resource.k8s.io/v1

@@ -104,8 +104,8 @@ metadata:
 
 
 def test_directives_are_read_from_comments_not_strings_whatever_the_line_breaks():
-    from dralint.load import load
-    from dralint.suppress import parse_comments
+    from dralint.pipeline.load import load
+    from dralint.pipeline.suppress import parse_comments
 
     # (code, line, column, target line): the ones in quoted, block and key strings are text; the second
     # document has no `#` in a string (its position table is not needed to tell).
@@ -116,7 +116,7 @@ def test_directives_are_read_from_comments_not_strings_whatever_the_line_breaks(
         assert [doc.data["metadata"]["name"] for doc in documents] == ["c", "d"]
         directives, bad = parse_comments("c.yaml", text, documents)
         assert bad == []
-        if newline == "\r":  # no line break where positions are counted (dralint.load.lines): all on line 1
+        if newline == "\r":  # no line break where positions are counted (dralint.lines): all on line 1
             expected = [(code, 1, text.index(f"# dralint: disable{'-next-line' if code == 'DRA706' else ''}={code}") + 1, 2 if code == "DRA706" else 1)
                         for code, *_ in expected]
         assert [(d.codes[0].text, d.line, d.column, d.target) for d in directives] == expected, repr(newline)
@@ -149,8 +149,8 @@ def test_thousands_of_comments_beside_strings_that_hold_a_hash(tmp_path):
 
 def test_directives_are_weighed_once_per_line_and_kind_of_problem(monkeypatch):
     from dralint.model import Problem, Severity, Span
-    from dralint.selection import Selection
-    from dralint.suppress import Directive, Suppressor, _Code
+    from dralint.pipeline.selection import Selection
+    from dralint.pipeline.suppress import Directive, Suppressor, _Code
 
     calls = []
     matches = Directive.matches

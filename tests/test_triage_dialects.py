@@ -1,4 +1,4 @@
-"""Braces that are not Helm's, and JSON as editors keep it (dralint.triage), through the real CLI.
+"""Braces that are not Helm's, and JSON as editors keep it (dralint.pipeline.triage), through the real CLI.
 
 A GitHub Actions workflow (`${{ }}`), an Ansible playbook or role (Jinja `{{ }}`) and JSON with comments
 and trailing commas (tsconfig.json, .vscode/settings.json, devcontainer.json) hold no Kubernetes object:

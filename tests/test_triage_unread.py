@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from dralint.load import MAX_DEPTH, MAX_NODES, load
-from dralint.triage import passed_over_unread, triage
+from dralint.pipeline.load import MAX_DEPTH, MAX_NODES, load
+from dralint.pipeline.triage import passed_over_unread, triage
 
 from conftest import CASES, SHARED, run_dralint
 
@@ -110,7 +110,7 @@ MANIFEST_MARK = re.compile(rb"""(?m)(?:^|[\s{,])["']?(?:apiVersion|kind)["']?[ \
 
 
 def test_the_two_step_mark_matches_the_pattern():
-    from dralint.triage import _marked
+    from dralint.pipeline.triage import _marked
 
     roots = [CASES, SHARED / "corpus" / "real-world"]
     texts = [m.encode() for m in MARKS] + [p.read_bytes() for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.is_file()]
@@ -120,7 +120,7 @@ def test_the_two_step_mark_matches_the_pattern():
 
 
 def test_json_with_more_values_than_the_loader_builds_is_never_decoded_whole(monkeypatch):
-    from dralint.load import plain_json
+    from dralint.pipeline.load import plain_json
 
     def refuse(*args, **kwargs):
         raise AssertionError("decoded a text that may hold more than MAX_NODES values")

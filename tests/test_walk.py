@@ -1,9 +1,9 @@
-"""The directory walk (dralint.sources.files): which files a run reads, in which order, each once."""
+"""The directory walk (dralint.pipeline.sources.files): which files a run reads, in which order, each once."""
 
 import os
 import sys
 
-from dralint import sources
+from dralint.pipeline import sources
 
 
 def names(paths):

@@ -707,7 +707,7 @@ DEPLOY = ROOT / "deploy"
 
 
 def _yaml_documents(path: Path) -> list:
-    from dralint.load import load  # dralint's own loader (plain data), as for any manifest
+    from dralint.pipeline.load import load  # dralint's own loader (plain data), as for any manifest
 
     loaded = load(str(path), path.read_bytes())
     assert not loaded.problems, loaded.problems

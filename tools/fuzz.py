@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Iterator
 
 from dralint.lint import LintOptions, lint
+from dralint.pipeline.sources import Source
 from dralint.report import FORMATS, ReportOptions, renderer
-from dralint.sources import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 

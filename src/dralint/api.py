@@ -187,7 +187,7 @@ class DocumentView:
         self.release = release
         self.options = options or {}
         # The gates the user set for this document's cluster (the rest are the release's defaults), and the
-        # fields the API server dropped before validation because a gate is off (dralint.drop.Dropped):
+        # fields the API server dropped before validation because a gate is off (dralint.pipeline.drop.Dropped):
         # `data` is what is left, and `dropped` is what DRA801 reports.
         self.feature_gates: dict[str, bool] = feature_gates if feature_gates is not None else _configured_gates(self.options)
         self.dropped: tuple = dropped

@@ -38,7 +38,7 @@ ENGINE_CHECKS: dict[str, Check] = {
         _c("DRA007", "missing-type", E, "A document has no apiVersion or kind, so the API server cannot decode it."),
         _c("DRA008", "non-string-key", E, "A mapping key is not a string; Kubernetes objects only have string keys."),
         _c("DRA009", "bad-release-comment", E, "A `# dralint: kubernetes-version=` or `# dralint: feature-gates=` comment names a release or gate dralint does not know (or a locked gate against its value), is malformed, or stands after the first document."),
-        # Files that are not manifests: passed over, never failing the run (dralint.triage).
+        # Files that are not manifests: passed over, never failing the run (dralint.pipeline.triage).
         _c("DRA014", "go-template", I, "A Go template (Helm chart templates): not checked; render it first (`helm template ... | dralint -`)."),
         _c("DRA015", "not-a-manifest", I, "A YAML or JSON file that holds no Kubernetes object was passed over, yet it mentions resource.k8s.io or is not valid YAML or JSON."),
         _c("DRA016", "fix-not-written", E, "With --fix: the file's fixes could not be written (it changed during the run, has other hard links, or cannot be written); it was left as it was."),
@@ -47,7 +47,7 @@ ENGINE_CHECKS: dict[str, Check] = {
         _c("DRA011", "api-version-disabled-by-default", W, "The apiVersion is served but disabled by default (alpha or beta): it must be enabled with --runtime-config."),
         _c("DRA012", "wrong-api-group", E, "A resource.k8s.io kind is declared with another API group."),
         _c("DRA013", "unknown-kind", E, "resource.k8s.io has no such kind in any release."),
-        _c("DRA020", "deprecated-api-version", W, "With --target-version: the apiVersion is deprecated in the target release; move to its replacement (see dralint.lifecycle)."),
+        _c("DRA020", "deprecated-api-version", W, "With --target-version: the apiVersion is deprecated in the target release; move to its replacement (see dralint.pipeline.lifecycle)."),
         _c("DRA021", "removed-api-version", E, "With --target-version: the target release no longer serves this apiVersion/kind; the object will be rejected after the upgrade."),
         _c("DRA022", "immutable-field", E, "Admission webhook, on UPDATE: the spec of a ResourceClaim or ResourceClaimTemplate cannot change."),
         # Schema: one code per JSON-Schema keyword, so each can be tuned on its own.

@@ -21,15 +21,16 @@ import os
 import sys
 from typing import Sequence, TextIO
 
-from . import __version__, parallel, runtime, schemas
+from . import __version__, runtime, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written, install_extra, overrides_from
 from .config import ConfigError, build_options
 from .model import Problem, Severity
+from .pipeline import parallel
+from .pipeline.sources import collect, files, read_all
 from .registry import RuleLoadError
 from .report import FORMATS, ReportOptions, printable, reads, write
 from .report.text import summary_line
 from .schemas import DEFAULT_RELEASE, RELEASES
-from .sources import collect, files, read_all
 
 SUBCOMMANDS = ("lint", "rules", "gates", "serve", "migrate", "lsp")
 # The optional extra each subcommand needs, and the modules of it that tell whether it is installed.
@@ -98,7 +99,7 @@ def _main(argv: Sequence[str] | None) -> int:
             try:
                 return run_lint(rest)
             finally:
-                gc.unfreeze()  # what the run froze (dralint.parallel.frozen), for callers of main() in process
+                gc.unfreeze()  # what the run froze (dralint.pipeline.parallel.frozen), for callers of main() in process
         if command in EXTRAS and not {"-h", "--help"} & set(rest):
             _require_extra(command)
         # Each other subcommand loads only what it runs: `rules` (jsonschema and every rule's docs), `serve`
@@ -214,9 +215,9 @@ def _fix_standard_input(args: argparse.Namespace, options, settings, out: TextIO
     if args.paths != ["-"]:
         raise UsageError("--fix -: standard input is fixed alone (its fixed text is written to standard output)")
     from .fix import fix_stream
-    from .lint import lint
     from .migration_fixes import with_fixes
-    from .sources import MAX_BYTES, Source
+    from .pipeline.run import lint
+    from .pipeline.sources import MAX_BYTES, Source
 
     fmt = settings.format
     if fmt == "auto":
@@ -252,14 +253,14 @@ def _pack(options, settings, paths: list[str]):
     """The result cache's pack for this run, or None (--no-cache, DRALINT_NO_CACHE, standard input)."""
     if not settings.cache or "-" in paths or os.environ.get("DRALINT_NO_CACHE"):
         return None
-    from .result_cache import open_pack  # not for runs without the cache
+    from .pipeline.result_cache import open_pack  # not for runs without the cache
 
     return open_pack(options, settings.cache_dir, settings.config_path)
 
 
 def _lint(paths: list[str], options, jobs: int | None, pack=None):
     """The run: serial (each file's leftovers frozen out of the collector's way) or on worker processes,
-    with the result cache's `pack` when given (dralint.result_cache)."""
+    with the result cache's `pack` when given (dralint.pipeline.result_cache)."""
     if jobs is None:
         jobs = parallel.usable_cores()
     else:
@@ -278,10 +279,10 @@ def _lint(paths: list[str], options, jobs: int | None, pack=None):
 
 def _serial(sources, options, pack):
     if pack is None:
-        from .lint import lint  # noqa: PLC0415 - a re-run the result cache answers needs none of the pipeline
+        from .pipeline.run import lint  # noqa: PLC0415 - a re-run the result cache answers needs none of the pipeline
 
         return lint(sources, options)
-    from .result_cache import lint_serial
+    from .pipeline.result_cache import lint_serial
 
     return lint_serial(sources, options, pack)
 

@@ -22,11 +22,11 @@ import os
 from typing import Any, NamedTuple
 
 from . import schemas
-from .gate_settings import check_gates, gate_mapping, parse_gate_list
 from .model import Document, Severity
-from .options import LintOptions, known_codes
-from .releases import parse_release, supported_release
-from .selection import Selection
+from .pipeline.gate_settings import check_gates, gate_mapping, parse_gate_list
+from .pipeline.options import LintOptions, known_codes
+from .pipeline.releases import parse_release, supported_release
+from .pipeline.selection import Selection
 
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
 KNOWN_KEYS = {
@@ -80,8 +80,8 @@ class Settings(NamedTuple):
     format: str = "auto"
     fail_on: Severity = Severity.ERROR
     config_path: str | None = None
-    jobs: int | None = None  # worker processes; None: one per usable core (dralint.parallel)
-    cache: bool = True  # the result cache (dralint.result_cache), unless --no-cache
+    jobs: int | None = None  # worker processes; None: one per usable core (dralint.pipeline.parallel)
+    cache: bool = True  # the result cache (dralint.pipeline.result_cache), unless --no-cache
     cache_dir: str | None = None  # where it is; None: `.dralint_cache` at the project root
 
 
@@ -130,7 +130,7 @@ def read_config(path: str) -> ConfigFile:
             data = handle.read()
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from exc
-    from .load import load  # noqa: PLC0415 - only a run with a config file loads YAML before its files
+    from .pipeline.load import load  # noqa: PLC0415 - only a run with a config file loads YAML before its files
 
     loaded = load(str(path), data)
     if loaded.problems:
@@ -206,7 +206,7 @@ def build_options(overrides: Overrides) -> tuple[LintOptions, Settings]:
         raise ConfigError(f"unknown rule {unknown[0]!r} (see 'dralint rules')")
     if raw.get("ignore-paths") is not None:
         # Imported only when configured: a clean file's start-up does not load its dataclasses and difflib.
-        from .ignore_paths import SuppressionError, ignore_paths
+        from .pipeline.ignore_paths import SuppressionError, ignore_paths
 
         try:
             options.ignore_paths = ignore_paths(raw["ignore-paths"], config.path, known)

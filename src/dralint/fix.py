@@ -19,11 +19,11 @@ import re
 from typing import Iterable
 
 from .catalog import ENGINE_CHECKS
-from .lint import LintOptions, lint
 from .model import Edit, Problem, Severity, Span
+from .pipeline.run import LintOptions, lint
+from .pipeline.sources import MAX_BYTES, Source
 from .repairs import apply
 from .rewrite import RewriteError, rewrite
-from .sources import MAX_BYTES, Source
 
 MAX_PASSES = 5
 

@@ -12,7 +12,7 @@ import sys
 
 from . import gates, schemas
 from .arguments import Parser
-from .releases import supported_release
+from .pipeline.releases import supported_release
 
 
 def gate_rows(release: str) -> list[dict]:

@@ -50,13 +50,13 @@ from ruamel.yaml.comments import TaggedScalar
 from . import linediff, schemas
 from .arguments import UsageError
 from .k8s.resource import EXACT_FIELDS, GROUP, MIGRATION_KINDS, MIGRATION_SOURCES
-from .lint import LintOptions, lint
 from .model import Severity
 from .moved_comments import keep_above_first, move_comments_between, move_keys
-from .releases import declared_release
+from .pipeline.releases import declared_release
+from .pipeline.run import LintOptions, lint
+from .pipeline.selection import Selection
+from .pipeline.sources import MAX_BYTES, Source, collect
 from .rewrite import RewriteError, rewrite, write_atomic
-from .selection import Selection
-from .sources import MAX_BYTES, Source, collect
 from .textlines import (
     Chunk,
     collapse_comment_runs,

@@ -8,8 +8,8 @@ server; `lint` itself never imports migrate (which lints what it rewrites).
 from functools import lru_cache
 
 from .k8s.resource import MIGRATION_KINDS, MIGRATION_SOURCES
-from .lint import LintOptions
 from .model import Document, Edit, Fix, Problem, Span
+from .pipeline.run import LintOptions
 
 
 @lru_cache(maxsize=8)

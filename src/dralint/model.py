@@ -123,10 +123,10 @@ class Document(Record):
         # Set when this document is an item of a `kind: List`: its index in `items`.
         self.list_item = list_item
         self._object_ref: str | None | bool = False  # not computed yet
-        # A kustomize patch (dralint.kustomize.Patch): a partial object, judged for what it writes, not
+        # A kustomize patch (dralint.pipeline.kustomize.Patch): a partial object, judged for what it writes, not
         # for what it leaves out. None for whole objects.
         self.patch: Any = None
-        # Where a rendered document was written (dralint.origins.Origin): a Helm `# Source:` comment or
+        # Where a rendered document was written (dralint.pipeline.origins.Origin): a Helm `# Source:` comment or
         # kustomize's origin annotation named it. None for documents read from their own source.
         self.origin: Any = None
 

@@ -47,8 +47,8 @@ from pathlib import Path as FsPath
 from typing import Any, Iterable
 
 from .api import DocumentView, Rule, rule
-from .load import load
 from .model import Document, Path, Severity, Span
+from .pipeline.load import load
 from .positions import string_span
 
 API_VERSION = "dralint.dev/v1"

@@ -15,7 +15,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import Any
 
-from .load.lines import LineTable
+from .lines import LineTable
 from .model import Document, Path, Span
 
 __all__ = ["string_span"]

@@ -3,7 +3,7 @@
 Switched on (`enable()`), by the front doors that own their process (the CLI, its
 ``--jobs`` workers, the webhook, the language server):
 
-* ruamel's C parser module gets one-frame event classes (dralint.load.cheap_events);
+* ruamel's C parser module gets one-frame event classes (dralint.pipeline.load.cheap_events);
 * ruamel's parser modules are imported under a stand-in ``ruamel.yaml`` package, without
   running ``ruamel/yaml/__init__`` (the round-trip machinery a lint never uses);
 * the cyclic garbage collector is paused while a file loads (`collector_paused`);
@@ -13,7 +13,7 @@ Off (the default: `dralint.lint()` called from a host), dralint leaves the proce
 found it: ruamel is imported the ordinary way and used with its own classes, ``sys.modules``
 gets nothing but what a plain import adds, and the collector is never switched or frozen.
 The readers ask the parser module which event classes it uses each time they create a
-parser (dralint.load.backend), so a host that puts ruamel's classes back, or a seam
+parser (dralint.pipeline.load.backend), so a host that puts ruamel's classes back, or a seam
 switched off, never makes them misread events.
 
 This module imports nothing from dralint: every layer may consult it.

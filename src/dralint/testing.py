@@ -227,9 +227,9 @@ def check_fixture(path: str | Path, *, rules: ModuleType | Iterable[Rule] = (), 
     themselves); `rules_dirs`: as `--rules-dir`; `plugins`: also installed entry-point plugins.
     """
     from .config import Overrides, build_options  # the front door's own defaults (release, gates)
-    from .lint import lint
+    from .pipeline.run import lint
+    from .pipeline.sources import collect
     from .registry import rules_in_module
-    from .sources import collect
 
     fixture = read_fixture(Path(path))
     extra = tuple(rules_in_module(rules) if isinstance(rules, ModuleType) else rules)

@@ -10,7 +10,7 @@ What the API server does before validation matters for what it reports
   while the YAML has them at `requests[i].<field>` (`Exact.src`);
 * defaulting of `allocationMode`/`count`;
 * feature gates: the release's defaults unless the user set them (the fields of
-  a gate that is off are dropped before the rules run, dralint.drop);
+  a gate that is off are dropped before the rules run, dralint.pipeline.drop);
 * release differences: TooLong (1.31) vs TooMany (1.32+), duplicate paths
   (`…[n].name` up to 1.34, `…[n]` in 1.35), and from 1.37 the short-circuit of
   the declarative checks of an over-long list (see `short_circuits`).
@@ -129,7 +129,7 @@ def kind_gate_enabled(doc: Any, gate: str) -> bool:
 def gate_enabled(doc: Any, gate: str) -> bool:
     """Whether to validate as if the gate were on: as the user set it, else the release's default.
 
-    The fields of a gate that is off are gone by the time the rules run (dralint.drop,
+    The fields of a gate that is off are gone by the time the rules run (dralint.pipeline.drop,
     as the API server drops them before validation; DRA801 says so), so a manifest
     that uses them is judged as the server judges what is left of it.
     """

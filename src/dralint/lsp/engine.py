@@ -16,13 +16,13 @@ from .. import schemas
 from ..commands import all_checks
 from ..config import ConfigError, Overrides, build_options, discover
 from ..fix import fix_text
-from ..lint import LintOptions, lint
-from ..load import load
 from ..migration_fixes import with_fixes
 from ..model import Document, Problem
+from ..pipeline.load import load
+from ..pipeline.releases import file_release
+from ..pipeline.run import LintOptions, lint
+from ..pipeline.sources import Source
 from ..registry import RuleLoadError
-from ..releases import file_release
-from ..sources import Source
 from . import workspace
 from .text import lintable
 
@@ -88,7 +88,7 @@ def lint_buffer(path: str, text: str, folders: tuple[str, ...] = ()) -> Outcome:
     known = index.known(path) if index is not None else None
     result = lint([Source(path, data)], settings_for(path).options.at_the_stream(), known=known)
     problems = [p for p in result.problems if p.source == path and p.rule not in OUTSIDE_THE_WORKSPACE]
-    # Files without a Kubernetes object (dralint.triage) get nothing: other YAML servers run beside this one.
+    # Files without a Kubernetes object (dralint.pipeline.triage) get nothing: other YAML servers run beside this one.
     kubernetes = not result.files_passed_over and (result.documents > 0 or (b"apiVersion" in data and b"kind" in data))
     return Outcome(problems, kubernetes)
 

@@ -147,7 +147,7 @@ class DralintServer(LanguageServer):
         release = None
         try:
             problems, kubernetes, config_error, release = await self.worker.call("lint", path, text.text, self.folders, wanted=lambda: self._current(uri, key))
-            if not kubernetes:  # Files without a Kubernetes object (dralint.triage): other YAML servers run beside this one.
+            if not kubernetes:  # Files without a Kubernetes object (dralint.pipeline.triage): other YAML servers run beside this one.
                 problems = []
             if config_error:
                 self.tell(f"dralint: {config_error}; using the defaults")

@@ -1,6 +1,6 @@
 """The language server's workspace index: what the files of the workspace folders define.
 
-A buffer is judged with the run-scope records (dralint.lint.records_of) of every
+A buffer is judged with the run-scope records (dralint.pipeline.run.records_of) of every
 other manifest of the workspace, read from disk, so a claim whose DeviceClass
 is defined in another file is as fine as in `dralint .`. Each file is read with
 the options of its own `.dralint.yaml`; a file that config's `ignore-paths`
@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..lint import records_of
-from ..sources import files, read_all
+from ..pipeline.run import records_of
+from ..pipeline.sources import files, read_all
 
 # Files looked at per workspace at most: each that names the group is linted once to index it, in the
 # lint process, within the first lint's time limit.

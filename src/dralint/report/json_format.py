@@ -14,7 +14,7 @@ from json.encoder import encode_basestring  # json's own C string encoder (ensur
 from typing import Any, Iterator
 
 from ..model import Fix, Problem, Severity, format_path
-from ..partial import LintResult
+from ..pipeline.partial import LintResult
 from . import ReportOptions
 
 _encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps with options builds one per call
@@ -41,7 +41,7 @@ def problem_line(p: Problem) -> str:
             f'"path": {encode_basestring(format_path(p.path))}, "document": {p.document:d}, "api_version": {_text(p.api_version)}, '
             f'"kind": {_text(p.kind)}, "object": {_text(p.object)}')
     origin = p.origin
-    if origin is not None:  # a rendered stream's problem (dralint.origins)
+    if origin is not None:  # a rendered stream's problem (dralint.pipeline.origins)
         line += (f', "origin": {{"file": {encode_basestring(origin.file)}, "found": {"true" if origin.found else "false"}, '
                  f'"rendered": {{"file": {encode_basestring(origin.stream)}, "line": {origin.span.line:d}, "column": {origin.span.column:d}}}}}')
     fixes = p.fixes

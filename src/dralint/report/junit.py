@@ -6,7 +6,7 @@ One `<testcase>` per document, named `file#index kind/name` (list items of a
 never exceeds `tests`; warnings and infos go to the test case's `<system-out>`.
 Problems that belong to no document (an unreadable file, a syntax error before
 the first document) get a test case of their own; a file without Kubernetes
-objects that was passed over (dralint.triage) is one `<skipped>` test case.
+objects that was passed over (dralint.pipeline.triage) is one `<skipped>` test case.
 The output follows the widely used JUnit schema (Jenkins/Surefire `junit-10.xsd`).
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from ..model import Problem, Severity, format_path
-from ..partial import LintResult
+from ..pipeline.partial import LintResult
 from . import ReportOptions, escape
 
 # Characters XML 1.0 cannot carry, even escaped, and surrogates (a file name's bytes that are not UTF-8,

@@ -21,7 +21,7 @@ from .. import __version__
 from ..catalog import ENGINE_CHECKS
 from ..commands import all_checks
 from ..model import Fix, Problem, Severity, format_path
-from ..partial import LintResult
+from ..pipeline.partial import LintResult
 from . import ReportOptions
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -159,7 +159,7 @@ def _result(p: Problem, rule_index: dict[str, int], where: tuple[str, bool]) -> 
 
 
 def _origin_location(p: Problem) -> dict[str, Any]:
-    """A rendered stream's problem (dralint.origins): moved into its file, the stream's position is related;
+    """A rendered stream's problem (dralint.pipeline.origins): moved into its file, the stream's position is related;
     left in the stream (the file cannot be read here), the file it came from is."""
     origin = p.origin
     assert origin is not None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Problem, Severity, format_path
-from ..partial import LintResult
+from ..pipeline.partial import LintResult
 from . import ReportOptions, printable
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
@@ -44,7 +44,7 @@ def problem_line(p: Problem, color: bool = False) -> str:
 
 
 def _origin_text(p: Problem) -> str:
-    """Where a problem of a rendered stream stands in the stream, or the file it came from (dralint.origins)."""
+    """Where a problem of a rendered stream stands in the stream, or the file it came from (dralint.pipeline.origins)."""
     origin = p.origin
     if origin is None:
         return ""

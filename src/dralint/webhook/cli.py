@@ -20,8 +20,8 @@ from .. import __version__, runtime, schemas
 from ..arguments import Parser, UsageError, add_rule_arguments, overrides_from
 from ..config import ConfigError, build_options
 from ..k8s.resource import GROUP
-from ..lint import known_codes
 from ..model import Severity
+from ..pipeline.run import known_codes
 from ..registry import RuleLoadError, all_rules
 from ..schemas import DEFAULT_RELEASE, RELEASES
 from . import logs, tls

@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..k8s.resource import GROUP
-from ..lint import lint_documents
 from ..model import Document, Node, Problem, Severity, Span, format_path
-from ..selection import Selection
+from ..pipeline.run import lint_documents
+from ..pipeline.selection import Selection
 
 REVIEW_API_VERSION = "admission.k8s.io/v1"
 REVIEW_KIND = "AdmissionReview"
