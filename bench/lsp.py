@@ -1,6 +1,7 @@
 """`dralint lsp` latency and memory, driven by a real LSP client (pygls) over stdio.
 
-    python bench/lsp.py            # needs the lsp extra: pip install -e '.[lsp]'
+    python bench/lsp.py                      # needs the lsp extra: pip install -e '.[lsp]'
+    python bench/lsp.py --baseline ../base   # and step 3 against the checkout at ../base
 
 1. End of typing -> published diagnostics: an edit is sent, the clock runs until
    the publish for that version arrives; the debounce pause is part of it and is
@@ -11,12 +12,19 @@
 2. Memory: 50 open documents, 10,000 edits (the pause set to 0 through
    DRALINT_LSP_DELAY_MS so each burst of 10 edits is linted), the RSS of the
    server and its lint process sampled along the way.
+3. One-document edits in the 400-object buffer, end of typing -> publish beyond
+   the pause: a character typed in the name of object 200 (nothing moves), and
+   a line added to object 10 (the 390 objects after it move down a line).
+   With --baseline DIR, a second server runs the dralint of DIR/src (a checkout
+   of the baseline, e.g. `git worktree add --detach ../base main`); the two get
+   the same edits in turn and the ratio is printed.
 
 Code actions and hover on a 1 MB buffer: bench/lsp_codeaction.py.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import statistics
@@ -100,8 +108,9 @@ def rss_kib(pid: int) -> int:
 
 
 class Bench:
-    def __init__(self, delay_ms: int):
+    def __init__(self, delay_ms: int, src: str | None = None):
         self.delay_ms = delay_ms
+        self.src = src  # run the dralint of this folder (a baseline checkout's src/)
         self.client = LanguageClient("bench", "1")
         self.published: dict[str, asyncio.Queue] = {}
 
@@ -111,6 +120,8 @@ class Bench:
 
     async def start(self) -> None:
         env = {**os.environ, "DRALINT_LSP_DELAY_MS": str(self.delay_ms)}
+        if self.src:
+            env["PYTHONPATH"] = self.src
         await self.client.start_io(sys.executable, "-m", "dralint", "lsp", env=env, cwd=str(ROOT / "bench"))
         caps = types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True)))
         await self.client.initialize_async(types.InitializeParams(capabilities=caps, process_id=os.getpid()))
@@ -130,12 +141,11 @@ class Bench:
     def open(self, uri: str, text: str) -> None:
         self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text)))
 
-    def change(self, uri: str, version: int, text: str) -> None:
+    def change(self, uri: str, version: int, text: str | types.TextDocumentContentChangePartial) -> None:
+        """The whole new text, or one edit of the old."""
+        change = types.TextDocumentContentChangeWholeDocument(text=text) if isinstance(text, str) else text
         self.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-            )
+            types.DidChangeTextDocumentParams(text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change])
         )
 
     async def stop(self) -> None:
@@ -190,11 +200,59 @@ async def memory(documents: int = 50, edits: int = 10_000, burst: int = 10) -> N
     print(f"memory, {documents} open documents: " + ", ".join(f"{n} edits {kib / 1024:.1f} MiB" for n, kib in samples) + f"  ({edits} edits in {took:.1f} s)")
 
 
+def _typed(text: str) -> tuple[int, str]:
+    """A character more typed at the end of the name of object 200: where, and what."""
+    return text.index("\n", text.index("name: gpu-200")), "x"
+
+
+def _new_line(text: str) -> tuple[int, str]:
+    """One line more added to object 10: every object after it moves."""
+    return text.index("\n", text.index("name: gpu-10\n")) + 1, "  labels: {}\n"
+
+
+async def one_document(baseline: str | None, rounds: int = 21) -> None:
+    """Each edit sent as editors send it: the range it replaces and the new text."""
+    text = big_file()
+    servers = {"this tree": Bench(delay_ms=120)}
+    if baseline:
+        servers["baseline"] = Bench(delay_ms=120, src=os.path.join(os.path.abspath(baseline), "src"))
+    for bench in servers.values():
+        await bench.start()
+    for label, edit in (("typed in object 200", _typed), ("line added to object 10", _new_line)):
+        uri = (ROOT / "bench" / f"one-{label.split()[0]}.yaml").as_uri()
+        samples: dict[str, list[float]] = {name: [] for name in servers}
+        for bench in servers.values():
+            bench.open(uri, text)
+            await bench.publish_for(uri, 1)
+        current = text
+        for version in range(2, rounds + 2):
+            at, new = edit(current)
+            where = types.Position(line=current.count("\n", 0, at), character=at - current.rfind("\n", 0, at) - 1)
+            change = types.TextDocumentContentChangePartial(range=types.Range(start=where, end=where), text=new)
+            current = current[:at] + new + current[at:]
+            for name, bench in servers.items():  # in turn: the machine's load falls on both alike
+                sent = time.perf_counter()
+                bench.change(uri, version, change)
+                samples[name].append((await bench.publish_for(uri, version) - sent) * 1000 - 120)
+        medians = {name: statistics.median(found) for name, found in samples.items()}
+        line = ", ".join(f"{name} {ms:5.1f} ms (p90 {sorted(samples[name])[int(rounds * 0.9)]:5.1f})" for name, ms in medians.items())
+        ratio = f";  this tree / baseline {medians['this tree'] / medians['baseline']:.2f}" if baseline else ""
+        print(f"one-document edit, 400 objects, {label}: beyond the pause, median {line}{ratio}")
+    for bench in servers.values():
+        await bench.stop()
+
+
 async def main() -> None:
-    await latency("typical", TYPICAL, rounds=40)
-    await latency("big", big_file(), rounds=15)
-    await latency("big-worst", big_file(with_classes=False), rounds=7)
-    await memory()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", help="a checkout of the baseline dralint: step 3 runs its server too, in turn")
+    parser.add_argument("--only-edits", action="store_true", help="step 3 only")
+    args = parser.parse_args()
+    if not args.only_edits:
+        await latency("typical", TYPICAL, rounds=40)
+        await latency("big", big_file(), rounds=15)
+        await latency("big-worst", big_file(with_classes=False), rounds=7)
+        await memory()
+    await one_document(args.baseline)
 
 
 if __name__ == "__main__":

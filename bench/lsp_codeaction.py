@@ -1,6 +1,7 @@
 """`dralint lsp`: code action and hover latency on a ~1 MB buffer, driven by a real LSP client over stdio.
 
-    python bench/lsp_codeaction.py            # needs dralint[lsp]
+    python bench/lsp_codeaction.py                      # needs dralint[lsp]
+    python bench/lsp_codeaction.py --baseline ../base   # then the same with the server of ../base/src
 
 The buffer holds 1,700 ResourceClaimTemplates, every fifth with a fixable typo
 (`alocationMode`), so code actions have fixes to offer all along the buffer.
@@ -15,7 +16,9 @@ The buffer holds 1,700 ResourceClaimTemplates, every fifth with a fixable typo
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import os
 import statistics
 import sys
 import time
@@ -53,9 +56,9 @@ def _summary(samples: list[float]) -> str:
     return f"median {statistics.median(ordered):6.1f} ms, p90 {ordered[int(len(ordered) * 0.9)]:6.1f} ms, max {ordered[-1]:6.1f} ms ({len(ordered)} requests)"
 
 
-async def main() -> None:
+async def measure(src: str | None) -> None:
     text = megabyte_buffer()
-    bench = Bench(delay_ms=120)
+    bench = Bench(delay_ms=120, src=src)
     await bench.start()
     client = bench.client
     uri = (ROOT / "bench" / "megabyte.yaml").as_uri()
@@ -78,7 +81,7 @@ async def main() -> None:
     actions = [await _timed(action(at)) for at in on_typos + elsewhere]
     offered = await action(on_typos[0])
     hovers = [await _timed(hover(doc, at)) for at in elsewhere]
-    print(f"{len(text) / 1e6:.2f} MB, {OBJECTS} objects, its last lint current")
+    print(f"{'baseline' if src else 'this tree'}: {len(text) / 1e6:.2f} MB, {OBJECTS} objects, its last lint current")
     print(f"  codeAction: {_summary(actions)}; {len(offered)} actions at a typo")
     print(f"  hover:      {_summary(hovers)}")
 
@@ -93,6 +96,15 @@ async def main() -> None:
     print(f"  codeAction (waits for the new version's lint): {_summary(waited)}")
     print(f"  hover on another buffer meanwhile:             {_summary(meanwhile)}")
     await bench.stop()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", help="a checkout of the baseline dralint: measured after this tree, its server from its src/")
+    args = parser.parse_args()
+    await measure(None)
+    if args.baseline:
+        await measure(os.path.join(os.path.abspath(args.baseline), "src"))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from ..pipeline.releases import file_release
 from ..pipeline.run import LintOptions, lint
 from ..pipeline.sources import Source
 from ..registry import RuleLoadError
-from . import workspace
+from . import incremental, workspace
 from .text import lintable
 
 
@@ -74,6 +74,7 @@ def forget_settings() -> None:
     """A config changed: its options, and what the workspace index read with them, are stale."""
     _settings.clear()
     workspace.forget()
+    incremental.forget()
 
 
 # "Not defined in the linted files": in the editor, what the workspace does not define lives in the
@@ -83,13 +84,16 @@ OUTSIDE_THE_WORKSPACE = frozenset({"DRA712", "DRA713"})
 
 def lint_buffer(path: str, text: str, folders: tuple[str, ...] = ()) -> Outcome:
     """The buffer's problems, its references judged against what the workspace `folders` define."""
-    data = lintable(text)
     index = workspace.index_for(folders, settings_for)
     known = index.known(path) if index is not None else None
-    result = lint([Source(path, data)], settings_for(path).options.at_the_stream(), known=known)
+    options = settings_for(path).options
+    # Document by document, only the changed ones checked again (dralint.lsp.incremental); else the whole.
+    result = incremental.lint_pieces(path, text, options, known)
+    if result is None:
+        result = lint([Source(path, lintable(text))], options.at_the_stream(), known=known)
     problems = [p for p in result.problems if p.source == path and p.rule not in OUTSIDE_THE_WORKSPACE]
     # Files without a Kubernetes object (dralint.pipeline.triage) get nothing: other YAML servers run beside this one.
-    kubernetes = not result.files_passed_over and (result.documents > 0 or (b"apiVersion" in data and b"kind" in data))
+    kubernetes = not result.files_passed_over and (result.documents > 0 or ("apiVersion" in text and "kind" in text))
     return Outcome(problems, kubernetes)
 
 

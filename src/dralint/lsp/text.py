@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from typing import Any
 from urllib.parse import unquote
 
@@ -53,6 +53,14 @@ def _width(char: str, encoding: str) -> int:
     return 2 if point > 0xFFFF else 1
 
 
+def _newline_starts(text: str) -> list[int]:
+    """Offset of the first character of each line, lines ending at "\\n" (a C split, not a regex: a
+    large buffer's table is built for every version)."""
+    starts = [0, *accumulate(len(line) + 1 for line in text.split("\n"))]
+    starts.pop()
+    return starts
+
+
 class Text:
     """One version of a buffer's text with its line tables, built on first use. Immutable."""
 
@@ -68,12 +76,13 @@ class Text:
     def starts(self) -> list[int]:
         """Offset of the first character of each LSP line (a final line break opens an empty last line)."""
         if self._lsp is None:
-            self._lsp = [0, *(m.end() for m in _BREAK.finditer(self.text))]
+            # Without a CR the LSP's lines are dralint's.
+            self._lsp = self._nl_starts() if "\r" not in self.text else [0, *(m.end() for m in _BREAK.finditer(self.text))]
         return self._lsp
 
     def _nl_starts(self) -> list[int]:
         if self._nl is None:
-            self._nl = [0, *(m.end() for m in re.finditer("\n", self.text))]
+            self._nl = _newline_starts(self.text)
         return self._nl
 
     @property
@@ -146,13 +155,21 @@ class Text:
         """A client position as dralint's (line, column)."""
         return self.to_dralint(self.offset(position))
 
-    def edited(self, change: types.TextDocumentContentChangeEvent) -> str:
-        """The text after one didChange content change."""
-        if isinstance(change, types.TextDocumentContentChangePartial):
-            start, end = self.offset(change.range.start), self.offset(change.range.end)
-            start, end = min(start, end), max(start, end)
-            return self.text[:start] + change.text + self.text[end:]
-        return change.text
+    def edited(self, change: types.TextDocumentContentChangeEvent) -> "Text":
+        """The text after one didChange content change; its line table carried over from this one's
+        where no CR is involved (only the lines after the edit move)."""
+        if not isinstance(change, types.TextDocumentContentChangePartial):
+            return Text(change.text, self.encoding)
+        start, end = self.offset(change.range.start), self.offset(change.range.end)
+        start, end = min(start, end), max(start, end)
+        edited = Text(self.text[:start] + change.text + self.text[end:], self.encoding)
+        old = self._nl
+        if old is not None and self._lsp is old and "\r" not in change.text and "\r" not in edited.text:
+            delta = len(change.text) - (end - start)
+            added = [start + at + 1 for at, char in enumerate(change.text) if char == "\n"] if "\n" in change.text else []
+            after = old[bisect_right(old, end) :]
+            edited._nl = edited._lsp = [*old[: bisect_right(old, start)], *added, *([s + delta for s in after] if delta else after)]
+        return edited
 
 
 class Buffer(TextDocument):
@@ -181,7 +198,8 @@ class Buffer(TextDocument):
         return tuple(text.text[a:b] for a, b in pairwise(bounds) if a < b)
 
     def apply_change(self, change: types.TextDocumentContentChangeEvent) -> None:
-        self._source = self.text.edited(change)
+        self._text = self.text.edited(change)
+        self._source = self._text.text
 
 
 class BufferWorkspace(Workspace):

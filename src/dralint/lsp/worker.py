@@ -69,9 +69,10 @@ def _forget() -> None:
 
 
 def _changed(paths: list[str]) -> None:
-    from . import workspace
+    from . import incremental, workspace
 
     workspace.changed(paths)
+    incremental.forget()  # a kustomization among them may make the buffer a patch
 
 
 OPERATIONS: dict[str, Callable[..., Any]] = {"lint": _lint, "fix": _fix, "docs": _docs, "forget": _forget, "changed": _changed}

@@ -53,6 +53,37 @@ def records_of(source: Source, options: LintOptions) -> dict[str, dict[str, list
     return run.records
 
 
+class Alone:
+    """Sources checked one at a time, each as a run of its own before run-scope judging, then judged
+    together (the language server's documents, dralint.lsp.incremental). One checker serves many runs:
+    its rules, dispatch tables and gate states are made once."""
+
+    def __init__(self, options: LintOptions):
+        self.run = _Run(options)
+
+    def check(self, source: Source) -> PartialResult | None:
+        """What `source` adds to a run. None where a part of a larger source cannot be checked alone:
+        legacy run rules need every document, a kustomize patch its base."""
+        run = self.run
+        if run.legacy_rules or run.patch_of(source.name) is not None:
+            return None
+        run.check_source(source)
+        return run.take_partial()
+
+    def judge(self, partial: PartialResult, known: dict[str, dict[str, list]] | None = None) -> LintResult:
+        """The end of the run whose sources `partial` holds: the run-scope rules over its records (and
+        `known`'s, as `lint` takes them), and every problem in report order."""
+        run = self.run
+        run.result, run.records, run.first = partial.result, partial.records, partial.first
+        if known:
+            run.add_known(known)
+        try:
+            return run.finish()
+        finally:  # the next run starts afresh
+            run.take_partial()
+            run.messages = {}
+
+
 def lint_documents(documents: list[Document], options: LintOptions | None = None) -> LintResult:
     """For callers that already hold objects (the admission webhook): no file, no comments."""
     options = options or LintOptions()
