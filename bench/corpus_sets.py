@@ -13,7 +13,8 @@ items dralint counts as documents, are left out):
 Documents are taken in the corpus's order and repeated until the count is reached. Each
 file opens with the `# dralint: kubernetes-version=` (and `feature-gates=`) comment of
 its documents, so dralint judges them as the corpus index says. --json writes each
-document as JSON instead (no comment: JSON has none; the default release judges them).
+document as JSON instead (no comment: JSON has none; the default release judges them), as
+a stream of JSON values in (b).
 
 `corpus_root()` is None when ../shared is absent: callers skip the real-world sets then.
 """
@@ -60,9 +61,10 @@ def documents(root: Path) -> list[tuple[str, str]]:
 
 
 def _as_json(text: str) -> str:
-    from ruamel.yaml import YAML  # only --json needs a YAML loader here
+    """The document as dralint reads it (repeated keys: the last wins; timestamps stay text), as JSON."""
+    from dralint.pipeline.load import load  # only --json needs a YAML loader here
 
-    return json.dumps(YAML(typ="safe", pure=True).load(text), indent=2) + "\n"
+    return json.dumps(load("document.yaml", text.encode()).documents[0].data, indent=2) + "\n"
 
 
 def _write(path: Path, text: str) -> None:
@@ -103,7 +105,7 @@ def build(folder: Path, count: int, per_file: int, as_json: bool = False, root: 
             for start in range(0, len(bodies), per_file):
                 chunk = bodies[start:start + per_file]
                 if as_json:
-                    _write(folder / f"file-{index:05d}.json", "[\n" + ",\n".join(chunk) + "]\n")
+                    _write(folder / f"file-{index:05d}.json", "".join(chunk))  # a JSON stream: one document each
                 else:
                     _write(folder / f"file-{index:05d}.yaml", header + "---\n".join(chunk))
                 index += 1

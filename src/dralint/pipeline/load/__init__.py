@@ -4,6 +4,7 @@ The stages, one module each:
 
 * decode.py: bytes -> text (UTF-8, UTF-16/32 with a BOM; binary is DRA004);
 * json_reader.py: a JSON stream, with positions;
+* json_fast.py: the JSON documents json's C decoder reads as json_reader would, positioned a path at a time;
 * yaml_reader.py: YAML, from libyaml's events straight to plain data;
 * position_table.py: a YAML document's positions, built when first read;
 * scalars.py: what a scalar becomes (the one implementation, go-yaml v2's rules);

@@ -1,9 +1,12 @@
 """JSON text -> documents, with positions (a small parser of its own: JSON allows tabs, YAML does not).
 
 A file may hold several JSON values one after another (a JSON stream); each
-is a document. A document's positions are computed when first asked for, by
-parsing its text again (as the YAML side replays its events), so a file holds
-no table it was not asked for: memory stays a small multiple of the text
+is a document. Each is decoded by json's C decoder where json_fast.py can tell
+this parser would read it without a problem, and read by this parser otherwise
+(it says what is wrong, and where). A document's positions are computed when
+first asked for: a path at a time (json_fast.Seek), or whole by parsing its
+text again (as the YAML side replays its events), so a file holds no table it
+was not asked for: memory stays a small multiple of the text
 (tests/test_load_robustness.py; bench/memory.py).
 
 Numbers follow Kubernetes' JSON decoding: an integer that fits 64 bits is an
@@ -20,6 +23,7 @@ from typing import Any
 
 from ...lines import LineTable
 from ...model import Node, Path, Span
+from .json_fast import Documents, Seek, within_limits
 from .result import MAX_DEPTH, MAX_NODES, Sink
 
 __all__ = ["read_json", "whole_value"]
@@ -208,31 +212,42 @@ class _Parser:
 
 
 def read_json(sink: Sink) -> bool:
-    """Read the text as a stream of JSON values; False (and nothing recorded) when it is not JSON."""
+    """Read the text as a stream of JSON values; False (and nothing recorded) when it is not JSON.
+
+    Each value is decoded by json's C decoder where json_fast.Documents can tell it is what `_Parser`
+    would read without a problem, and read by `_Parser` (which reports what is wrong) otherwise.
+    """
     text = sink.text
     forced = sink.source.lower().endswith(".json")
     problems_before = len(sink.result.problems)
-    docs: list[tuple[int, Any, int, int]] = []  # index, value, where it starts and ends
+    docs: list[tuple[int, Any, int, int, bool]] = []  # index, value, where it starts and ends, decoded by C
+    decoder = Documents(text)
     i = _WS.match(text, 0).end()
     failure: tuple[str, str, int] | None = None
     while i < len(text):
-        parser = _Parser(sink, text, sink.lines, len(docs))
         start = i
-        try:
-            value, i = parser.value(i, (), None, 0)
-        except _Limit as e:
-            failure = ("DRA005", str(e), e.index)
-            break
-        except _Invalid as e:
-            if not forced and not docs and len(sink.result.problems) == problems_before:
-                return False
-            failure = ("DRA001", f"invalid JSON: {e}; the rest of the file was not checked", e.index)
-            break
-        docs.append((len(docs), value, start, i))
-        i = parser.ws(i)
-    for doc_index, value, start, end in docs:
+        decoded = decoder.decode(i)
+        if decoded is not None:
+            value, i = decoded
+        else:
+            parser = _Parser(sink, text, sink.lines, len(docs))
+            try:
+                value, i = parser.value(i, (), None, 0)
+            except _Limit as e:
+                failure = ("DRA005", str(e), e.index)
+                break
+            except _Invalid as e:
+                if not forced and not docs and len(sink.result.problems) == problems_before:
+                    return False
+                failure = ("DRA001", f"invalid JSON: {e}; the rest of the file was not checked", e.index)
+                break
+        decoder.read(start, i)
+        docs.append((len(docs), value, start, i, decoded is not None))
+        i = _WS.match(text, i).end()
+    for doc_index, value, start, end, fast in docs:
         if isinstance(value, dict) or (sink.keep_lists and isinstance(value, list)):
-            sink.document(value, _Tables(text, sink.lines, doc_index, start), doc_index)
+            tables = _Tables(text, sink.lines, doc_index, start)
+            sink.document(value, Seek(text, sink.lines, start, end, tables) if fast else tables, doc_index)
         else:
             sink.not_an_object(value, doc_index, Span(*sink.lines.position(start), *sink.lines.position(end)))
     if failure is not None:
@@ -295,24 +310,4 @@ def whole_value(text: str) -> tuple[bool, Any]:
         value = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_unsure)
     except (ValueError, RecursionError, _Unsure):  # not one JSON value (a stream, comments, YAML), or too deep
         return False, None
-    return _within_limits(value), value
-
-
-def _within_limits(value: Any) -> bool:
-    """Whether `value` has at most MAX_NODES values and containers less than MAX_DEPTH deep, as _Parser counts."""
-    nodes = 1
-    level = [value] if type(value) is dict or type(value) is list else []
-    depth = 0
-    while level:
-        if depth >= MAX_DEPTH:
-            return False
-        deeper = []
-        for container in level:
-            children = container.values() if type(container) is dict else container
-            nodes += len(children)
-            if nodes > MAX_NODES:
-                return False
-            deeper.extend(c for c in children if type(c) is dict or type(c) is list)
-        level = deeper
-        depth += 1
-    return True
+    return within_limits(value), value

@@ -13,9 +13,10 @@ from typing import Any, Callable, Iterator
 
 from ...model import Node
 
-__all__ = ["LazyTable", "lazy_table", "ListItems", "Tables", "MISS"]
+__all__ = ["LazyTable", "lazy_table", "ListItems", "Tables", "MISS", "ABSENT"]
 
 MISS = object()  # what a lookup returns when only the whole table can answer
+ABSENT = object()  # what a lookup returns when it knows the whole table has no such key
 
 Tables = tuple[dict, dict]  # (positions, scalar styles) of one document
 
@@ -24,7 +25,8 @@ class LazyTable(dict):
     """A dict that fills itself on first use (positions or scalar styles of one document).
 
     With a `lookup`, reading one key (``t[k]``, ``t.get(k)``, ``k in t``) asks `lookup(k)` first, which
-    may answer without computing the whole table; it returns MISS when it cannot.
+    may answer without computing the whole table; it returns MISS when it cannot, and ABSENT when it knows
+    the whole table has no such key.
     """
 
     __slots__ = ("_fill",)
@@ -51,6 +53,8 @@ class LazyTable(dict):
         if f is not None:
             v = self._answer(f[2], k)
             if v is not MISS:
+                if v is ABSENT:
+                    raise KeyError(k)
                 return v
         return dict.__getitem__(self, k)
 
@@ -59,13 +63,15 @@ class LazyTable(dict):
         if f is not None:
             v = self._answer(f[2], k)
             if v is not MISS:
-                return v
+                return default if v is ABSENT else v
         return dict.get(self, k, default)
 
     def __contains__(self, k: object) -> bool:
         f = self._fill
-        if f is not None and self._answer(f[2], k) is not MISS:
-            return True
+        if f is not None:
+            v = self._answer(f[2], k)
+            if v is not MISS:
+                return v is not ABSENT
         return dict.__contains__(self, k)
 
     def __iter__(self) -> Iterator[Any]:
@@ -190,7 +196,13 @@ class ListItems:
         self._items: dict[int, Tables] | None = None
 
     def item(self, i: int) -> Callable[[], Tables]:
-        return lambda: self._split().get(i, ({}, {}))
+        """Item i's tables, split from the document's; or what the document's tables give for an item
+        (json_fast.Seek.item: sought a path at a time, split from the document's when read whole)."""
+        def whole() -> Tables:
+            return self._split().get(i, ({}, {}))
+
+        of_item = getattr(self.tables, "item", None)
+        return whole if of_item is None else of_item(i, whole)
 
     def _split(self) -> dict[int, Tables]:
         if self._items is None:

@@ -111,12 +111,12 @@ class Sink:
                     continue
                 fill = items.item(i)
                 self.result.documents.append(Document(
-                    source=self.source, index=doc_index, data=item, positions=lazy_table(fill, 0),
-                    text=self.text, scalar_styles=lazy_table(fill, 1), list_item=i))
+                    source=self.source, index=doc_index, data=item, positions=lazy_table(fill, 0, getattr(fill, "lookup", None)),
+                    text=self.text, scalar_styles=lazy_table(fill, 1, getattr(fill, "style", None)), list_item=i))
             return
         self.result.documents.append(Document(
             source=self.source, index=doc_index, data=root, positions=lazy_table(tables, 0, getattr(tables, "lookup", None)),
-            text=self.text, scalar_styles=lazy_table(tables, 1)))
+            text=self.text, scalar_styles=lazy_table(tables, 1, getattr(tables, "style", None))))
 
     def not_an_object(self, value: Any, doc_index: int, span: Span) -> None:
         what = "a list" if isinstance(value, list) else f"a scalar ({describe(value)})"
