@@ -18,7 +18,7 @@ import pytest
 from dralint import cli
 from dralint.cache import _secret
 from dralint.config import Overrides, build_options
-from dralint.pipeline import parallel, result_store
+from dralint.pipeline import parallel, result_cache, result_store
 from dralint.pipeline.result_cache import open_pack
 from dralint.pipeline.result_store import MAGIC, encode, read_pack
 from dralint.report import FORMATS, ReportOptions, renderer
@@ -90,6 +90,46 @@ def test_cold_first_warm_and_changed_runs_give_the_same_reports_serial_and_with_
     changed = _reports(_lint([tree], cached, cache=False))
     for jobs in (1, 2):
         assert _reports(_lint([tree], cached, jobs)) == changed
+
+
+def test_files_share_chunks_and_a_file_too_large_to_store_is_checked_each_time(cached, monkeypatch, tmp_path):
+    """Partials are stored a few files to a chunk; one whose partial would pass MAX_BLOB is left out, the files
+    before it in its chunk are stored, and the run is not stored whole."""
+    monkeypatch.setattr(result_cache, "CHUNK_FILES", 3)
+    monkeypatch.setattr(result_cache, "MAX_BLOB", 4000)
+    unknown = "".join(f"\n  field{i}: {i}" for i in range(40))
+    files = []
+    for i in range(8):
+        path = tmp_path / f"c{i}.yaml"
+        path.write_text(CLAIM.format(labels=f"\n  labels: {{n: '{i}'}}") + (f"status:{unknown}\n" if i == 4 else ""))
+        files.append(path)
+    cold = _reports(_lint(files, cached, cache=False))
+    assert cold["text"].count("DRA101") == 40
+    for _ in range(2):
+        assert _reports(_lint(files, cached)) == cold
+        entries = _pack_entries(cached)
+        assert set(entries) == {str(f) for f in files if f.name != "c4.yaml"}
+        assert len({e[3] for e in entries.values()}) == 3  # c0-c2, c3, c5-c7
+        assert sorted(e[4] for e in entries.values()) == [0, 0, 0, 1, 1, 2, 2]
+
+
+def test_the_built_in_rules_are_keyed_by_their_files_unloaded(tmp_path, monkeypatch):
+    """With only the built-in rules, the key holds their folder's files (a re-run the cache answers whole loads
+    no rule): editing one changes it. None of them is a legacy run-scope rule, which the cache could not hold."""
+    options, _ = build_options(Overrides(no_config=True, no_plugins=True))
+    options.keep = ALL_KEPT
+    assert options.builtin_rules_only()
+    assert not [r.code for r in options.rules() if r.scope == "run" and r.collect is None]
+    package = tmp_path / "fake_builtin_rules"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "claims.py").write_text("# one\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(result_cache, "BUILTIN_PACKAGE", "fake_builtin_rules")
+    before = result_cache.run_key(options, None)
+    assert result_cache.run_key(options, None) == before
+    (package / "claims.py").write_text("# two\n")
+    assert result_cache.run_key(options, None) != before
 
 
 def test_ignore_paths_and_unused_suppressions_are_the_same_from_the_cache(cached, tmp_path):
@@ -179,16 +219,18 @@ def test_an_edited_rule_module_invalidates_the_results(tmp_path):
 
 def _damage_cases(pack: Path, secret: bytes, key: str, foreign_secret: bytes) -> dict:
     good = pack.read_bytes()
-    entries = read_pack(str(pack), key, secret)
-    forged = {name: (entry[0], False, entry[2], pickle.dumps(None)) for name, entry in entries.items()}
+    entries, chunks = read_pack(str(pack), key, secret)
+    forged_chunks = {b"f" * 16: pickle.dumps(None)}
+    forged = {name: (entry[0], False, entry[2], b"f" * 16, 0) for name, entry in entries.items()}
     return {
         "truncated": good[: len(good) // 2],
         "bit flipped": good[:-5] + bytes([good[-5] ^ 1]) + good[-4:],
         "not a pack": b"hello",
         "empty": b"",
-        "sealed with another secret": encode(forged, key, foreign_secret),
-        "another format": MAGIC + result_store.seal(secret, p := marshal.dumps((99, key, entries))) + p,
-        "another key": encode(entries, "another configuration", secret),
+        "sealed with another secret": encode(forged, forged_chunks, key, foreign_secret),
+        "another format": MAGIC + result_store.seal(secret, p := marshal.dumps((99, key, entries, chunks))) + p,
+        "another key": encode(entries, chunks, "another configuration", secret),
+        "an entry without its chunk": encode({**entries, **forged}, chunks, key, secret),
     }
 
 
@@ -206,7 +248,7 @@ def test_damaged_foreign_and_forged_packs_are_ignored(cached, tmp_path):
     for why, data in _damage_cases(pack, secret, opened.key, b"x" * 32).items():
         pack.write_bytes(data)
         assert _reports(_lint([target], cached)) == expected, why
-        assert read_pack(str(pack), opened.key, secret) != {} or why != "truncated"  # the run wrote a good one again
+        assert read_pack(str(pack), opened.key, secret) != ({}, {}) or why != "truncated"  # the run wrote a good one again
 
 
 class _Payload:
@@ -227,9 +269,11 @@ def test_a_hostile_pack_committed_to_a_repository_is_never_unpickled(cached, tmp
     key = open_pack(options, str(cached), None).key
     attacker = b"a" * 32
     (cached / "key").write_bytes(attacker)
-    entries = {str(target): (b"\0" * 16, False, 0, pickle.dumps(_Payload()))}
-    entries.update({name: (d, False, 0, pickle.dumps(_Payload())) for name, (d, *_rest) in read_pack(str(pack), key, _secret(str(tmp_path / "user"))).items()})
-    pack.write_bytes(encode(entries, key, attacker))
+    chunks = {b"p" * 16: pickle.dumps(_Payload())}
+    entries = {str(target): (b"\0" * 16, False, 0, b"p" * 16, 0)}
+    stored, _ = read_pack(str(pack), key, _secret(str(tmp_path / "user")))
+    entries.update({name: (d, False, 0, b"p" * 16, 0) for name, (d, *_rest) in stored.items()})
+    pack.write_bytes(encode(entries, chunks, key, attacker))
     result = _lint([target], cached)
     assert not marker.exists()
     assert _problems(result) == [("DRA713", str(target), 11, 26)]

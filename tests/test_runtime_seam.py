@@ -177,6 +177,26 @@ print(a[0])
     assert proc.stdout.strip() == repr(want)
 
 
+def test_ruamel_imported_after_a_lint_loads_and_writes_with_its_own_classes(tmp_path):
+    """The command's lint loads ruamel's C parser module with stand-ins for its writer-side modules
+    (dralint.runtime._WRITER_ERRORS); ruamel.yaml imported later in the process (migrate, --fix, the
+    editor's fixes) gets its real modules, and its round trip works."""
+    claim = tmp_path / "claim.yaml"
+    claim.write_bytes((CASES / NAMES[0]).read_bytes())
+    code = f"""
+import io, sys
+from dralint.cli import main
+assert main(['--no-config', '--no-cache', '-q', sys.argv[1]]) == 1
+assert 'ruamel.yaml.constructor' not in sys.modules and 'ruamel.yaml' not in sys.modules
+import ruamel.yaml, ruamel.yaml.constructor, ruamel.yaml.emitter
+assert not hasattr(ruamel.yaml.constructor, 'DRALINT') and hasattr(ruamel.yaml.constructor, 'SafeConstructor')
+y = ruamel.yaml.YAML(); d = y.load({ROUND_TRIP!r}); s = io.StringIO(); y.dump(d, s); print(repr(s.getvalue()))
+"""
+    proc = subprocess.run([sys.executable, "-c", code, str(claim)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == repr(ROUND_TRIP)  # after the lint's report
+
+
 # --------------------------------------------------------------------------- positioned fields come from the rules
 
 

@@ -10,7 +10,7 @@ parallel pre-commit processes at worst lose each other's additions.
 
 The cache is not trusted: an entry that says "this expression is fine" would
 make a bad one pass. Each entry is looked up by a hash of what was judged and
-stored with a seal, an HMAC over that hash, the verdict and the code
+stored with a seal, a keyed BLAKE2b over that hash, the verdict and the code
 fingerprint, made with a random key kept beside the cache (`key`, mode 0600,
 made on first use). An entry whose seal does not verify (edited, moved to
 another key, copied from another machine or another dralint, or written by
@@ -30,8 +30,6 @@ and replaced when verdicts are saved.
 from __future__ import annotations
 
 import atexit
-import hashlib
-import hmac
 import json
 import os
 import stat
@@ -40,6 +38,18 @@ import time
 from typing import Any
 
 from . import __version__
+
+# Digests and seals without loading OpenSSL, which `hashlib` and `hmac` do at import for their other
+# algorithms (a few ms of every start-up that uses a cache, bench/startup.py): BLAKE2 is hashlib's own C
+# module (keyed, it is a MAC), and the constant-time comparison is the one hmac falls back to.
+try:
+    from _blake2 import blake2b
+except ImportError:  # an interpreter built without it
+    from hashlib import blake2b
+try:
+    from _operator import _compare_digest as compare_digest
+except ImportError:
+    from hmac import compare_digest  # noqa: F401
 
 MAX_ENTRIES = 20_000
 MAX_BYTES = 16 * 1024 * 1024  # 20,000 entries of a few hundred bytes each fit several times over
@@ -62,7 +72,7 @@ class VerdictCache:
         self._path: str | None = None
         self._folder = cache_dir()
         if self._folder:
-            digest = hashlib.sha256(fingerprint.encode()).hexdigest()[:16]
+            digest = blake2b(fingerprint.encode(), digest_size=8).hexdigest()
             self._path = os.path.join(self._folder, f"{name}-{digest}.json")
         self._fingerprint = fingerprint
         self._entries: dict[str, Any] | None = None  # key -> [verdict, seal], as read: verified on use
@@ -71,7 +81,7 @@ class VerdictCache:
 
     @staticmethod
     def key(*parts: str) -> str:
-        return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
     def _load(self) -> dict[str, Any]:
         if self._entries is None:
@@ -92,14 +102,14 @@ class VerdictCache:
         if not self._secret:
             return None
         payload = json.dumps([self._fingerprint, key, value], separators=(",", ":"), sort_keys=True)
-        return hmac.new(self._secret, payload.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+        return blake2b(payload.encode("utf-8", "surrogatepass"), key=self._secret, digest_size=32, person=b"dralint-verdict").hexdigest()
 
     def get(self, key: str) -> Any:
         entry = self._load().get(key)
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)):
             return None
         seal = self._seal(key, entry[0])
-        return entry[0] if seal is not None and hmac.compare_digest(seal, entry[1]) else None
+        return entry[0] if seal is not None and compare_digest(seal, entry[1]) else None
 
     def put(self, key: str, value: Any) -> None:
         if self._path is None or self.get(key) == value:

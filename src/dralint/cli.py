@@ -26,7 +26,6 @@ from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written
 from .config import ConfigError, build_options
 from .model import Problem, Severity
 from .pipeline import parallel
-from .pipeline.run import lint
 from .pipeline.sources import collect, files, read_all
 from .registry import RuleLoadError
 from .report import FORMATS, ReportOptions, printable, reads, write
@@ -217,6 +216,7 @@ def _fix_standard_input(args: argparse.Namespace, options, settings, out: TextIO
         raise UsageError("--fix -: standard input is fixed alone (its fixed text is written to standard output)")
     from .fix import fix_stream
     from .migration_fixes import with_fixes
+    from .pipeline.run import lint
     from .pipeline.sources import MAX_BYTES, Source
 
     fmt = settings.format
@@ -279,6 +279,8 @@ def _lint(paths: list[str], options, jobs: int | None, pack=None):
 
 def _serial(sources, options, pack):
     if pack is None:
+        from .pipeline.run import lint  # noqa: PLC0415 - a re-run the result cache answers needs none of the pipeline
+
         return lint(sources, options)
     from .pipeline.result_cache import lint_serial
 

@@ -24,9 +24,8 @@ from typing import Any, NamedTuple
 from . import schemas
 from .model import Document, Severity
 from .pipeline.gate_settings import check_gates, gate_mapping, parse_gate_list
-from .pipeline.load import load
+from .pipeline.options import LintOptions, known_codes
 from .pipeline.releases import parse_release, supported_release
-from .pipeline.run import LintOptions, known_codes
 from .pipeline.selection import Selection
 
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
@@ -131,6 +130,8 @@ def read_config(path: str) -> ConfigFile:
             data = handle.read()
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from exc
+    from .pipeline.load import load  # noqa: PLC0415 - only a run with a config file loads YAML before its files
+
     loaded = load(str(path), data)
     if loaded.problems:
         p = loaded.problems[0]
@@ -194,6 +195,11 @@ def build_options(overrides: Overrides) -> tuple[LintOptions, Settings]:
         target_version=target,
         feature_gates=_feature_gates(config, rule_options, overrides.feature_gates, release),
     )
+    if options.builtin_rules_only() and not (selection.select or selection.ignore or selection.severities or raw.get("ignore-paths") is not None):
+        # Nothing names a rule and no rule comes from elsewhere: the rules load when a file is judged, and a
+        # re-run the result cache answers whole loads none (a plugin's or a rules folder's that fails to load
+        # is a usage error here, before any file).
+        return options, _settings(overrides, config)
     known = known_codes(options.rules())
     unknown = selection.unknown(known)
     if unknown:

@@ -10,9 +10,10 @@ import importlib
 import os
 import sys
 from types import ModuleType
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from .api import Rule
+if TYPE_CHECKING:
+    from .api import Rule
 
 BUILTIN_PACKAGE = "dralint.rules"
 
@@ -25,7 +26,7 @@ def rules_in_module(module: ModuleType) -> list[Rule]:
     found = []
     for value in vars(module).values():
         rule = getattr(value, "__dralint_rule__", None)
-        if isinstance(rule, Rule) and getattr(value, "__module__", None) == module.__name__:
+        if isinstance(rule, _rule_class()) and getattr(value, "__module__", None) == module.__name__:
             found.append(rule)
     return found
 
@@ -81,12 +82,23 @@ def load_rules_dir(folder: str, *, namespace: str | None = None) -> list[Rule]:
 
 
 def entry_points_of(group: str) -> list[tuple[str, str]]:
-    """(name, "module:attr") of every installed entry point in `group`, first distribution on sys.path wins.
+    """(name, "module:attr") of every installed entry point in `group`, first distribution on sys.path wins
+    (read once per group and sys.path in a process).
 
     Reads `*.dist-info/entry_points.txt` directly: importlib.metadata imports
     email, zipfile, csv and more (a large part of a pre-commit hook's start-up,
     bench/startup.py) to answer what a directory listing answers.
     """
+    key = (group, tuple(sys.path))
+    if key not in _entry_points:
+        _entry_points[key] = _read_entry_points(group)
+    return _entry_points[key]
+
+
+_entry_points: dict[tuple, list[tuple[str, str]]] = {}
+
+
+def _read_entry_points(group: str) -> list[tuple[str, str]]:
     found: dict[str, str] = {}
     seen_dists: set[str] = set()
     for folder in sys.path:
@@ -144,6 +156,7 @@ def load_entry_points(group: str = "dralint.rules") -> list[Rule]:
 def _rules_from(target: Any, name: str) -> list[Rule]:
     if isinstance(target, ModuleType):
         return rules_in_package(target) if hasattr(target, "__path__") else rules_in_module(target)
+    Rule = _rule_class()
     if isinstance(getattr(target, "__dralint_rule__", None), Rule):
         return [target.__dralint_rule__]
     if callable(target):
@@ -156,6 +169,12 @@ def _rules_from(target: Any, name: str) -> list[Rule]:
             out.append(rule)
         return out
     raise RuleLoadError(f"plugin {name!r} is neither a module, a rule nor a callable returning rules")
+
+
+def _rule_class() -> type:
+    from .api import Rule  # noqa: PLC0415 - what only needs the names here (the result cache's key) loads no rule API
+
+    return Rule
 
 
 _cache: dict[tuple, list[Rule]] = {}

@@ -96,14 +96,35 @@ def freeze() -> None:
         gc.freeze()
 
 
+# The modules the C parser module (`_ruamel_yaml`) imports only for an error class its emitter or composer
+# raises, which a lint never runs: under the stand-in package they are stand-ins too, each with just that
+# class, so that neither they nor what they import (ruamel's constructors, scalar types, representers) load.
+_WRITER_ERRORS = {
+    "ruamel.yaml.composer": ("ComposerError", "MarkedYAMLError"),
+    "ruamel.yaml.constructor": ("ConstructorError", "MarkedYAMLError"),
+    "ruamel.yaml.emitter": ("EmitterError", "YAMLError"),
+    "ruamel.yaml.serializer": ("SerializerError", "YAMLError"),
+    "ruamel.yaml.representer": ("RepresenterError", "YAMLError"),
+}
+
+
+def _writer_stand_ins() -> None:
+    error = importlib.import_module("ruamel.yaml.error")
+    for name, (cls, base) in _WRITER_ERRORS.items():
+        module = types.ModuleType(name)
+        setattr(module, cls, type(cls, (getattr(error, base),), {"__module__": name}))
+        sys.modules[name] = module
+
+
 def import_ruamel_parts(names: list[str]) -> list[Any]:
     """The modules `names` (ruamel.yaml submodules, or the C parser module).
 
     With the seam on and ruamel.yaml not imported yet, a bare package module stands in for
     ``ruamel.yaml`` while the submodules load, then is removed with them, so that a later
     ``import ruamel.yaml`` gets the real package and its own submodules; the returned modules
-    stay valid. Off, they are imported the ordinary way (the whole ruamel.yaml package),
-    which is safe in a threaded host.
+    stay valid (the C parser module's, with stand-ins for its writer-side error classes:
+    `_WRITER_ERRORS`). Off, they are imported the ordinary way (the whole ruamel.yaml
+    package), which is safe in a threaded host.
     """
     if not _state["on"]:
         return [importlib.import_module(n) for n in names]
@@ -122,6 +143,8 @@ def import_ruamel_parts(names: list[str]) -> list[Any]:
         before = set(sys.modules)
         sys.modules["ruamel.yaml"] = stub
         try:
+            if "_ruamel_yaml" in names:
+                _writer_stand_ins()
             return [importlib.import_module(n) for n in names]
         finally:
             if sys.modules.get("ruamel.yaml") is stub:

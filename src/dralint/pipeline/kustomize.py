@@ -29,7 +29,6 @@ import os
 from typing import Any, Iterator
 
 from ..model import Document, Node, Path, value_at
-from .load import load
 
 NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 MAX_LEVELS = 16  # folders above a patch searched for its kustomization
@@ -200,6 +199,8 @@ def _read_yaml(path: str) -> list[Any] | None:
             data = f.read()
     except OSError:
         return None
+    from .load import load  # noqa: PLC0415 - not for what only needs the names (the result cache's digests)
+
     return [doc.data for doc in load(path, data).documents]
 
 

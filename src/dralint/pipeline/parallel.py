@@ -24,8 +24,8 @@ from collections import deque
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .. import runtime
-from .partial import PartialResult
-from .run import LintOptions, LintResult, _Run
+from .options import LintOptions
+from .partial import LintResult, PartialResult
 from .sources import Source, read
 
 if TYPE_CHECKING:
@@ -130,13 +130,16 @@ def frozen(sources: Iterable[Source]) -> Iterator[Source]:
 def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOptions, jobs: int, pack: Pack | None = None) -> LintResult:
     """`lint()` of the files `entries` names (dralint.pipeline.sources.files), on `jobs` worker processes. The
     entries are consumed as the workers start: the directory walk overlaps their work. With `pack`, each
-    worker answers a file from the result cache when it can and sends back each file's partial on its
-    own, which the parent absorbs in order and stores when fresh."""
+    worker answers a file from the result cache when it can (the parent decodes the stored partial) and
+    sends back its other files' partials in chunks (dralint.pipeline.result_cache), which the parent absorbs in
+    order and stores."""
     global _OPTIONS, _PACK
     # Imported only for parallel runs: concurrent.futures and multiprocessing are ~15 ms of start-up.
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
     from multiprocessing import get_context
+
+    from .run import _Run  # noqa: PLC0415 - a run that answers from the result cache needs none of it
 
     run = _Run(options)
     _OPTIONS, _PACK = options, pack
@@ -145,14 +148,15 @@ def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOption
     try:
         # Executor.map submits every chunk before it returns: the workers (forked at the first) check
         # chunks while the walk goes on here.
+        stored = None
         for part in pool.map(_check_chunk, _chunks(entries, jobs)):
             if pack is None:
                 run.absorb(part)
             else:
-                from .result_cache import absorb_item  # imported already by a run with a cache
+                from .result_cache import Chunks, absorb_items  # imported already by a run with a cache
 
-                for item in part:
-                    absorb_item(run, item, pack)
+                stored = stored or Chunks(pack)
+                absorb_items(run, part, pack, stored)
             runtime.freeze()
     except BrokenProcessPool as exc:
         raise WorkerError(f"a worker process ended unexpectedly ({exc}); no report, rerun with --jobs 1 to find the file") from None
@@ -234,7 +238,9 @@ def _check_chunk(chunk: list[tuple[str, str | None]]) -> PartialResult:
         from .result_cache import FileChecker
 
         checker = FileChecker(_OPTIONS)
-        return [checker.item(Source(name, None, error) if error is not None else read(name), _PACK) for name, error in chunk]
+        return checker.items((Source(name, None, error) if error is not None else read(name) for name, error in chunk), _PACK)
+    from .run import _Run  # noqa: PLC0415 - imported already by the parent the worker was forked from
+
     run = _Run(_OPTIONS)
     for name, error in chunk:
         run.check_source(Source(name, None, error) if error is not None else read(name))

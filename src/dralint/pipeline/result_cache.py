@@ -19,24 +19,30 @@ dralint.pipeline.result_store (sealed, atomic, bounded).
 
 from __future__ import annotations
 
-import hashlib
+import importlib
+import io
 import os
 import pickle
 import sys
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .. import __version__, schemas
-from ..api import Place
-from ..cache import _secret, cache_dir
+from ..cache import _secret, blake2b, cache_dir
 from ..model import Span
+from ..registry import BUILTIN_PACKAGE
 from .kustomize import MAX_LEVELS, NAMES, Kustomizations
-from .partial import PartialResult
+from .options import LintOptions
+from .partial import LintResult, PartialResult
 from .result_store import Pack
-from .run import LintOptions, LintResult, _Run
 from .sources import Source
+
+if TYPE_CHECKING:
+    from ..api import Rule
 
 FOLDER = ".dralint_cache"
 MAX_BLOB = 4 * 1024 * 1024  # a file whose kept results are larger is checked each time
+CHUNK_FILES = 32  # fresh files whose partials share a chunk (a hit decodes its whole chunk)
+CHUNK_BYTES = 1024 * 1024  # a chunk this large is closed early
 
 
 def project_root(config_path: str | None) -> str:
@@ -57,7 +63,7 @@ def open_pack(options: LintOptions, folder: str | None, config_path: str | None)
     """The pack of this run's key in `folder` (default: the project root's `.dralint_cache`), or None when the
     cache cannot be used: DRALINT_NO_CACHE, no per-user secret, a legacy run-scope rule, fixers."""
     user = cache_dir()
-    if user is None or options.keep is None or options.fixers or any(r.scope == "run" and r.collect is None for r in options.rules()):
+    if user is None or options.keep is None or options.fixers or any(r.scope == "run" and r.collect is None for r in _rules_to_see(options)):
         return None
     secret = _secret(user)
     if not secret:
@@ -70,23 +76,24 @@ def open_pack(options: LintOptions, folder: str | None, config_path: str | None)
 
 def run_key(options: LintOptions, config_path: str | None) -> str:
     """Everything besides a file's own bytes that a file's results depend on, as one hex digest."""
-    h = hashlib.blake2b(digest_size=32)
+    h = blake2b(digest_size=32)
 
     def add(*parts: Any) -> None:
         h.update(repr(parts).encode("utf-8", "surrogatepass"))
         h.update(b"\0")
 
     add(__version__, sys.implementation.name, sys.version_info[:2], os.getcwd())
-    here = os.path.dirname(os.path.abspath(__file__))
-    for top in (here, schemas.schemas_dir()):
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the whole of dralint, not only the pipeline
+    for top in (package, schemas.schemas_dir()):
         _add_tree_stats(add, top)  # the engine and schemas: an edited checkout changes the key
-    for path in _rule_files(options):
+    rules = _rules_to_see(options)
+    for path in _rule_files(rules, options.rules_dirs, builtin=rules is options.extra_rules):
         add(path, _file_hash(path))
     selection = options.selection
     add(options.release, options.rules_dirs, options.plugins, selection.select, selection.ignore,
         sorted((k, int(v)) for k, v in selection.severities.items()), _canonical(options.rule_options),
         options.target_version, sorted(options.feature_gates.items()), options.inline_suppressions,
-        sorted(options.keep or ()), options.origins, [(r.code, r.slug, r.origin) for r in options.rules()])
+        sorted(options.keep or ()), options.origins, [(r.code, r.slug, r.origin) for r in rules], rules is options.extra_rules)
     add(config_path, _file_hash(config_path) if config_path else None)  # ignore-paths, relative to it
     return h.hexdigest()
 
@@ -100,21 +107,43 @@ def _canonical(value: Any) -> Any:
 
 
 def _add_tree_stats(add: Any, top: str) -> None:
-    for folder, dirs, names in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(names):
+    """Each file's path under `top`, size and modification time (bytecode caches left out)."""
+    folders = [""]
+    while folders:
+        relative = folders.pop()
+        try:
+            with os.scandir(os.path.join(top, relative)) as listing:
+                found = sorted((entry.name, entry) for entry in listing)
+        except OSError:
+            continue
+        for name, entry in found:
+            path = relative + name
             try:
-                st = os.stat(os.path.join(folder, name))
+                if entry.is_dir(follow_symlinks=False):
+                    if name != "__pycache__":
+                        folders.append(path + "/")
+                    continue
+                st = entry.stat()
             except OSError:
                 continue
-            add(os.path.relpath(os.path.join(folder, name), top), st.st_size, st.st_mtime_ns)
+            add(path, st.st_size, st.st_mtime_ns)
 
 
-def _rule_files(options: LintOptions) -> list[str]:
-    """The files every rule in use comes from (their modules and the `.py` files beside them), and policy files."""
+def _rules_to_see(options: LintOptions) -> Sequence[Rule]:
+    """The rules whose identity the key holds: with only the built-in rules (and policies), the policies alone,
+    the built-in rules being their files (`_rule_files`), so that neither the key nor a re-run the cache
+    answers whole loads them (none of them is a legacy run-scope rule: tests/test_result_cache.py)."""
+    return options.extra_rules if options.builtin_rules_only() else options.rules()
+
+
+def _rule_files(rules: Sequence[Rule], rules_dirs: Sequence[str], builtin: bool) -> list[str]:
+    """The files every rule in use comes from (their modules and the `.py` files beside them), the built-in
+    rules' folder when `builtin`, and policy files."""
     folders: set[str] = set()
     files: set[str] = set()
-    for rule in options.rules():
+    if builtin:
+        folders.update(os.path.abspath(folder) for folder in importlib.import_module(BUILTIN_PACKAGE).__path__)
+    for rule in rules:
         if rule.origin.startswith("policy "):
             files.add(rule.origin[len("policy "):])
             continue
@@ -122,7 +151,7 @@ def _rule_files(options: LintOptions) -> list[str]:
         path = getattr(module, "__file__", None)
         if path:
             folders.add(os.path.dirname(os.path.abspath(path)))
-    folders.update(os.path.abspath(d) for d in options.rules_dirs)
+    folders.update(os.path.abspath(d) for d in rules_dirs)
     for folder in folders:
         try:
             files.update(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".py"))
@@ -134,7 +163,7 @@ def _rule_files(options: LintOptions) -> list[str]:
 def _file_hash(path: str) -> str | None:
     try:
         with open(path, "rb") as handle:
-            return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+            return blake2b(handle.read(), digest_size=16).hexdigest()
     except OSError:
         return None
 
@@ -151,11 +180,11 @@ class Digests:
         context = self._context.get(folder)
         if context is None:
             context = self._context[folder] = self._kustomizations_above(os.path.abspath(folder or "."))
-        return hashlib.blake2b(data, digest_size=16, key=context).digest()
+        return blake2b(data, digest_size=16, key=context).digest()
 
     @staticmethod
     def _kustomizations_above(folder: str) -> bytes:
-        h = hashlib.blake2b(digest_size=32)
+        h = blake2b(digest_size=32)
         for _ in range(MAX_LEVELS):
             for name in NAMES:
                 path = os.path.join(folder, name)
@@ -173,6 +202,9 @@ class FileChecker:
     """Checks one file at a time with a run of its own, for a run that absorbs the partials in file order."""
 
     def __init__(self, options: LintOptions):
+        from .run import _Run  # noqa: PLC0415 - a re-run answered whole from the cache loads none of the pipeline
+
+        self._run_class = _Run
         prepared = _Run(options)
         if prepared.kustomizations is None:
             prepared.kustomizations = Kustomizations()  # shared: read once per folder, not once per file
@@ -181,7 +213,7 @@ class FileChecker:
 
     def partial(self, source: Source) -> tuple[PartialResult, bool]:
         """The file's partial (dralint.pipeline.run._Run.partial) and whether it may be stored."""
-        run = _Run.__new__(_Run)
+        run = self._run_class.__new__(self._run_class)
         vars(run).update(self._prepared)
         run.result = LintResult()
         run.records, run.first, run.late, run.messages, run.rendered, run.views_by_release = {}, {}, [], {}, {}, {}
@@ -190,17 +222,25 @@ class FileChecker:
         storable = source.data is not None and not run.rendered and run.patch_of(source.name) is None
         return run.partial(), storable
 
-    def item(self, source: Source, pack: Pack) -> tuple:
-        """What a `--jobs` worker sends back for one file: (name, digest, has_text, blob, text, fresh); digest None
-        when not to be stored. The blob is the stored pickle (a hit is not even decoded here)."""
-        digest = self.digests.of(source.name, source.data) if source.data is not None else None
-        if digest is not None:
-            hit = pack.get(source.name, digest)
+    def items(self, sources: Iterable[Source], pack: Pack) -> tuple[list[tuple], list[bytes]]:
+        """What a `--jobs` worker sends back for its files: for each (name, digest, has_text, where, text), where
+        is the (chunk id, index) of a hit in the pack (not even decoded here) or the (number, index) of a fresh
+        file's partial among the returned chunks' blobs; digest None when the file is not to be stored."""
+        chunks = [Chunk()]
+        items = []
+        for source in sources:
+            digest = self.digests.of(source.name, source.data) if source.data is not None else None
+            hit = pack.get(source.name, digest) if digest is not None else None
             if hit is not None:
-                return source.name, digest, hit[0], hit[1], source.data if hit[0] else None, False
-        partial, storable = self.partial(source)
-        has_text, blob = encode_partial(source.name, partial)
-        return source.name, digest if storable else None, has_text, blob, source.data if has_text else None, True
+                items.append((source.name, digest, hit[0], hit[1:], source.data if hit[0] else None))
+                continue
+            partial, storable = self.partial(source)
+            has_text, plain = plain_of(source.name, partial)
+            if chunks[-1].count >= CHUNK_FILES or chunks[-1].size() >= CHUNK_BYTES:
+                chunks.append(Chunk())
+            where = (len(chunks) - 1, chunks[-1].add(plain))
+            items.append((source.name, digest if storable else None, has_text, where, source.data if has_text else None))
+        return items, [chunk.blob() for chunk in chunks if chunk.count]
 
 
 def plain_of(name: str, partial: PartialResult) -> tuple[bool, tuple]:
@@ -215,16 +255,92 @@ def plain_of(name: str, partial: PartialResult) -> tuple[bool, tuple]:
     return name in result.texts, plain
 
 
-def encode_partial(name: str, partial: PartialResult) -> tuple[bool, bytes]:
-    has_text, plain = plain_of(name, partial)
-    return has_text, pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
+class Chunk:
+    """Partials pickled one after the other into one blob with one memo, so that a class or a string the files
+    share is written once a chunk, not once a file; read back whole and in order (`read_chunk`)."""
+
+    def __init__(self) -> None:
+        self._buffer = io.BytesIO()
+        self._pickler = pickle.Pickler(self._buffer, pickle.HIGHEST_PROTOCOL)
+        self.count = 0
+
+    def add(self, plain: tuple) -> int:
+        """Pickle `plain` now, before the run absorbs (and may change) what it holds; its index in the chunk."""
+        self._pickler.dump(plain)
+        self.count += 1
+        return self.count - 1
+
+    def size(self) -> int:
+        return self._buffer.tell()
+
+    def blob(self) -> bytes:
+        return self._buffer.getvalue()
 
 
-def absorb_plain(run: _Run, blob: bytes, name: str, text: bytes | None) -> None:
-    merge(run, pickle.loads(blob), name, text)  # noqa: S301 - from a pack whose seal verified, or our own worker
+def read_chunk(blob: bytes) -> list:
+    """Every pickle of a chunk, in order (the later ones refer to the memo of the earlier)."""
+    unpickler = pickle.Unpickler(io.BytesIO(blob))  # noqa: S301 - from a pack whose seal verified, or our own worker
+    plains = []
+    while True:
+        try:
+            plains.append(unpickler.load())
+        except EOFError:
+            return plains
 
 
-def merge(run: _Run, plain: tuple, name: str, text: bytes | None) -> None:
+class Chunks:
+    """The pack's chunks a run's hits are in, each decoded once while its files come (files come in the order
+    they were stored in, so the last few decoded are kept)."""
+
+    KEEP = 4
+
+    def __init__(self, pack: Pack):
+        self._pack = pack
+        self._decoded: dict[bytes, list] = {}
+
+    def plain(self, chunk_id: bytes, index: int) -> Any:
+        plains = self._decoded.get(chunk_id)
+        if plains is None or plains[index] is None:
+            if len(self._decoded) >= self.KEEP:
+                del self._decoded[next(iter(self._decoded))]
+            plains = self._decoded[chunk_id] = read_chunk(self._pack.chunk(chunk_id))
+        plain, plains[index] = plains[index], None  # each is merged once, and may be changed by the merge
+        return plain
+
+
+class _Writer:
+    """A serial run's fresh partials, into chunks of CHUNK_FILES files stored as each fills."""
+
+    def __init__(self, pack: Pack):
+        self._pack = pack
+        self._chunk = Chunk()
+        self._names: list[tuple[str, bytes, bool]] = []
+
+    def add(self, name: str, digest: bytes, partial: PartialResult) -> bool:
+        """Store the file's partial; False when it is too large to (with it, the chunk would pass MAX_BLOB)."""
+        has_text, plain = plain_of(name, partial)
+        before = self._chunk.size()
+        self._chunk.add(plain)
+        if self._chunk.size() > MAX_BLOB:
+            self._store(self._chunk.blob()[:before])  # the pickles before this one's stand without it
+            return False
+        self._names.append((name, digest, has_text))
+        if len(self._names) >= CHUNK_FILES or self._chunk.size() >= CHUNK_BYTES:
+            self._store(self._chunk.blob())
+        return True
+
+    def close(self) -> None:
+        self._store(self._chunk.blob())
+
+    def _store(self, blob: bytes) -> None:
+        if self._names:
+            chunk_id = self._pack.put_chunk(blob)
+            for index, (name, digest, has_text) in enumerate(self._names):
+                self._pack.put(name, digest, has_text, chunk_id, index)
+        self._chunk, self._names = Chunk(), []
+
+
+def merge(run: Any, plain: tuple, name: str, text: bytes | None) -> None:
     """A stored partial (`plain_of`) back as a PartialResult, merged by `run.absorb` as a worker's is; the
     file's own bytes (`text`, read again on a hit) are put back among the texts its report quotes."""
     problems, counts, passed_over_files, objects, source_names, records, first, late, suppressor, rendered, texts = plain
@@ -234,73 +350,82 @@ def merge(run: _Run, plain: tuple, name: str, text: bytes | None) -> None:
     result.passed_over_files, result.objects, result.source_names, result.texts = passed_over_files, objects, source_names, texts
     if text is not None:
         texts[name] = text
+    from ..api import Place  # noqa: PLC0415 - a re-run answered whole loads none of the rule API
+
     firsts = {release: Place(*place[:4], Span(*place[4]), *place[5:]) for release, place in first.items()}
     run.absorb(PartialResult(result, records, firsts, late, suppressor, rendered))
 
 
-def absorb_item(run: _Run, item: tuple, pack: Pack) -> None:
-    name, digest, has_text, blob, text, fresh = item
-    absorb_plain(run, blob, name, text)
-    if fresh and digest is not None and len(blob) <= MAX_BLOB:
-        pack.put(name, digest, has_text, blob)
+def absorb_items(run: Any, part: tuple[list[tuple], list[bytes]], pack: Pack, stored: Chunks) -> None:
+    """A worker's `FileChecker.items`, merged in order; its fresh chunks stored (those not too large)."""
+    items, blobs = part
+    fresh = [read_chunk(blob) for blob in blobs]
+    ids = [pack.put_chunk(blob) if len(blob) <= MAX_BLOB else None for blob in blobs]
+    for name, digest, has_text, where, text in items:
+        if isinstance(where[0], bytes):
+            merge(run, stored.plain(*where), name, text)
+            continue
+        number, index = where
+        merge(run, fresh[number][index], name, text)
+        if ids[number] is not None and digest is not None:
+            pack.put(name, digest, has_text, ids[number], index)
 
 
 def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> LintResult:
-    """`lint()` of `sources` with the cache: a hit is absorbed as stored, a miss checked and stored.
+    """`lint()` of `sources` with the cache: a hit is absorbed as stored, a miss checked, absorbed and stored.
 
     Hits are held back (name, digest, their text) until the first miss: when every file hits and the run's
     files and digests, in order, are those of a run stored whole (`RUN`), its finished result is the answer,
-    and no file's partial is decoded and no run-scope rule judged again."""
-    run = _Run(options)
-    checker = FileChecker(options)
-    signature = hashlib.blake2b(digest_size=16)
-    held: list[tuple[str, tuple[bool, bytes], bytes | None]] | None = []
+    and no file's partial is decoded, no run-scope rule judged again and no part of the pipeline loaded."""
+    digests = Digests()
+    stored = Chunks(pack)
+    writer = _Writer(pack)
+    signature = blake2b(digest_size=16)
+    held: list[tuple[str, tuple[bool, bytes, int], bytes | None]] = []
+    checker: FileChecker | None = None  # and its run, made at the first miss
     complete = True  # every file stored or found: the run can be stored whole
     for source in sources:
-        digest = checker.digests.of(source.name, source.data) if source.data is not None else None
+        digest = digests.of(source.name, source.data) if source.data is not None else None
         hit = pack.get(source.name, digest) if digest is not None else None
         if digest is None:
             complete = False
         else:
             signature.update(f"{source.name}\0".encode("utf-8", "surrogateescape") + digest)
-        if hit is not None and held is not None:
+        if hit is not None and checker is None:
             held.append((source.name, hit, source.data if hit[0] else None))
             continue
-        if held is not None:
-            _absorb_held(run, held)
-            held = None
+        if checker is None:
+            checker, run = _start(options, held, stored)
         if hit is not None:
-            absorb_plain(run, hit[1], source.name, source.data if hit[0] else None)
+            merge(run, stored.plain(hit[1], hit[2]), source.name, source.data if hit[0] else None)
             continue
         partial, storable = checker.partial(source)
-        complete = complete and storable
-        has_text, plain = plain_of(source.name, partial)
-        if storable and digest is not None:
-            blob = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
-            if len(blob) <= MAX_BLOB:
-                pack.put(source.name, digest, has_text, blob)
-            else:
-                complete = False
-        merge(run, plain, source.name, source.data if has_text else None)
+        complete = storable and digest is not None and writer.add(source.name, digest, partial) and complete
+        run.absorb(partial)  # after `add` pickled it: the merge may change what it holds
+    writer.close()
     whole = signature.digest()
-    if held:
-        stored = pack.get(RUN, whole)
-        if stored is not None:
-            return _stored_run(stored[1], held)
-        _absorb_held(run, held)
+    if checker is None:
+        found = pack.get(RUN, whole) if held else None
+        if found is not None:
+            return _stored_run(stored.plain(found[1], found[2]), held)
+        checker, run = _start(options, held, stored)
     result = run.finish()
     if complete and run.result.files:
-        pack.put(RUN, whole, False, _encode_run(result))
+        pack.put(RUN, whole, False, pack.put_chunk(_encode_run(result)), 0)
     pack.save()
     return result
 
 
+def _start(options: LintOptions, held: list, stored: Chunks) -> tuple[FileChecker, Any]:
+    """The checker and the run of a run that is not answered whole: the hits held so far absorbed."""
+    checker = FileChecker(options)
+    run = checker._run_class(options)
+    for name, (_, chunk_id, index), text in held:
+        merge(run, stored.plain(chunk_id, index), name, text)
+    return checker, run
+
+
 RUN = "\0run"  # the pack's entry for the last run whose every file hit: its finished result
-
-
-def _absorb_held(run: _Run, held: list) -> None:
-    for name, (_, blob), text in held:
-        absorb_plain(run, blob, name, text)
 
 
 def _encode_run(result: LintResult) -> bytes:
@@ -311,11 +436,11 @@ def _encode_run(result: LintResult) -> bytes:
         result.texts = texts
 
 
-def _stored_run(blob: bytes, held: list) -> LintResult:
-    result, quoted = pickle.loads(blob)  # noqa: S301 - from a pack whose seal verified
+def _stored_run(plain: tuple, held: list) -> LintResult:
+    result, quoted = plain
     texts = {name: text for name, _, text in held if text is not None}
     result.texts = {name: texts[name] for name in quoted if name in texts}
     return result
 
 
-__all__ = ["open_pack", "lint_serial", "FileChecker", "absorb_item", "project_root", "FOLDER"]
+__all__ = ["open_pack", "lint_serial", "FileChecker", "Chunks", "absorb_items", "project_root", "FOLDER"]

@@ -21,10 +21,12 @@ and ~65,000 of them hit the kernel's limit).
 import os
 import stat
 import sys
-from typing import BinaryIO, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, NamedTuple
 
-from . import gitignore
-from .gitignore import Ignores, Patterns
+if TYPE_CHECKING:
+    from .gitignore import Ignores, Patterns
+
+GITIGNORE = ".gitignore"  # dralint.pipeline.gitignore.FILE, loaded only for a folder walked
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 # Folders of version control, virtual environments, package managers and caches: never manifests of
@@ -115,6 +117,8 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
     except OSError as exc:
         yield root, _unlistable(exc)
         return
+    from . import gitignore  # noqa: PLC0415 - files named one by one (pre-commit) need none of it
+
     visited: set[tuple[int, int]] = set()
     inside = _Inside(root)
     stack = [_listing(root, (st.st_dev, st.st_ino), visited, inside, gitignore.above(root, _gitignore))]
@@ -130,7 +134,7 @@ def _walk(root: str) -> Iterator[tuple[str, str | None]]:
 
 
 # A path and: None (a file), why it fails, or a folder's identity; and for a folder, the .gitignore files over it.
-Listed = tuple[str, "None | str | tuple[int, int]", Ignores]
+Listed = tuple[str, "None | str | tuple[int, int]", "Ignores"]
 
 
 class _Inside:
@@ -148,7 +152,7 @@ class _Inside:
         return target == self._root or target.startswith(self._prefix)
 
 
-def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int]], inside: _Inside, ignores: Ignores) -> Iterator[Listed]:
+def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int]], inside: _Inside, ignores: "Ignores") -> Iterator[Listed]:
     """The files and subfolders of one folder, in walk order. Held while the folder's subtree is walked
     (the whole run, for the top folder): names only, ~70 bytes a file, the paths made as they are given."""
     visited.add(identity)
@@ -173,7 +177,7 @@ def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int
                 if st is not None:
                     folders[name] = (st.st_dev, st.st_ino)
                     names.append(name)
-                elif name == gitignore.FILE:
+                elif name == GITIGNORE:
                     has_gitignore = True
                 elif name.lower().endswith(EXTENSIONS) and not name.startswith("."):
                     names.append(name)
@@ -190,12 +194,14 @@ def _listing(folder: str, identity: tuple[int, int], visited: set[tuple[int, int
         yield prefix + name, kind, ignores.below(name) if isinstance(kind, tuple) and ignores.levels else ignores
 
 
-def _gitignore(folder: str) -> Patterns | None:
+def _gitignore(folder: str) -> "Patterns | None":
     """The patterns of `folder`'s .gitignore (read as any file here: a FIFO or a device is not waited on)."""
-    source = _read(os.path.join(folder, gitignore.FILE))
+    from . import gitignore  # noqa: PLC0415 - loaded by _walk already
+
+    source = _read(os.path.join(folder, GITIGNORE))
     if source.data is None:
         return None
-    return gitignore.parse(source.data.decode("utf-8", "surrogateescape"), os.path.join(folder, gitignore.FILE))
+    return gitignore.parse(source.data.decode("utf-8", "surrogateescape"), os.path.join(folder, GITIGNORE))
 
 
 def _unlistable(exc: OSError) -> str:

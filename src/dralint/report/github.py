@@ -15,7 +15,7 @@ import os
 from typing import Iterator
 
 from ..model import Problem, Severity, format_path
-from ..pipeline.run import LintResult
+from ..pipeline.partial import LintResult
 from . import ReportOptions, printable
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}

@@ -14,7 +14,7 @@ from json.encoder import encode_basestring  # json's own C string encoder (ensur
 from typing import Any, Iterator
 
 from ..model import Fix, Problem, Severity, format_path
-from ..pipeline.run import LintResult
+from ..pipeline.partial import LintResult
 from . import ReportOptions
 
 _encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps with options builds one per call

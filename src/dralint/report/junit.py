@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from ..model import Problem, Severity, format_path
-from ..pipeline.run import LintResult
+from ..pipeline.partial import LintResult
 from . import ReportOptions, escape
 
 # Characters XML 1.0 cannot carry, even escaped, and surrogates (a file name's bytes that are not UTF-8,

@@ -21,7 +21,7 @@ from .. import __version__
 from ..catalog import ENGINE_CHECKS
 from ..commands import all_checks
 from ..model import Fix, Problem, Severity, format_path
-from ..pipeline.run import LintResult
+from ..pipeline.partial import LintResult
 from . import ReportOptions
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

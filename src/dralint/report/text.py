@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..model import Problem, Severity, format_path
-from ..pipeline.run import LintResult
+from ..pipeline.partial import LintResult
 from . import ReportOptions, printable
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
