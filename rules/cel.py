@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.api import rule
-from dralint.k8s.claims import gate_enabled, selector_lists
+from dralint.k8s.claims import SELECTORS, gate_enabled, selector_lists
 from dralint.model import format_path
 
 _STRUCTURED = {
@@ -134,7 +134,7 @@ def _check(doc, report, kinds: set[str], unchecked: str | None = None) -> None:
         raise CelUnchecked("; ".join(dict.fromkeys(failed)))
 
 
-_COMMON: dict[str, Any] = dict(kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.31", None))
+_COMMON: dict[str, Any] = dict(kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.31", None), needs=SELECTORS)
 
 
 @rule("DRA401", "cel-syntax", **_COMMON)
@@ -198,7 +198,7 @@ def cel_result(doc, report):
     _check(doc, report, {"result-type"})
 
 
-@rule("DRA405", "cel-expression-too-long", kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.32", None))
+@rule("DRA405", "cel-expression-too-long", kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.32", None), needs=SELECTORS)
 def cel_too_long(doc, report):
     """A CEL selector is longer than 10240 bytes (1.32+).
 
@@ -211,7 +211,7 @@ def cel_too_long(doc, report):
     _check(doc, report, {"too-long"})
 
 
-@rule("DRA406", "cel-cost-exceeded", kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.32", None))
+@rule("DRA406", "cel-cost-exceeded", kinds=_KINDS, api_versions=_STRUCTURED, releases=("1.32", None), needs=SELECTORS)
 def cel_cost(doc, report):
     """The estimated worst-case cost of a CEL selector exceeds 1,000,000 units (1.32+); Forbidden.
 

@@ -5,14 +5,14 @@
 from __future__ import annotations
 
 from dralint.api import rule
-from dralint.k8s.claims import spec_path
+from dralint.k8s.claims import claim_paths, spec_path
 from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types
 from dralint.k8s.resource import CLAIM_KINDS, CLASSIC, POD_SCHEDULING_NODE_LIST_MAX, api_versions
 
 POD_SCHEDULING_KINDS = ["PodScheduling", "PodSchedulingContext"]
 
 
-@rule("DRA330", "resource-class-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=CLASSIC)
+@rule("DRA330", "resource-class-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=CLASSIC, needs=claim_paths("resourceClassName"))
 def resource_class_name(doc, report):
     """`resourceClassName` must be the DNS-1123 subdomain name of a ResourceClass.
 
@@ -31,7 +31,7 @@ def resource_class_name(doc, report):
         report(spec_path(doc) + ("resourceClassName",), f"{shown} is invalid: {errs[-1]}", error_type="Invalid")
 
 
-@rule("DRA331", "parameters-ref-required", severity="error", kinds=[*CLAIM_KINDS, "ResourceClass"], api_versions=CLASSIC)
+@rule("DRA331", "parameters-ref-required", severity="error", kinds=[*CLAIM_KINDS, "ResourceClass"], api_versions=CLASSIC, needs=("parametersRef", *claim_paths("parametersRef")))
 def parameters_ref_required(doc, report):
     """A `parametersRef` needs a non-empty `kind` and `name`.
 
@@ -49,7 +49,7 @@ def parameters_ref_required(doc, report):
             report(base + (key,), f"parametersRef.{key} must not be empty", error_type="Required")
 
 
-@rule("DRA332", "classic-allocation-mode", severity="error", kinds=CLAIM_KINDS, api_versions=CLASSIC)
+@rule("DRA332", "classic-allocation-mode", severity="error", kinds=CLAIM_KINDS, api_versions=CLASSIC, needs=claim_paths("allocationMode"))
 def classic_allocation_mode(doc, report):
     """Classic `allocationMode` must be `Immediate` or `WaitForFirstConsumer` (the default).
 
@@ -84,7 +84,7 @@ def resource_class_driver(doc, report):
         report(("driverName",), f"driverName '{value}' is not a valid driver name: {msg}", error_type=etype)
 
 
-@rule("DRA554", "resource-class-parameters-namespace", severity="error", kinds=["ResourceClass"], api_versions=CLASSIC)
+@rule("DRA554", "resource-class-parameters-namespace", severity="error", kinds=["ResourceClass"], api_versions=CLASSIC, needs=("parametersRef.namespace",))
 def resource_class_parameters_namespace(doc, report):
     """`parametersRef.namespace` of a ResourceClass, when set, must be a valid namespace name (DNS-1123 label).
 
@@ -99,7 +99,7 @@ def resource_class_parameters_namespace(doc, report):
             report(("parametersRef", "namespace"), f"parametersRef.namespace '{value}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
-@rule("DRA340", "pod-scheduling-potential-nodes", severity="error", kinds=POD_SCHEDULING_KINDS, api_versions=api_versions("v1alpha1", "v1alpha2", "v1alpha3"))
+@rule("DRA340", "pod-scheduling-potential-nodes", severity="error", kinds=POD_SCHEDULING_KINDS, api_versions=api_versions("v1alpha1", "v1alpha2", "v1alpha3"), needs=("spec.potentialNodes",))
 def potential_nodes(doc, report):
     """`spec.potentialNodes` holds at most 128 unique, valid node names.
 

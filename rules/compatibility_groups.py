@@ -15,13 +15,13 @@ from dralint.api import rule
 from dralint.k8s.claims import too_many_type
 from dralint.k8s.names import dns1123_label
 from dralint.k8s.resource import STRUCTURED
-from dralint.k8s.slices import device_go_type, devices, kept
+from dralint.k8s.slices import device_go_type, device_paths, devices, kept
 
 # DeviceCompatibilityGroupsMaxSize (k8s.io/api/resource/v1/types.go).
 COMPATIBILITY_GROUPS_MAX = 2
 
 
-@rule("DRA590", "slice-compatibility-groups", severity="error", kinds=["ResourceSlice"], api_versions=STRUCTURED, releases=("1.37", None))
+@rule("DRA590", "slice-compatibility-groups", severity="error", kinds=["ResourceSlice"], api_versions=STRUCTURED, releases=("1.37", None), needs=device_paths("consumesCounters"))
 def compatibility_groups(doc, report):
     """A counter consumption's `compatibilityGroups`: at most 2, each a short name (a DNS label), no value twice.
 

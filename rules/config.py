@@ -17,7 +17,8 @@ KINDS = [*CLAIM_KINDS, "DeviceClass"]
 
 
 _BASES = {"DeviceClass": ("spec", "config"), "ResourceClaim": ("spec", "devices", "config"), "ResourceClaimTemplate": ("spec", "spec", "devices", "config")}
-CONFIG = ("spec.config", "spec.devices.config", "spec.spec.devices.config")  # every config rule starts from `_config_base`
+CLAIM_CONFIG = ("spec.devices.config", "spec.spec.devices.config")  # where `_config_base` starts in a claim and a template
+CONFIG = ("spec.config", *CLAIM_CONFIG)  # and in a DeviceClass
 
 
 def _config_base(doc: Any) -> tuple:
@@ -55,7 +56,7 @@ def too_many_config(doc, report):
         report_too_many(doc, report, base, len(seq), DEVICE_CONFIG_MAX, ".".join(base))
 
 
-@rule("DRA522", "config-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
+@rule("DRA522", "config-requests-too-many", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CLAIM_CONFIG)
 def config_requests_too_many(doc, report):
     """A config entry may name at most 32 requests (TooLong in 1.31, TooMany from 1.32).
 
@@ -71,7 +72,7 @@ def config_requests_too_many(doc, report):
             report_too_many(doc, report, path + ("requests",), len(seq), DEVICE_REQUESTS_MAX, "config requests")
 
 
-@rule("DRA523", "config-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
+@rule("DRA523", "config-request-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CLAIM_CONFIG)
 def config_request_duplicate(doc, report):
     """A config entry must not name the same request twice.
 
@@ -82,7 +83,7 @@ def config_request_duplicate(doc, report):
     report_request_refs(doc, report, _refs(doc, covered=True), "duplicate", "config entry")
 
 
-@rule("DRA524", "config-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
+@rule("DRA524", "config-request-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CLAIM_CONFIG)
 def config_request_format(doc, report):
     """Config request references must be DNS-1123 labels (`<request>` or `<request>/<subrequest>` from 1.33).
 
@@ -93,7 +94,7 @@ def config_request_format(doc, report):
     report_request_refs(doc, report, _refs(doc), "format", "config entry")
 
 
-@rule("DRA525", "config-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CONFIG)
+@rule("DRA525", "config-request-unknown", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=CLAIM_CONFIG)
 def config_request_unknown(doc, report):
     """Config request references must name a request (or `<request>/<subrequest>`) of the claim.
 

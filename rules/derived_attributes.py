@@ -22,6 +22,7 @@ from dralint.k8s.claims import (
     devices_path,
     gate_enabled,
     raw_requests,
+    request_paths,
     too_many_type,
     validated_exacts,
     validated_subrequests,
@@ -32,7 +33,7 @@ from dralint.k8s.resource import CLAIM_KINDS, DEVICE_REQUESTS_MAX, FIRST_AVAILAB
 DERIVED_ATTRIBUTES_MAX = 32
 CEL_EXPRESSION_MAX = 10 * 1024  # CELSelectorExpressionMaxLength, shared with selectors
 GATE = "DRADerivedAttributes"
-_COMMON: dict[str, Any] = dict(severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.37", None))
+_COMMON: dict[str, Any] = dict(severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.37", None), needs=request_paths("derivedAttributes"))
 
 
 def _lists(doc: Any) -> Iterator[tuple[str, tuple, tuple, list]]:

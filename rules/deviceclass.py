@@ -12,7 +12,7 @@ from dralint.k8s.names import is_extended_resource_name
 from dralint.k8s.resource import CLASSIC, STRUCTURED
 
 
-@rule("DRA551", "class-suitable-nodes", severity="error", kinds=["DeviceClass", "ResourceClass"], api_versions=[*STRUCTURED, *CLASSIC], releases=(None, "1.31"))
+@rule("DRA551", "class-suitable-nodes", severity="error", kinds=["DeviceClass", "ResourceClass"], api_versions=[*STRUCTURED, *CLASSIC], releases=(None, "1.31"), needs=("spec.suitableNodes", "suitableNodes"))
 def suitable_nodes(doc, report):
     """`suitableNodes` must be a valid node selector (ResourceClass 1.26-1.30, DeviceClass 1.31).
 
@@ -45,7 +45,7 @@ def suitable_nodes(doc, report):
         report(api_path, f"{msg}", error_type=etype, locate=src_path, at_key=etype == "Required")
 
 
-@rule("DRA552", "extended-resource-name", severity="error", kinds=["DeviceClass"], api_versions=STRUCTURED, releases=("1.34", None))
+@rule("DRA552", "extended-resource-name", severity="error", kinds=["DeviceClass"], api_versions=STRUCTURED, releases=("1.34", None), needs=("spec.extendedResourceName",))
 def extended_resource_name(doc, report):
     """`spec.extendedResourceName` must be an extended resource name.
 

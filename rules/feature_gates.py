@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from dralint.api import rule
-from dralint.k8s.claims import devices_path, gate_enabled, gate_on_by_default, is_nested, raw_requests
+from dralint.k8s.claims import REQUESTS, devices_path, gate_enabled, gate_on_by_default, is_nested, raw_requests
 from dralint.k8s.resource import CLAIM_KINDS, STRUCTURED
+
+# Where `_exact_objects` finds `adminAccess`: on a flat request and under `exactly` (subrequests are not read).
+_ADMIN_ACCESS = tuple(f"{base}.*{middle}.adminAccess" for base in REQUESTS for middle in ("", ".exactly"))
 
 
 def _exact_objects(doc: Any) -> Iterator[tuple[int, tuple, dict]]:
@@ -102,7 +105,7 @@ def field_dropped(doc, report):
         )
 
 
-@rule("DRA802", "admin-access-namespace-label", severity="warning", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA802", "admin-access-namespace-label", severity="warning", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=_ADMIN_ACCESS)
 def admin_access_namespace(doc, report):
     """`adminAccess: true` needs the admin-access label on the claim's namespace (1.33+).
 

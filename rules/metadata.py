@@ -86,7 +86,7 @@ def name_required(doc, report):
         report(("metadata", "name"), "set metadata.name (or metadata.generateName): the object has no name", error_type="Required")
 
 
-@rule("DRA202", "metadata-name-format", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA202", "metadata-name-format", severity="error", api_versions=EVERY_VERSION, needs=("metadata.name", "metadata.generateName"))
 def name_format(doc, report):
     """`metadata.name` must be a DNS-1123 subdomain.
 
@@ -117,7 +117,7 @@ def name_format(doc, report):
             )
 
 
-@rule("DRA203", "generate-name-format", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA203", "generate-name-format", severity="error", api_versions=EVERY_VERSION, needs=("metadata.generateName",))
 def generate_name_format(doc, report):
     """`metadata.generateName` must be a DNS-1123 subdomain prefix (a trailing `-` is fine).
 
@@ -135,7 +135,7 @@ def generate_name_format(doc, report):
             report(("metadata", "generateName"), f"metadata.generateName '{prefix}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
-@rule("DRA204", "namespace-format", severity="error", api_versions=EVERY_VERSION)
+@rule("DRA204", "namespace-format", severity="error", api_versions=EVERY_VERSION, needs=("metadata.namespace",))
 def namespace_format(doc, report):
     """`metadata.namespace` must be a DNS-1123 label (at most 63 characters, no dots).
 
@@ -270,7 +270,7 @@ def _is_set(value: Any) -> bool:
     return True
 
 
-@rule("DRA209", "template-metadata-forbidden", severity="error", kinds=["ResourceClaimTemplate"], api_versions=EVERY_VERSION)
+@rule("DRA209", "template-metadata-forbidden", severity="error", kinds=["ResourceClaimTemplate"], api_versions=EVERY_VERSION, needs=("spec.metadata",))
 def template_metadata_forbidden(doc, report):
     """In a ResourceClaimTemplate, `spec.metadata` may only carry `labels` and `annotations`.
 
@@ -306,7 +306,7 @@ def template_metadata_forbidden(doc, report):
             )
 
 
-@rule("DRA210", "cluster-scoped-namespace", severity="warning", api_versions=EVERY_VERSION)
+@rule("DRA210", "cluster-scoped-namespace", severity="warning", kinds=CLUSTER_SCOPED, api_versions=EVERY_VERSION, needs=("metadata.namespace",))
 def cluster_scoped_namespace(doc, report):
     """A cluster-scoped object (DeviceClass, ResourceClass, ResourceSlice, DeviceTaintRule, ResourcePoolStatusRequest) has no namespace.
 

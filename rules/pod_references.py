@@ -47,6 +47,8 @@ def pod_spec_path(view: DocumentView) -> tuple[str, ...] | None:
 
 
 POD_CLAIMS = tuple(sorted({".".join((*spec, "resourceClaims")) for spec in POD_SPECS.values()}))  # where DRA701/702 start
+# The claims of every container (`_containers`): what DRA704 reads.
+CONTAINER_CLAIMS = tuple(sorted({".".join((*spec, field, "*", "resources", "claims")) for spec in POD_SPECS.values() for field in ("initContainers", "containers")}))
 
 
 def _is_set(value: Any) -> bool:
@@ -150,7 +152,7 @@ def pod_claim_source(doc, report):
                 report(path, f"invalid {what} name {value!r}: {detail}", error_type="Invalid", show_type=False)
 
 
-@rule("DRA703", "pod-claim-shape", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
+@rule("DRA703", "pod-claim-shape", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS, needs=(*POD_CLAIMS, *CONTAINER_CLAIMS))
 def pod_claim_shape(doc, report):
     """The pod claim fields must have the shape of the selected Kubernetes release.
 
@@ -210,7 +212,7 @@ def _containers(doc: DocumentView, base: tuple[str, ...]) -> Iterator[tuple[tupl
             yield (*base, field, i), container
 
 
-@rule("DRA704", "container-claim-reference", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS)
+@rule("DRA704", "container-claim-reference", severity="error", kinds=POD_KINDS, api_versions=POD_API_VERSIONS, needs=CONTAINER_CLAIMS)
 def container_claim_reference(doc, report):
     """A container's `resources.claims[].name` must name one of the pod's `resourceClaims`.
 

@@ -17,7 +17,7 @@ LIMIT_MAX = 1000  # ResourcePoolStatusRequestLimitMax
 
 
 @rule("DRA583", "pool-status-request-spec", severity="error", kinds=["ResourcePoolStatusRequest"],
-      api_versions=["resource.k8s.io/v1alpha3"], releases=("1.36", None))
+      api_versions=["resource.k8s.io/v1alpha3"], releases=("1.36", None), needs=("spec.driver", "spec.poolName", "spec.limit", "spec.defaultPartitionTypeAttribute"))
 def pool_status_request_spec(doc, report):
     """`spec` of a ResourcePoolStatusRequest: a driver name, an optional pool name, `limit` from 1 to 1000.
 

@@ -15,6 +15,9 @@ from typing import Any
 
 from dralint.api import rule
 from dralint.k8s.claims import (
+    REQUESTS,
+    SELECTORS,
+    claim_paths,
     device_selector_targets,
     devices_path,
     duplicate_path,
@@ -25,6 +28,7 @@ from dralint.k8s.claims import (
     items_validated,
     raw_requests,
     report_too_many,
+    request_paths,
     requests,
     selector_lists,
     spec_path,
@@ -44,7 +48,9 @@ from dralint.k8s.resource import (
 )
 
 CLASS_AND_CLAIMS = [*CLAIM_KINDS, "DeviceClass"]
-REQUESTS = ("spec.devices.requests", "spec.spec.devices.requests")  # where every request rule starts
+# What the rules need present to be able to report (dralint.pipeline.dispatch): the requests (REQUESTS), or one field of them.
+FIRST_AVAILABLE = tuple(f"{base}.*.firstAvailable" for base in REQUESTS)
+TOLERATIONS = request_paths("tolerations")
 
 
 @rule("DRA301", "request-name-dns-label", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=REQUESTS)
@@ -166,7 +172,7 @@ def request_needs_device(doc, report):
             report(req.path, f"request has neither '{hint}' nor 'firstAvailable'; set exactly one of them{dropped}", error_type="Required", at_key=False)
 
 
-@rule("DRA305", "request-exactly-and-first-available", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
+@rule("DRA305", "request-exactly-and-first-available", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=FIRST_AVAILABLE)
 def request_both(doc, report):
     """A request must not combine an exact request with `firstAvailable` (1.33+).
 
@@ -223,7 +229,7 @@ def device_class_name_required(doc, report):
             report(sub.path + ("deviceClassName",), f"{problem[1]}: name the DeviceClass to allocate from", error_type="Required")
 
 
-@rule("DRA307", "device-class-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=REQUESTS)
+@rule("DRA307", "device-class-name-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=request_paths("deviceClassName"))
 def device_class_name_format(doc, report):
     """`deviceClassName` must be a DNS-1123 subdomain (the name of a DeviceClass).
 
@@ -242,7 +248,7 @@ def device_class_name_format(doc, report):
             report(sub.path + ("deviceClassName",), f"{problem[1]}", error_type="Invalid")
 
 
-@rule("DRA308", "too-many-first-available", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
+@rule("DRA308", "too-many-first-available", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=FIRST_AVAILABLE)
 def too_many_first_available(doc, report):
     """`firstAvailable` may list at most 8 subrequests (TooMany).
 
@@ -258,7 +264,7 @@ def too_many_first_available(doc, report):
             report_too_many(doc, report, req.path + ("firstAvailable",), len(req.first_available_raw), FIRST_AVAILABLE_MAX, "firstAvailable")
 
 
-@rule("DRA309", "subrequest-name-dns-label", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
+@rule("DRA309", "subrequest-name-dns-label", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=FIRST_AVAILABLE)
 def subrequest_name(doc, report):
     """Subrequest names (`firstAvailable[j].name`) must be DNS-1123 labels.
 
@@ -276,7 +282,7 @@ def subrequest_name(doc, report):
                 report(sub.path + ("name",), f"subrequest name '{name}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
-@rule("DRA310", "subrequest-name-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
+@rule("DRA310", "subrequest-name-duplicate", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=FIRST_AVAILABLE)
 def subrequest_name_duplicate(doc, report):
     """Subrequest names must be unique within one request.
 
@@ -295,7 +301,7 @@ def subrequest_name_duplicate(doc, report):
         _report_duplicate_names(doc, report, req.first_available, f"duplicate subrequest name '{{name}}' in request '{owner}'")
 
 
-@rule("DRA311", "too-many-selectors", severity="error", kinds=CLASS_AND_CLAIMS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA311", "too-many-selectors", severity="error", kinds=CLASS_AND_CLAIMS, api_versions=STRUCTURED, releases=("1.31", None), needs=SELECTORS)
 def too_many_selectors(doc, report):
     """A request, subrequest or DeviceClass may have at most 32 selectors.
 
@@ -314,7 +320,7 @@ def too_many_selectors(doc, report):
             report(api, f"{len(seq)} selectors; at most {DEVICE_SELECTORS_MAX} are allowed", error_type=etype, locate=src, at_key=True)
 
 
-@rule("DRA312", "selector-cel-required", severity="error", kinds=CLASS_AND_CLAIMS, api_versions=STRUCTURED, releases=("1.31", None))
+@rule("DRA312", "selector-cel-required", severity="error", kinds=CLASS_AND_CLAIMS, api_versions=STRUCTURED, releases=("1.31", None), needs=SELECTORS)
 def selector_cel_required(doc, report):
     """Every selector needs a `cel` selector with an `expression`.
 
@@ -364,7 +370,7 @@ def allocation_mode(doc, report):
             report(api + ("allocationMode",), f"{shown} is not supported: use ExactCount or All", error_type="NotSupported", locate=src + ("allocationMode",), replace_with=sorted(ALLOCATION_MODES))
 
 
-@rule("DRA314", "count-invalid", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=REQUESTS)
+@rule("DRA314", "count-invalid", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", None), needs=request_paths("allocationMode", "count"))
 def count_invalid(doc, report):
     """`count` must be positive with ExactCount and absent with All.
 
@@ -400,7 +406,7 @@ def _tolerations(doc: Any):
                 yield api + ("tolerations", t), src + ("tolerations", t), tol
 
 
-@rule("DRA315", "toleration-key-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
+@rule("DRA315", "toleration-key-format", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=TOLERATIONS)
 def toleration_key(doc, report):
     """A toleration `key`, when set, must be a qualified name (a label key).
 
@@ -419,7 +425,7 @@ def toleration_key(doc, report):
                 report(api + ("key",), f"toleration key '{key}' is invalid: {errs[0]}", error_type="Invalid", locate=src + ("key",))
 
 
-@rule("DRA316", "toleration-operator", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
+@rule("DRA316", "toleration-operator", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=TOLERATIONS)
 def toleration_operator(doc, report):
     """A toleration `operator` must be `Equal` (the default) or `Exists`.
 
@@ -438,7 +444,7 @@ def toleration_operator(doc, report):
             report(api + ("operator",), f"toleration operator '{op}' is not supported: use Equal or Exists", error_type="NotSupported", locate=src + ("operator",), replace_with=["Equal", "Exists"])
 
 
-@rule("DRA317", "toleration-value", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
+@rule("DRA317", "toleration-value", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=TOLERATIONS)
 def toleration_value(doc, report):
     """A toleration `value` must be empty with `Exists` and a valid label value with `Equal`.
 
@@ -460,7 +466,7 @@ def toleration_value(doc, report):
                 report(api + ("value",), f"toleration value '{value}' is invalid: {errs[-1]}", error_type="Invalid", locate=src + ("value",))
 
 
-@rule("DRA318", "toleration-effect", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
+@rule("DRA318", "toleration-effect", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=TOLERATIONS)
 def toleration_effect(doc, report):
     """A toleration `effect` must be empty, `NoSchedule` or `NoExecute` (plus `None` from 1.35).
 
@@ -477,7 +483,7 @@ def toleration_effect(doc, report):
             report(api + ("effect",), f"toleration effect '{effect}' is not supported: use {', '.join(allowed)} or leave it empty", error_type="NotSupported", locate=src + ("effect",), replace_with=allowed)
 
 
-@rule("DRA319", "too-many-tolerations", severity="warning", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=REQUESTS)
+@rule("DRA319", "too-many-tolerations", severity="warning", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.33", None), needs=TOLERATIONS)
 def too_many_tolerations(doc, report):
     """More than 16 tolerations on one request exceeds the documented maximum.
 
@@ -493,7 +499,7 @@ def too_many_tolerations(doc, report):
             report(api + ("tolerations",), f"{len(seq)} tolerations; the API documents at most {TOLERATIONS_DOCUMENTED_MAX}", locate=src + ("tolerations",), at_key=True)
 
 
-@rule("DRA320", "claim-controller-name", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", "1.31"))
+@rule("DRA320", "claim-controller-name", severity="error", kinds=CLAIM_KINDS, api_versions=STRUCTURED, releases=("1.31", "1.31"), needs=claim_paths("controller"))
 def claim_controller(doc, report):
     """1.31 only: `spec.controller`, when set, must be a valid driver name.
 

@@ -19,6 +19,7 @@ from dralint.k8s.resource import STRUCTURED
 from dralint.k8s.slices import (
     BINDING_CONDITIONS_MAX,
     device_go_type,
+    device_paths,
     devices,
     kept,
     key_in_path,
@@ -37,7 +38,7 @@ def _too_many(doc, report, api, src, count, limit, what):
     report(api, f"{what} has {count} entries; at most {limit} are allowed", error_type=etype, locate=src, at_key=True)
 
 
-@rule("DRA570", "slice-binding-conditions", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.34", None))
+@rule("DRA570", "slice-binding-conditions", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.34", None), needs=device_paths("bindingConditions", "bindingFailureConditions"))
 def binding_conditions(doc, report):
     """`bindingConditions` and `bindingFailureConditions` (DRADeviceBindingConditions) as validateDeviceBindingParameters checks them.
 
@@ -95,7 +96,7 @@ def _consumes_counters(doc, shape) -> bool:
     return isinstance(seq, list) and len(seq) > 0
 
 
-@rule("DRA572", "slice-partition-type-attribute", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.37", None))
+@rule("DRA572", "slice-partition-type-attribute", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.37", None), needs=("spec.partitionTypeAttribute",))
 def partition_type_attribute(doc, report):
     """`spec.partitionTypeAttribute` (1.37, DRAPartitionableDevicesType) as validatePartitionTypeAttribute and its format tag check it.
 
@@ -146,7 +147,7 @@ def is_node_allocatable(name: str) -> bool:
     return name in ("cpu", "memory") or name.startswith("hugepages-")
 
 
-@rule("DRA574", "slice-node-allocatable-resources", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.36", None))
+@rule("DRA574", "slice-node-allocatable-resources", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.36", None), needs=device_paths("nodeAllocatableResourceMappings", "nodeAllocatableResources"))
 def node_allocatable_resources(doc, report):
     """A device's node-allocatable resources (DRANodeAllocatableResources): `nodeAllocatableResourceMappings` in 1.36, `nodeAllocatableResources` from 1.37.
 
@@ -238,7 +239,7 @@ def _mappings_1_36(doc, report, shape, entries: dict) -> None:
                 report(api + ("capacityKey",), f"capacityKey '{key_name}' is invalid: {msg}", error_type=etype, locate=src + ("capacityKey",))
 
 
-@rule("DRA576", "slice-capacity-request-policy", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.34", None))
+@rule("DRA576", "slice-capacity-request-policy", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.34", None), needs=device_paths("capacity"))
 def capacity_request_policy(doc, report):
     """A capacity's `requestPolicy` (DRAConsumableCapacity) as validateRequestPolicy checks it.
 

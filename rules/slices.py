@@ -27,6 +27,7 @@ from dralint.k8s.slices import (
     POOL_NAME_MAX,
     SCALAR_ATTRIBUTE_FIELDS,
     device_go_type,
+    device_paths,
     devices_max,
     devices_short_circuit,
     kept,
@@ -51,7 +52,7 @@ def _too_many(doc, report, api, src, count, limit, what, why=""):
     report(api, f"{what} has {count} entries; at most {limit} are allowed{why}", error_type=etype, locate=src, at_key=True)
 
 
-@rule("DRA561", "slice-driver-name", **_COMMON)
+@rule("DRA561", "slice-driver-name", **_COMMON, needs=("spec.driver",))
 def driver(doc, report):
     """`spec.driver` must be a driver name: a DNS subdomain of at most 63 characters.
 
@@ -66,7 +67,7 @@ def driver(doc, report):
         report(("spec", "driver"), f"driver '{value}' is invalid: {msg}", error_type=etype)
 
 
-@rule("DRA562", "slice-pool", **_COMMON)
+@rule("DRA562", "slice-pool", **_COMMON, needs=("spec.pool",))
 def pool(doc, report):
     """`spec.pool`: a name of DNS subdomains joined by `/` (at most 253 characters), `resourceSliceCount` > 0, `generation` >= 0.
 
@@ -108,7 +109,7 @@ def _node_selection(doc) -> list[str]:
     return chosen
 
 
-@rule("DRA563", "slice-node-selection", **_COMMON)
+@rule("DRA563", "slice-node-selection", **_COMMON, needs=("spec",))
 def node_selection(doc, report):
     """Exactly one of `nodeName`, `nodeSelector`, `allNodes: true` (and from 1.33 `perDeviceNodeSelection: true`).
 
@@ -162,7 +163,7 @@ def _check_selector(report, selector, api, src, *, one_term: bool = True):
         report(api + ("nodeSelectorTerms",), f"must have exactly one node selector term, not {count}", error_type="Invalid", locate=src + ("nodeSelectorTerms",), at_key=True)
 
 
-@rule("DRA564", "slice-too-many-devices", **_COMMON)
+@rule("DRA564", "slice-too-many-devices", **_COMMON, needs=("spec.devices",))
 def too_many_devices(doc, report):
     """At most 128 devices per slice; from 1.35 at most 64 when a device has taints or consumes counters, and from 1.36 also when it has list attributes.
 
@@ -181,7 +182,7 @@ def too_many_devices(doc, report):
         _too_many(doc, report, ("spec", "devices"), ("spec", "devices"), len(seq), limit, "spec.devices", why)
 
 
-@rule("DRA565", "slice-device-name", **_COMMON)
+@rule("DRA565", "slice-device-name", **_COMMON, needs=("spec.devices",))
 def device_names(doc, report):
     """Device names must be DNS labels (validateDeviceName), unique in the slice (validateSet: Duplicate at `D` from 1.35, `D.name` before).
 
@@ -205,7 +206,7 @@ def device_names(doc, report):
         seen.add(name)
 
 
-@rule("DRA566", "slice-attribute", **_COMMON)
+@rule("DRA566", "slice-attribute", **_COMMON, needs=device_paths("attributes"))
 def attributes(doc, report):
     """Device attributes as validateDevice and validateDeviceAttribute check them: qualified names, exactly one value each, strings and versions of at most 64 characters, versions semver 2.0.0.
 
@@ -264,7 +265,7 @@ def _check_value(report, kind, value, api, src):
         report(api, f"a {kind} attribute value must be no more than {ATTRIBUTE_VALUE_MAX_LENGTH} characters", error_type="TooLong", locate=src)
 
 
-@rule("DRA567", "slice-capacity", **_COMMON)
+@rule("DRA567", "slice-capacity", **_COMMON, needs=device_paths("attributes", "capacity"))
 def capacity(doc, report):
     """Capacity names are qualified names like attribute names (reported at `D.capacity`); attributes and capacities together at most 32 per device (Invalid at `D`).
 
@@ -305,7 +306,7 @@ def _counters(doc, report, counters, api, src, limit):
             report(api, f"counter name '{key}' is invalid: {errs[0]}", error_type="Invalid", locate=src + (MapKey(key),), at_key=True)
 
 
-@rule("DRA568", "slice-shared-counters", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA568", "slice-shared-counters", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.33", None), needs=("spec.sharedCounters",))
 def shared_counters(doc, report):
     """`spec.sharedCounters` (DRAPartitionableDevices) as validateCounterSet checks it: at most 8 counter sets with unique DNS-label names, each with 1 to 32 counters named by DNS labels.
 
@@ -344,7 +345,7 @@ def shared_counters(doc, report):
         _counters(doc, report, cs.get("counters"), base + (i, "counters"), base + (i, "counters"), COUNTERS_PER_SET_MAX)
 
 
-@rule("DRA569", "slice-counter-consumption", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA569", "slice-counter-consumption", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.33", None), needs=device_paths("consumesCounters"))
 def counter_consumption(doc, report):
     """A device's `consumesCounters` (DRAPartitionableDevices) as validateDeviceCounterConsumption checks it: at most 2 entries, unique DNS-label `counterSet`s, 1 to 32 counters each.
 
@@ -384,7 +385,7 @@ def counter_consumption(doc, report):
 _DEVICE_NODE_FIELDS = ("nodeName", "nodeSelector", "allNodes")
 
 
-@rule("DRA571", "slice-device-node-selection", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA571", "slice-device-node-selection", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.33", None), needs=("spec.perDeviceNodeSelection", *device_paths("nodeName", "nodeSelector", "allNodes")))
 def device_node_selection(doc, report):
     """With `perDeviceNodeSelection: true` every device sets exactly one of `nodeName`, `nodeSelector`, `allNodes`; without it none may (validateDevice).
 
@@ -435,7 +436,7 @@ def device_node_selection(doc, report):
 SKIP_NODE_OPERATIONS = ("NodePrepareResources", "NodeUnprepareResources", "*")
 
 
-@rule("DRA575", "slice-skip-node-operations", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.37", None))
+@rule("DRA575", "slice-skip-node-operations", severity="error", kinds=SLICE, api_versions=STRUCTURED, releases=("1.37", None), needs=("spec.skipNodeOperations",))
 def skip_node_operations(doc, report):
     """`spec.skipNodeOperations` (1.37, DRAOptionalNodeOperations): a set of `NodePrepareResources`, `NodeUnprepareResources` or `*`.
 

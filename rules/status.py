@@ -67,7 +67,7 @@ def _device(report: Any, path: tuple, value: Any) -> None:
             report(path, f"device name '{value}' is invalid: {errs[-1]}", error_type="Invalid")
 
 
-@rule("DRA600", "status-ignored-on-create", severity="warning", kinds=["ResourceClaim"], api_versions=ALL)
+@rule("DRA600", "status-ignored-on-create", severity="warning", kinds=["ResourceClaim"], api_versions=ALL, needs=STATUS)
 def status_ignored(doc, report):
     """A ResourceClaim's `status` is discarded when the claim is created.
 

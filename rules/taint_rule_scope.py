@@ -13,7 +13,7 @@ from dralint.api import rule
 from dralint.k8s.resource import STRUCTURED
 
 
-@rule("DRA591", "taint-rule-without-selector", severity="info", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.38", None))
+@rule("DRA591", "taint-rule-without-selector", severity="info", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.38", None), needs=("spec",))
 def taint_rule_without_selector(doc, report):
     """A DeviceTaintRule without `spec.deviceSelector` matches no device from Kubernetes 1.38.
 

@@ -10,7 +10,7 @@ from dralint.api import rule
 from dralint.k8s.claims import kind_gate_enabled, too_many_type
 from dralint.k8s.names import dns1123_label, driver_name_error_types, label_value, pool_name_error_types, qualified_name
 from dralint.k8s.resource import STRUCTURED
-from dralint.k8s.slices import TAINTS_MAX, device_go_type, kept, taint_effects, validated_devices
+from dralint.k8s.slices import TAINTS_MAX, device_go_type, device_paths, kept, taint_effects, validated_devices
 
 
 def _taint_problems(taint: dict, release: tuple[int, int]) -> Iterator[tuple[tuple, str, str]]:
@@ -44,7 +44,7 @@ def _report_taint(report: Callable, taint: Any, release: tuple[int, int], api: t
         report(api + suffix, f"{msg}", error_type=etype, locate=src + suffix, at_key=etype == "Required")
 
 
-@rule("DRA573", "slice-device-taints", severity="error", kinds=["ResourceSlice"], api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA573", "slice-device-taints", severity="error", kinds=["ResourceSlice"], api_versions=STRUCTURED, releases=("1.33", None), needs=device_paths("taints"))
 def slice_taints(doc, report):
     """Device taints in a ResourceSlice (DRADeviceTaints) as validateDevice and validateDeviceTaint check them: at most 16 per device; key a label key, value a label value, effect NoSchedule or NoExecute (or None from 1.35).
 
@@ -71,7 +71,7 @@ def slice_taints(doc, report):
             _report_taint(report, taint, doc.release_tuple, api + (k,), src + (k,))
 
 
-@rule("DRA581", "taint-rule-taint", severity="error", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA581", "taint-rule-taint", severity="error", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.33", None), needs=("spec",))
 def rule_taint(doc, report):
     """`spec.taint` of a DeviceTaintRule: key a label key, value a label value, effect required and NoSchedule or NoExecute (or None from 1.35).
 
@@ -99,7 +99,7 @@ def rule_taint(doc, report):
     _report_taint(report, doc.get("spec", "taint", type=dict), doc.release_tuple, ("spec", "taint"), ("spec", "taint"))
 
 
-@rule("DRA582", "taint-rule-selector", severity="error", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.33", None))
+@rule("DRA582", "taint-rule-selector", severity="error", kinds=["DeviceTaintRule"], api_versions=STRUCTURED, releases=("1.33", None), needs=("spec.deviceSelector",))
 def rule_selector(doc, report):
     """`spec.deviceSelector` of a DeviceTaintRule: `driver` a driver name, `pool` a pool name, `device` a DNS label, as in a ResourceSlice.
 

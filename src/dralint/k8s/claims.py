@@ -164,6 +164,27 @@ def _keys_set(node: Any) -> set[str]:
     return found
 
 
+# --- what a rule needs (`@rule(needs=...)`, dralint.pipeline.dispatch) ---------------
+
+# Where the requests of a claim and of a template are.
+REQUESTS = ("spec.devices.requests", "spec.spec.devices.requests")
+
+
+def claim_paths(*fields: str) -> tuple[str, ...]:
+    """`needs=` paths of `fields` of the claim spec (`spec.devices.constraints` ...), in a claim and in a template."""
+    return tuple(f"{base}.{field}" for base in ("spec", "spec.spec") for field in fields)
+
+
+def request_paths(*fields: str) -> tuple[str, ...]:
+    """`needs=` paths of `fields` wherever a request may carry them, in a claim and in a template:
+    on the request itself (the flat shape), under `exactly` and on every subrequest of `firstAvailable`."""
+    return tuple(f"{base}.*{middle}.{field}" for base in REQUESTS for middle in ("", ".exactly", ".firstAvailable.*") for field in fields)
+
+
+# Every `selectors` list: a DeviceClass's, and a request's in every shape (also one left on a v1 request).
+SELECTORS = ("spec.selectors", *request_paths("selectors"))
+
+
 # --- shapes ------------------------------------------------------------------
 
 

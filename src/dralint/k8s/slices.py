@@ -60,6 +60,11 @@ class DeviceShape(NamedTuple):
         return self.api + fields, self.src + fields
 
 
+def device_paths(*fields: str) -> tuple[str, ...]:
+    """`needs=` paths (dralint.pipeline.dispatch) of `fields` of every device of a slice, in both shapes (`basic` up to v1beta1)."""
+    return tuple(f"spec.devices.*{middle}.{field}" for middle in ("", ".basic") for field in fields)
+
+
 def is_flat(doc: Any) -> bool:
     return (doc.api_version or "").rsplit("/", 1)[-1] in ("v1alpha3", "v1beta1")
 
