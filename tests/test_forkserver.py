@@ -42,12 +42,10 @@ CLAIM = textwrap.dedent("""\
 @pytest.mark.parametrize("args", [
     ("--no-config", "examples/"),
     ("--no-config", "--format", "json", "examples/"),
-    ("--no-config", "--format", "sarif", str(CASES / "pods")),
     ("--no-config", "--jobs", "2", "--format", "junit", str(CASES / "slices")),
     ("--no-config", "--no-such-option"),
     ("--no-config", "no/such/file.yaml"),
-    ("--version",),
-], ids=["text", "json", "sarif", "jobs-junit", "usage-error", "missing-file", "version"])
+], ids=["text", "json", "jobs-junit", "usage-error", "missing-file"])
 def test_a_forked_run_prints_and_exits_as_a_new_process(monkeypatch, args):
     forked, spawned = _both(monkeypatch, *args)
     assert (forked.code, forked.stdout, forked.stderr) == (spawned.code, spawned.stdout, spawned.stderr)
@@ -78,17 +76,19 @@ def test_a_run_past_its_timeout_is_killed_and_the_server_goes_on(tmp_path):
     rules = tmp_path / "rules"
     rules.mkdir()
     (rules / "forever.py").write_text(textwrap.dedent("""\
+        import time
+
         from dralint.api import rule
 
         @rule("X001", "never-returns", kinds=["ResourceClaim"])
         def never_returns(doc, report):
             "Never returns."
             while True:
-                pass
+                time.sleep(1)
     """))
     (tmp_path / "claim.yaml").write_text(CLAIM)
     with pytest.raises(subprocess.TimeoutExpired):
-        run_dralint("--no-config", "--rules-dir", str(rules), "claim.yaml", cwd=tmp_path, timeout=3)
+        run_dralint("--no-config", "--rules-dir", str(rules), "claim.yaml", cwd=tmp_path, timeout=1.5)
     after = run_dralint("--version")
     assert after.code == 0 and after.stdout.startswith("dralint ")
 

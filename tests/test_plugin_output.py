@@ -19,6 +19,7 @@ from conftest import run_dralint
 
 NOISY = textwrap.dedent('''
     import sys
+    import time
 
     from dralint.api import rule
 
@@ -31,8 +32,8 @@ NOISY = textwrap.dedent('''
         name = doc.get("metadata", "name")
         print("checking", name, end="")
         sys.stdout.write("Content-Length: 2\\r\\n\\r\\n{}")
-        while name == "spin":
-            pass
+        while name == "spin":  # never returns (asleep: the suite's CPU is not spent on it)
+            time.sleep(1)
         report(("metadata", "name"), f"{name} was checked by a noisy rule")
 ''')
 
