@@ -64,6 +64,8 @@ def test_standard_input_working_directory_and_environment_reach_the_forked_run(m
 
 
 def test_a_run_asking_the_interpreter_for_another_start_is_not_forked():
+    if os.environ.get("DRALINT_TEST_FORK") == "0":
+        pytest.skip("DRALINT_TEST_FORK=0: no run is forked")
     server = conftest._fork_server(dict(os.environ))
     assert server is not None
     assert startup_environment({"PYTHONIOENCODING": "latin-1", "HOME": "/x"}) == {"PYTHONIOENCODING": "latin-1"}
