@@ -69,6 +69,23 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.module.__name__ if item.module else "", len(rank)))
 
 
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
+        _compile_checkout()
+
+
+def _compile_checkout() -> None:
+    """Byte-code for this checkout's modules, as the README advises for an editable install.
+
+    With PYTHONDONTWRITEBYTECODE set (CI machines often set it) nothing imported from src/ or
+    rules/ is cached, so every process the tests start (workers, servers, language servers,
+    pre-commit's hook) would compile the whole package again. Up-to-date files are skipped."""
+    import compileall
+
+    for folder in (ROOT / "src", ROOT / "rules"):
+        compileall.compile_dir(str(folder), quiet=1)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     _current_module[0] = item.module.__name__ if item.module else item.nodeid
