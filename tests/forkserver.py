@@ -62,6 +62,8 @@ class ForkServer:
     def run(self, args: list[str], stdin: bytes, cwd: str, env: dict[str, str], timeout: float) -> tuple[int, bytes, bytes]:
         _write(self.proc.stdin, (args, stdin, cwd, env, timeout))
         reply = _read(self.proc.stdout)
+        if reply is None:
+            raise RuntimeError(f"the fork server ended during `dralint {' '.join(args)}` (exit {self.proc.wait()})")
         if reply == "timeout":
             raise subprocess.TimeoutExpired([str(self.script), *args], timeout)
         return reply
