@@ -142,7 +142,7 @@ def run_dralint(*args: str, input: str | bytes | None = None, cwd: str | Path | 
     """The console script `dralint ARGS` in a process of its own: forked from a server that has
     imported the command line (tests/forkserver.py), or a new process where the run's environment
     asks the interpreter for another start."""
-    full_env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "DRALINT_CACHE_DIR")}
+    full_env = _run_environment()
     # Each run judges afresh unless a test asks for the verdict cache.
     full_env["DRALINT_NO_CACHE"] = "1"
     full_env.update(env or {})
@@ -158,18 +158,23 @@ def run_dralint(*args: str, input: str | bytes | None = None, cwd: str | Path | 
     return Run(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
 
+def _run_environment() -> dict[str, str]:
+    """The tests' environment without what would change a report's format or the cache's place."""
+    return {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "DRALINT_CACHE_DIR")}
+
+
 _servers: list[ForkServer] = []
 _forked: collections.Counter = collections.Counter()
 
 
 def _fork_server(env: dict[str, str]) -> ForkServer | None:
     """This test process's fork server, started on first use; None where a run must be a new process."""
-    script = Path(sys.executable).parent / "dralint"
-    if os.environ.get("DRALINT_TEST_FORK") == "0" or not script.exists() or not hasattr(os, "fork"):
-        return None
+    exe = dralint_exe()
+    if os.environ.get("DRALINT_TEST_FORK") == "0" or len(exe) != 1 or not hasattr(os, "fork"):
+        return None  # forked runs stand for the console script only
+    script = Path(exe[0])
     if not _servers or _servers[0].proc.poll() is not None:
-        server_env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "NO_COLOR", "DRALINT_CACHE_DIR")}
-        _servers[:] = [ForkServer(script, server_env)]
+        _servers[:] = [ForkServer(script, _run_environment())]
     return _servers[0] if _servers[0].serves(env) else None
 
 

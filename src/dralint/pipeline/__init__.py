@@ -11,7 +11,7 @@
     suppress    suppress, ignore_paths, then selection (select/ignore/severity)
     settle      run: positions and fixes computed, documents let go, problems ordered
 
-`run` owns the order (its `FILE_STAGES` and `DOCUMENT_STAGES`); `partial` is the typed result a
+`stages` holds the order (`FILE_STAGES`, `DOCUMENT_STAGES`) and `run` applies it; `partial` is the typed result a
 chunk or a cached file hands back, merged by `parallel` and `result_cache`; `lifecycle` is the
 upgrade check (`--target-version`). Front doors (cli, lsp, webhook, migrate, fix, and `dralint.lint`
 for Python callers) sit beside this package and only feed it and report what it returns. Nothing
