@@ -8,6 +8,7 @@ maps field paths to source ranges.
 # No `from __future__ import annotations` in the modules that define named tuples on the
 # lint path: typing would compile every string annotation of a NamedTuple at import (bench/startup.py).
 import enum
+import operator
 from typing import Any, Callable, NamedTuple, Union
 
 PathPart = Union[str, int]
@@ -245,6 +246,11 @@ class Problem(Record):
     def _fields(self) -> tuple[str, ...]:
         return self.FIELDS
 
+    def __reduce__(self) -> tuple:
+        # One call and a tuple of the slots, not object.__reduce_ex__'s dict of slot names per problem:
+        # problems are pickled by the result cache, --jobs workers and the webhook (bench/cache.py).
+        return _problem, _problem_slots(self)
+
     @property
     def span(self) -> Span:
         if self._span is None:
@@ -283,6 +289,17 @@ class Problem(Record):
 
     def sort_key(self) -> tuple:
         return (self.source, self.document, self.span.line, self.span.column, self.rule, self.message)
+
+
+_problem_slots = operator.attrgetter(*Problem.__slots__)
+
+
+def _problem(*values: Any) -> Problem:
+    """A pickled Problem back (`Problem.__reduce__`): its slots in their declared order."""
+    problem = Problem.__new__(Problem)
+    for name, value in zip(Problem.__slots__, values):
+        setattr(problem, name, value)
+    return problem
 
 
 class MapKey(str):

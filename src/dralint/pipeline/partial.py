@@ -54,8 +54,12 @@ class LintResult(Record):
     def merge(self, other: "LintResult") -> None:
         """Add what `other` found in the files that follow these."""
         self.problems.extend(other.problems)
-        for counter in ("files", "documents", "checked", "passed_over", "files_passed_over", "empty"):
-            setattr(self, counter, getattr(self, counter) + getattr(other, counter))
+        self.files += other.files
+        self.documents += other.documents
+        self.checked += other.checked
+        self.passed_over += other.passed_over
+        self.files_passed_over += other.files_passed_over
+        self.empty += other.empty
         self.passed_over_files.extend(other.passed_over_files)
         self.objects.extend(other.objects)
         self.source_names.extend(other.source_names)
