@@ -297,7 +297,7 @@ _problem_slots = operator.attrgetter(*Problem.__slots__)
 def _problem(*values: Any) -> Problem:
     """A pickled Problem back (`Problem.__reduce__`): its slots in their declared order."""
     problem = Problem.__new__(Problem)
-    for name, value in zip(Problem.__slots__, values):
+    for name, value in zip(Problem.__slots__, values, strict=True):
         setattr(problem, name, value)
     return problem
 
