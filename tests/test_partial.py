@@ -79,3 +79,18 @@ def test_a_partial_merges_into_an_empty_one_unchanged():
     empty.merge(taken)
     assert empty.result.problems == taken.result.problems and empty.result.files == taken.result.files == 7
     assert empty.records == taken.records and set(empty.first) == set(taken.first) and empty.records
+
+
+def test_a_pickled_problem_keeps_every_slot():
+    """Problems pickle as their slots (model.Problem.__reduce__): fixes and the origin of a rendered stream's
+    problem come back too, and the copy is a Problem equal to the original."""
+    from dralint.model import Edit, Fix, Problem, Severity, Span
+
+    problem = Problem("DRA101", "unknown-field", Severity.ERROR, "unknown field", "a.yaml", 2, ("spec", 0), Span(3, 4, 3, 9),
+                      "resource.k8s.io/v1", "ResourceClaim", "ns/name", "FieldValueNotFound")
+    problem.fixes = [Fix("drop it", (Edit(Span(3, 1, 4, 1), ""),))]
+    problem.origin = ("b.yaml", 7)
+    copy = pickle.loads(pickle.dumps(problem, pickle.HIGHEST_PROTOCOL))
+    assert type(copy) is Problem and copy == problem
+    assert [getattr(copy, name) for name in Problem.__slots__] == [getattr(problem, name) for name in Problem.__slots__]
+    assert copy.fixes == problem.fixes and copy.origin == ("b.yaml", 7)
