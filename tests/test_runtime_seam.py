@@ -224,14 +224,15 @@ def test_the_loader_notes_the_fields_the_active_run_scope_rules_declare(monkeypa
     def driver_places(run, report):
         """Places drivers (a test rule)."""
 
-    refs = {"resourceClaimName", "resourceClaimTemplateName", "resourceClassName", "deviceClassName"}
+    # apiVersion always: where the engine's DRA010/DRA011 stand, the problem real-world files have most often
+    refs = {"resourceClaimName", "resourceClaimTemplateName", "resourceClassName", "deviceClassName", "apiVersion"}
     assert _positioned_asked(monkeypatch, LintOptions(plugins=False)) == {frozenset(refs)}
     extra = LintOptions(plugins=False, extra_rules=[driver_places.__dralint_rule__])
     assert _positioned_asked(monkeypatch, extra) == {frozenset({*refs, "driver"})}
     only = LintOptions(plugins=False, extra_rules=[driver_places.__dralint_rule__], selection=Selection(select=["X900", "DRA5"]))
-    assert _positioned_asked(monkeypatch, only) == {frozenset({"driver"})}
+    assert _positioned_asked(monkeypatch, only) == {frozenset({"driver", "apiVersion"})}
     none = LintOptions(plugins=False, selection=Selection(select=["DRA5"]))
-    assert _positioned_asked(monkeypatch, none) == {frozenset()}
+    assert _positioned_asked(monkeypatch, none) == {frozenset({"apiVersion"})}
 
 
 def test_the_command_turns_the_seam_on_for_its_run_and_off_after(monkeypatch, seam_off, tmp_path, capsys):

@@ -338,8 +338,8 @@ class Suppressor:
     def add_source(self, source: str, text: str | None, documents: list[Document]) -> None:
         """Read the `# dralint:` comments of a file before its problems are filtered."""
         # Not cached: that is for the files with problems (keep), not for every file of the run.
-        relative = self._relative[source] if source in self._relative else self._compute_relative(source)
         if self.ignore:
+            relative = self._relative[source] if source in self._relative else self._compute_relative(source)
             for entry in self.ignore.entries:
                 if entry.index not in self._entries_in_scope and (not entry.files or entry.matches_file(relative)):
                     self._entries_in_scope.add(entry.index)
