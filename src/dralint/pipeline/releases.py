@@ -97,12 +97,25 @@ def file_release(source: str, data: bytes, default: str) -> tuple[str, list[Prob
             problems.append(_problem(source, number, column, f"malformed release comment; write it as '# dralint: {written}'"))
         elif release is default:
             try:
-                release = supported_release(exact.group(1).strip("\"'"))
+                release = _supported(exact.group(1).strip("\"'"))
             except ValueError as exc:
                 problems.append(_problem(source, number, column + exact.start(1) - exact.start(), f"{exc} (in the file's dralint comment)"))
         else:
             problems.append(_problem(source, number, column, "a second dralint kubernetes-version comment; the first one applies"))
     return release, problems
+
+
+_KNOWN: dict[str, str] = {}  # release comment value -> the release it names; most files of a run repeat a few
+
+
+def _supported(value: str) -> str:
+    """`supported_release(value)`, kept for the values that name one (a few per run)."""
+    release = _KNOWN.get(value)
+    if release is None:
+        release = supported_release(value)
+        if len(_KNOWN) < 256:
+            _KNOWN[value] = release
+    return release
 
 
 class _ContentStart:
