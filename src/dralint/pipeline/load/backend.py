@@ -112,8 +112,7 @@ def _install_cheap(cmod: Any, events: Any) -> None:
 
 
 def _c_backend(cmod: Any, events: Any, error: Any) -> Backend:
-    # Asked at every load: the names of _PATCHED, in its order, read directly.
-    key = (cmod.ScalarEvent, cmod.MappingStartEvent, cmod.MappingEndEvent, cmod.SequenceStartEvent, cmod.SequenceEndEvent)
+    key = tuple(getattr(cmod, name) for name in _PATCHED)
     b = _C_BACKENDS.get(key)
     if b is None:
         b = _common(Backend(), events, error)
