@@ -102,7 +102,9 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
     strings: _Strings | None = None  # built for the first candidate
     candidates = []
     at = 0
-    while (m := _MARKER.search(text, at)) is not None:
+    # The marker says `dralint`: where the word does not occur again, neither does the marker (a search for
+    # the word skips the comments the pattern would stop at).
+    while text.find("dralint", at) != -1 and (m := _MARKER.search(text, at)) is not None:
         i, body_start = m.span()
         at = i + 1  # text, not a comment: look on from its `#`; a comment may follow on the same line
         if i > 0 and text[i - 1] not in " \t\r\n":
