@@ -148,18 +148,21 @@ def _observe(runs: list[_Run], extra: tuple[Rule, ...] = (), on: dict[_Run, Any]
 
 
 def _observing(seen: _Observed, monkeypatch) -> None:
-    """Every rule called: those dispatch chooses as it would, then those it skips on a view of the
-    document that records what each reads, and each chosen one that reports again alone on that view
-    stripped of what it needs."""
-    chosen: list[list[Rule]] = [[]]
+    """Every rule of the document's type called, in order, as with dispatch off, on a view of the
+    document that records what a rule dispatch skips reads there (`_recording`); then each rule that
+    reports, alone on that view stripped of what it needs."""
+    skipped: set[str] = set()  # the codes of the rules dispatch skips on the document at hand
     choose, run, memo = Dispatch.for_document, dralint.pipeline.stages.run_document_rules, DocumentView.memo
-    # Kept, as the engine binds reporters to a rule sequence by its identity: (type's rules, chosen) ->
-    # the recording rules dispatch skips; a rule -> itself recording, alone.
-    skipping: dict[tuple[int, int], tuple[list[Rule], list[Rule], list[Rule]]] = {}
+    # Kept, as the engine binds reporters to a rule sequence by its identity: id(a type's rules) ->
+    # (them, them recording); id(a rule) -> (it, [it recording]).
+    recording: dict[int, tuple[list[Rule], list[Rule]]] = {}
     alone: dict[int, tuple[Rule, list[Rule]]] = {}
 
     def for_document(self, data):
-        chosen[0] = choose(self, data)
+        skipped.clear()
+        skipped.update(r.code for r in self.rules)
+        skipped.difference_update(r.code for r in choose(self, data))
+        seen.skipped += len(skipped)
         return self.rules
 
     def on_view(rules: list[Rule], view: DocumentView, data: Any) -> list:
@@ -171,28 +174,19 @@ def _observing(seen: _Observed, monkeypatch) -> None:
             doc.data = kept
 
     def run_document_rules(rules, view):
-        ran = chosen[0]
-        problems = run(ran, view)
-        held = skipping.get((id(rules), id(ran)))
-        if held is None:
-            ids = {id(r) for r in ran}
-            held = skipping[id(rules), id(ran)] = (rules, ran, [_recording(r, seen) for r in rules if r.needs is not None and id(r) not in ids])
-        tracked = _tracked(view.data, ()) if held[2] else None  # the recording view of the document
-        if held[2]:
-            seen.skipped += len(held[2])
-            leaked = on_view(held[2], view, tracked)
-            seen.leaks.extend((p.source, p.document, p.rule, p.message) for p in leaked)
-            problems.extend(leaked)
+        if id(rules) not in recording:
+            recording[id(rules)] = (rules, [_recording(r, seen, skipped) if r.needs is not None else r for r in rules])
+        tracked = _tracked(view.data, ())
+        problems = on_view(recording[id(rules)][1], view, tracked)
+        seen.leaks.extend((p.source, p.document, p.rule, p.message) for p in problems if p.rule in skipped)
         reported = {p.rule for p in problems}
-        for rule in ran:
-            if rule.needs is not None and rule.code in reported:
-                seen.reported.add(rule.code)
+        for r in rules:
+            if r.needs is not None and r.code in reported:
+                seen.reported.add(r.code)
                 seen.pruned += 1
-                tracked = _tracked(view.data, ()) if tracked is None else tracked
-                if id(rule) not in alone:
-                    alone[id(rule)] = (rule, [_recording(rule, seen)])
-                single = alone[id(rule)][1]
-                again = on_view(single, view, _without(tracked, list(rule.needs)))
+                if id(r) not in alone:
+                    alone[id(r)] = (r, [_recording(r, seen, {r.code})])  # skipped wherever it is called alone
+                again = on_view(alone[id(r)][1], view, _without(tracked, list(r.needs)))
                 seen.pruned_leaks.extend((view.source, view.index, p.rule, p.message) for p in again)
         return problems
 
@@ -208,12 +202,15 @@ def _observing(seen: _Observed, monkeypatch) -> None:
     monkeypatch.setattr(DocumentView, "memo", untracked_memo)
 
 
-def _recording(rule: Rule, seen: _Observed) -> Rule:
-    """`rule`, noting in `seen.outside` each path it reads that is not on the way to its `needs`."""
+def _recording(rule: Rule, seen: _Observed, skipped: set[str]) -> Rule:
+    """`rule`, noting in `seen.outside` each path it reads that is not on the way to its `needs`, on
+    a document where its code is in `skipped`."""
     allowed = rule.needs + tuple(tuple(p.split(".")) for p in _CONTEXT.get(rule.code, ()))
-    check = rule.check
+    check, code = rule.check, rule.code
 
     def recorded(view, report):
+        if code not in skipped:
+            return check(view, report)
         reads: set = set()
         _SINK[0] = reads
         try:
@@ -223,7 +220,7 @@ def _recording(rule: Rule, seen: _Observed) -> Rule:
             seen.read += len(reads)
             for path in reads:
                 if not _covered(path, allowed):
-                    seen.outside.setdefault((rule.code, ".".join(map(str, path))), f"{view.source}#{view.index}")
+                    seen.outside.setdefault((code, ".".join(map(str, path))), f"{view.source}#{view.index}")
 
     return rule._replace(check=recorded)
 
@@ -294,26 +291,29 @@ _SINK: list[set | None] = [None]
 class _Dict(dict):
     __slots__ = ("_at",)
 
-    def _note(self, key: Any) -> None:
+    def __getitem__(self, key):
         reads = _SINK[0]
         if reads is not None:
             reads.add(self._at + (key,))
-
-    def __getitem__(self, key):
-        self._note(key)
         return super().__getitem__(key)
 
     def get(self, key, default=None):
-        self._note(key)
+        reads = _SINK[0]
+        if reads is not None:
+            reads.add(self._at + (key,))
         return super().get(key, default)
 
     def __contains__(self, key):
-        self._note(key)
+        reads = _SINK[0]
+        if reads is not None:
+            reads.add(self._at + (key,))
         return super().__contains__(key)
 
     def __iter__(self):
+        reads = _SINK[0]
         for key in super().__iter__():
-            self._note(key)
+            if reads is not None:
+                reads.add(self._at + (key,))
             yield key
 
     def keys(self):
