@@ -138,12 +138,15 @@ class _Observed:
 def _observe(runs: list[_Run], extra: tuple[Rule, ...] = (), on: dict[_Run, Any] | None = None) -> _Observed:
     """`runs` observed, and each with `formats` linted again with dispatch on (unless `on` has its result)."""
     seen = _Observed()
+    off: dict[_Run, dict[str, str]] = {}
     with pytest.MonkeyPatch.context() as monkeypatch:
         _observing(seen, monkeypatch)
-        off = {r: _lint(r, extra) for r in runs}
-    for r, result in off.items():
-        if r.formats:
-            seen.reports[r] = (_reports(result), _reports((on or {}).get(r) or _lint(r, extra)))
+        for r in runs:
+            result = _lint(r, extra)
+            if r.formats:
+                off[r] = _reports(result)
+    for r, reports in off.items():
+        seen.reports[r] = (reports, _reports(on[r] if on is not None else _lint(r, extra)))
     return seen
 
 
@@ -256,7 +259,7 @@ def test_no_rule_reads_outside_its_needs_where_dispatch_skips_it_on_a_fixture(fi
 def test_a_skipped_rule_reports_nothing_and_reads_nothing_outside_its_needs_on_the_corpus(corpus_observed):
     assert corpus_observed.leaks == [] and corpus_observed.pruned_leaks == []
     assert corpus_observed.outside == {}, "(rule, path it reads but does not declare): where first"
-    assert corpus_observed.skipped > 0 and corpus_observed.pruned > 0
+    assert corpus_observed.skipped > 0 and corpus_observed.pruned > 0 and corpus_observed.read > 0
 
 
 def test_a_rule_reading_outside_its_needs_is_named(tmp_path):
