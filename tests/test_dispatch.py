@@ -287,10 +287,11 @@ def test_a_rule_reading_outside_its_needs_is_named(tmp_path):
     assert seen.outside == {("XT901", "spec.devices.requests"): f"{claim}#0"}
 
 
-# --- each declared path is read ------------------------------------------------------------
+# --- the recording view; each declared path is read ------------------------------------------
 
 
-# Where a tracked mapping notes the paths looked up in it (list indices as `*`); None: nowhere.
+# Where a mapping of a recording view (`_tracked`) notes the paths looked up in it (list entries as
+# `*`); None: nowhere.
 _SINK: list[set | None] = [None]
 
 
