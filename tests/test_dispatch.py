@@ -80,8 +80,8 @@ def _corpus_runs(corpus: Corpus) -> dict[_Run, Any]:
 
 
 def _lint(run: _Run, extra: tuple[Rule, ...] = ()):
-    """The result of `run`, in process, keeping what every format reads."""
-    return lint_paths(run.files, release=run.release, feature_gates=dict(run.gates), keep=REPORTED, rules=extra)
+    """The result of `run`, in process, keeping what every format reads when its report is compared."""
+    return lint_paths(run.files, release=run.release, feature_gates=dict(run.gates), keep=REPORTED if run.formats else None, rules=extra)
 
 
 def _reports(result) -> dict[str, str]:
