@@ -8,8 +8,10 @@ result is published only if the buffer still has the version it was computed
 from, so a slow lint never overwrites a newer one.
 
 Lints run in a child process (worker.py), awaited, so the server answers other
-requests meanwhile; each version of a buffer is linted once, and diagnostics,
-code actions and hover are all served from that lint (`Linted`).
+requests meanwhile; each version of a buffer is linted once, and diagnostics are
+published from that lint (`Linted`). Code actions and hover never wait for a lint:
+they answer from the buffer's last lint, for its current text (dralint.lsp.carry
+for quick fixes), with what a lint process reply brought before (rule docs).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from . import convert, engine, hover
+from . import carry, convert, engine, hover
 from .text import Buffer, BufferWorkspace, Text
 from .worker import LintTimeout, Superseded, Worker, WorkerFailed
 
@@ -49,14 +51,16 @@ class Linted:
     loaded from `text` when first asked for, once per version.
     """
 
-    __slots__ = ("key", "problems", "diagnostics", "text", "release", "_documents")
+    __slots__ = ("key", "problems", "diagnostics", "text", "release", "judged", "_documents")
 
-    def __init__(self, key: tuple[int | None, int], problems: list, diagnostics: list[types.Diagnostic], text: Text, release: str | None):
+    def __init__(self, key: tuple[int | None, int], problems: list, diagnostics: list[types.Diagnostic], text: Text, release: str | None,
+                 judged: carry.Judged | None = None):
         self.key = key
         self.problems = problems
         self.diagnostics = diagnostics
         self.text = text
         self.release = release
+        self.judged = judged or carry.Judged("", text, problems, None)  # its quick fixes, for this text or a later one
         self._documents: list | None = None
 
     @property
@@ -112,10 +116,12 @@ class DralintServer(LanguageServer):
         self.generation = 0  # bumped when the config changes: a pull's result id is generation + version
         self.worker = Worker()
         self.folders: tuple[str, ...] = ()  # the workspace folders, whose manifests the lints know of
-        # For hover while a buffer's lint is stale: its current text's documents, and each path's
-        # rule docs (both cleared with the generation), so that hover never queues behind a lint.
+        # For hover while a buffer's lint is stale: its current text's documents (cleared with the
+        # generation); and what the lint process told of each config (rule docs ...), kept until it
+        # tells again, and the config of each path's last lint: hover never queues behind a lint.
         self.loaded: dict[str, tuple[Text, list]] = {}
-        self.docs: dict[str, dict[str, dict[str, str]]] = {}
+        self.facts: dict[tuple, engine.ConfigFacts] = {}
+        self.config_of: dict[str, tuple] = {}
 
     def in_workspace(self, path: str) -> bool:
         path = os.path.abspath(path) if path else ""
@@ -144,13 +150,18 @@ class DralintServer(LanguageServer):
         path = to_fs_path(uri) or uri
         problems: list = []
         notices: list[types.Diagnostic] = []
-        release = None
+        release = facts = None
         try:
-            problems, kubernetes, config_error, release = await self.worker.call("lint", path, text.text, self.folders, wanted=lambda: self._current(uri, key))
-            if not kubernetes:  # Files without a Kubernetes object (dralint.pipeline.triage): other YAML servers run beside this one.
+            reply = await self.worker.call("lint", path, text.text, self.folders, wanted=lambda: self._current(uri, key))
+            problems, release = reply.problems, reply.release
+            if not reply.kubernetes:  # Files without a Kubernetes object (dralint.pipeline.triage): other YAML servers run beside this one.
                 problems = []
-            if config_error:
-                self.tell(f"dralint: {config_error}; using the defaults")
+            if reply.config_error:
+                self.tell(f"dralint: {reply.config_error}; using the defaults")
+            if reply.facts is not None:
+                self.facts[reply.config] = reply.facts
+            self.config_of[path] = reply.config
+            facts = self.facts.get(reply.config)
         except LintTimeout:
             notices.append(_timed_out(self.worker.timeout))
         except WorkerFailed as exc:  # a broken plugin or rule: say so once, keep serving the other buffers
@@ -162,9 +173,11 @@ class DralintServer(LanguageServer):
             if running is not None and running[1] is asyncio.current_task():
                 del self.running[uri]
         diagnostics = [convert.diagnostic(p, text) for p in problems] + notices
-        linted = Linted(key, problems, diagnostics, text, release)
+        linted = Linted(key, problems, diagnostics, text, release, carry.Judged(path, text, problems, facts.reads_others if facts else None))
         buffer = self.buffer(uri)
-        if buffer is not None and buffer.text is text:  # still this text (not closed, edited or reopened)
+        known = self.linted.get(uri)
+        # Still this text (not closed, edited or reopened), and not a lint of an older config finishing late.
+        if buffer is not None and buffer.text is text and (known is None or known.key[1] <= key[1]):
             self.linted[uri] = linted
         return linted
 
@@ -225,22 +238,20 @@ class DralintServer(LanguageServer):
         """Every open buffer again, after `operation` in the lint process: "forget" (a config changed:
         its settings and the workspace index go) or "changed" (files of the workspace changed)."""
         # The new generation first: a request that comes meanwhile must not be served from the old
-        # verdicts; its lint queues behind the "forget" (the lint process takes requests in order).
+        # verdicts (their release still serves hover); its lint queues behind the "forget" (the lint
+        # process takes requests in order).
         self.generation += 1
-        self.linted.clear()
         self.running.clear()
         self.loaded.clear()
-        self.docs.clear()
         if operation == "forget":  # a new config: its problems are news again (a save is not)
             self.told.clear()
         try:
             await self.worker.call(operation, *args)
         except (LintTimeout, WorkerFailed) as exc:  # the next lint starts a fresh child, with nothing cached
             logger.warning("could not update the lint process (%s): %s", operation, exc)
-        if self.pull:
-            if _refresh_supported(self):
-                self.workspace_diagnostic_refresh(None)
-            return
+        if self.pull and _refresh_supported(self):
+            self.workspace_diagnostic_refresh(None)
+        # Pushed, or (pull) ready for the client's next pull, and for code actions that answer from the last lint.
         for buffer in list(self.workspace.text_documents.values()):
             self.spawn(self.publish(buffer.uri))  # as the client spelled it (pygls keys them unquoted)
 
@@ -362,29 +373,35 @@ FIX_ALL = "source.fixAll.dralint"
     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL], resolve_provider=True),
 )
 async def code_actions(ls: DralintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """From the lint of the buffer's current version: the last one when it is current (nothing is
-    linted for a cursor move), else the one under way or a new one, in the lint process."""
+    """Quick fixes from the buffer's last lint under the current config, never waiting for one: of the
+    documents unchanged since, moved to where they stand (dralint.lsp.carry); none before its first lint.
+    Fix-all asked for by name (fix on save) is computed now, in the lint process."""
     uri = params.text_document.uri
-    linted = await ls.lint(uri)
-    if linted is None:
+    buffer = ls.buffer(uri)
+    if buffer is None:
         return []
-    text = linted.text
-    first = convert.from_position(params.range.start, text)
-    last = convert.from_position(params.range.end, text)
+    text = buffer.text
+    linted = ls.linted.get(uri)
+    if linted is not None and linted.key[1] != ls.generation:  # judged under an older config: its fixes may not hold
+        linted = None
     actions = []
-    for problem, diag in zip(linted.problems, linted.diagnostics, strict=False):
-        if not convert.overlaps(problem.span, first, last):
-            continue
-        for rank, fix in enumerate(problem.fixes):
-            actions.append(convert.code_action(uri, fix, rank == 0, diag, text))
-    if any(p.fixes for p in linted.problems):
-        wanted = params.context.only or []
-        if any(FIX_ALL.startswith(kind) for kind in wanted):  # asked for by name (fix on save): compute now
-            fixed = await _fix_all(ls, uri, linted.text)
+    if linted is not None:
+        first = convert.from_position(params.range.start, text)
+        last = convert.from_position(params.range.end, text)
+        for problem in linted.judged.at(text, first, last):
+            fixes = problem.fixes
+            if fixes:
+                diag = convert.diagnostic(problem, text)
+                actions.extend(convert.code_action(uri, fix, rank == 0, diag, text) for rank, fix in enumerate(fixes))
+    wanted = params.context.only or []
+    fixable = linted is not None and any(p.fixes for p in linted.problems)
+    if any(FIX_ALL.startswith(kind) for kind in wanted):  # asked for by name (fix on save): computed now
+        if fixable or linted is None or linted.text is not text:  # unless this very text has nothing to fix
+            fixed = await _fix_all(ls, uri, text)
             if fixed is not None:
                 actions.append(fixed)
-        elif not wanted and _resolves_edits(ls):  # offered in the menu, computed only if picked
-            actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, data={"uri": uri}))
+    elif not wanted and fixable and _resolves_edits(ls):  # offered in the menu, computed only if picked
+        actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, data={"uri": uri}))
     return actions
 
 
@@ -408,6 +425,8 @@ async def _fix_all(ls: DralintServer, uri: str, text: Text) -> types.CodeAction 
     except (LintTimeout, WorkerFailed) as exc:
         ls.tell(f"dralint could not fix {uri}: {exc}")
         return None
+    if fixed == text.text:  # nothing to fix
+        return None
     whole = text.range(0, len(text.text))
     edit = types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=fixed)]})
     return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, edit=edit)
@@ -423,58 +442,42 @@ async def resolve_code_action(ls: DralintServer, action: types.CodeAction) -> ty
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-async def on_hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
+def on_hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
     """A rule code's docs, or a field's schema, from the buffer as the client opened it (a URI it
-    did not open is not read from disk). Never queued behind a lint once the buffer has been linted:
-    the field is found in the current text, at the release of the buffer's last lint."""
+    did not open is not read from disk). Never waits for a lint: the field is found in the current
+    text, at the release of the buffer's last lint, and the docs are those the lint process sent with
+    a lint under the buffer's config; before the buffer's first lint, there is no hover."""
     uri = params.text_document.uri
     buffer = ls.buffer(uri)
-    if buffer is None or params.position.line >= buffer.text.line_count:
+    linted = ls.linted.get(uri)
+    if buffer is None or linted is None or params.position.line >= buffer.text.line_count:
         return None
     text = buffer.text
     path = to_fs_path(uri) or uri
     offset = text.offset(params.position)
     code = hover.code_at(text.line_text(params.position.line), offset - text.starts[params.position.line] + 1)
     if code is not None:
-        row = (await _rule_docs(ls, path)).get(code)
+        facts = ls.facts.get(ls.config_of.get(path, ()))
+        row = facts.docs.get(code) if facts is not None else None
         value = hover.rule_markdown(code, row) if row else None
+    elif linted.release is not None:
+        value = _field_hover(linted.release, _hover_documents(ls, uri, path, linted, text), *text.to_dralint(offset))
     else:
-        release, documents = await _hover_source(ls, uri, path, text)
-        value = _field_hover(release, documents, *text.to_dralint(offset)) if release is not None else None
+        value = None
     if value is None:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
 
 
-async def _rule_docs(ls: DralintServer, path: str) -> dict[str, dict[str, str]]:
-    """The rule docs of `path`'s config: asked of the lint process once per path and generation."""
-    generation = ls.generation
-    found = ls.docs.get(path)
-    if found is None:
-        try:
-            found = await ls.worker.call("docs", path)
-        except (LintTimeout, WorkerFailed):
-            return {}
-        if generation == ls.generation:  # not from a config changed meanwhile
-            ls.docs[path] = found
-    return found
-
-
-async def _hover_source(ls: DralintServer, uri: str, path: str, text: Text) -> tuple[str | None, list]:
-    """The release and documents a field hover answers from: the last lint's when it is of `text`;
-    when it is of an older text, that lint's release with `text`'s own documents (loaded once per
-    text, without rules); only a buffer never linted in this generation waits for its lint."""
-    linted = ls.linted.get(uri)
-    if linted is None or linted.key[1] != ls.generation:
-        linted = await ls.lint(uri)
-        if linted is None:
-            return None, []
+def _hover_documents(ls: DralintServer, uri: str, path: str, linted: Linted, text: Text) -> list:
+    """The documents a field hover answers from: the last lint's when it is of `text`, else `text`'s own
+    (loaded once per text, without rules)."""
     if linted.text is text:
-        return linted.release, linted.documents(path)
+        return linted.documents(path)
     loaded = ls.loaded.get(uri)
     if loaded is None or loaded[0] is not text:
         loaded = ls.loaded[uri] = (text, engine.documents(path, text.text))
-    return linted.release, loaded[1]
+    return loaded[1]
 
 
 def _field_hover(release: str, documents: list, line: int, column: int) -> str | None:

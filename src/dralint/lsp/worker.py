@@ -1,7 +1,7 @@
 """The language server's linter, in a child process it can stop.
 
 Everything that runs configured rules or imports plugins (lint, fix-all, the rule
-docs of a buffer's config) runs here, one request at a time: a rule that never
+docs of a buffer's config, sent with its lints) runs here, one request at a time: a rule that never
 returns costs that one lint (the child is killed after `TIMEOUT` seconds and a
 fresh one started for the next request), not the server; a rule's print() goes
 to standard error (file descriptor 1 is pointed there), never into the server's
@@ -20,7 +20,7 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 # Seconds one request may take before its child is killed. DRALINT_LSP_TIMEOUT_S overrides it
 # (a 16 MiB buffer with every rule on can need more than the default on a slow machine).
@@ -40,14 +40,34 @@ class Superseded(Exception):
     """By its turn, the request was no longer wanted (its buffer had changed again): not sent."""
 
 
-def _lint(path: str, text: str, folders: tuple[str, ...] = ()) -> tuple[list, bool, str | None, str]:
+class Reply(NamedTuple):
+    """A lint's answer. `facts` (rule docs, ...) are sent with the first lint under each config that this
+    process answers, and again after a `forget`: the server keeps them, so that hover never asks."""
+
+    problems: list
+    kubernetes: bool
+    config_error: str | None
+    release: str
+    config: tuple  # which config judged it (dralint.lsp.engine.config_key)
+    facts: Any  # dralint.lsp.engine.ConfigFacts, or None: sent before
+
+
+_sent: set[tuple] = set()  # the configs whose facts this process has sent
+
+
+def _lint(path: str, text: str, folders: tuple[str, ...] = ()) -> Reply:
     from . import engine
 
     outcome = engine.lint_buffer(path, text, folders)
     for problem in outcome.problems:  # built here: their lazy positions and fixes hold the documents
         problem.span = problem.span
         problem.fixes = problem.fixes
-    return outcome.problems, outcome.kubernetes, engine.config_error(path), engine.release_for(path, text)
+    config = engine.config_key(path)
+    facts = None
+    if config not in _sent:
+        facts = engine.config_facts(path)
+        _sent.add(config)
+    return Reply(outcome.problems, outcome.kubernetes, engine.config_error(path), engine.release_for(path, text), config, facts)
 
 
 def _fix(path: str, text: str) -> str:
@@ -56,16 +76,11 @@ def _fix(path: str, text: str) -> str:
     return engine.fix_buffer(path, text)
 
 
-def _docs(path: str) -> dict[str, dict[str, str]]:
-    from . import engine
-
-    return engine.rule_docs(path)
-
-
 def _forget() -> None:
     from . import engine
 
     engine.forget_settings()
+    _sent.clear()
 
 
 def _changed(paths: list[str]) -> None:
@@ -75,7 +90,7 @@ def _changed(paths: list[str]) -> None:
     incremental.forget()  # a kustomization among them may make the buffer a patch
 
 
-OPERATIONS: dict[str, Callable[..., Any]] = {"lint": _lint, "fix": _fix, "docs": _docs, "forget": _forget, "changed": _changed}
+OPERATIONS: dict[str, Callable[..., Any]] = {"lint": _lint, "fix": _fix, "forget": _forget, "changed": _changed}
 
 
 def serve(conn: Connection) -> None:
