@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import random
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
 pytest_lsp = pytest.importorskip("pytest_lsp")
 from lsp_helpers import ClientText, change_partial, open_document, published_version, start  # noqa: E402
+from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from dralint.lint import Source, lint  # noqa: E402
-from dralint.lsp import convert, engine, incremental  # noqa: E402
+from dralint.lsp import carry, convert, engine, incremental  # noqa: E402
 from dralint.lsp.text import Text, lintable  # noqa: E402
 from dralint.pipeline import run as run_module  # noqa: E402
 
@@ -167,9 +169,25 @@ async def test_published_diagnostics_equal_a_fresh_lint_of_the_whole_buffer_afte
     for version in range(2, 30):
         start, end, new = _edit(rng, buffer.text)
         change_partial(editor, uri, version, buffer.edit(start, end, new))
+        offered = await _quick_fixes(editor, uri, buffer)  # at once: from this version's lint or the last one's
         published = await published_version(editor, uri, version)
-        expected = [convert.diagnostic(p, Text(buffer.text)) for p in _whole(path, buffer.text)]
+        whole, text = _whole(path, buffer.text), Text(buffer.text)
+        expected = [convert.diagnostic(p, text) for p in whole]
         assert _shown(published.diagnostics) == _shown(expected), f"after edit {version - 1} ({start}, {end}, {new!r}):\n{buffer.text}"
+        fresh = [_action(convert.code_action(uri, fix, rank == 0, convert.diagnostic(p, text), text), uri) for p in whole for rank, fix in enumerate(p.fixes)]
+        # Never a fix that a fresh lint of the client's text does not offer at that very place, with those edits.
+        assert [_action(a, uri) for a in offered] == [f for f in fresh if f in [_action(a, uri) for a in offered]]
+
+
+async def _quick_fixes(client: LanguageClient, uri: str, buffer: ClientText) -> list[types.CodeAction]:
+    everywhere = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=len(buffer.lines()), character=0))
+    params = types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=uri), range=everywhere, context=types.CodeActionContext(diagnostics=[]))
+    return [a for a in await client.text_document_code_action_async(params) if a.kind == types.CodeActionKind.QuickFix]
+
+
+def _action(action: types.CodeAction, uri: str) -> tuple:
+    r = lambda x: (x.start.line, x.start.character, x.end.line, x.end.character)  # noqa: E731
+    return (action.title, action.is_preferred, [(r(d.range), d.code, d.message) for d in action.diagnostics], [(r(e.range), e.new_text) for e in action.edit.changes[uri]])
 
 
 # -- in process ---------------------------------------------------------------------------------
@@ -305,3 +323,37 @@ def test_the_same_document_twice_is_told_at_both_places(tmp_path: Path):
         found = _pieces_of(path, version)
         assert [(p.rule, p.document) for p in found] == [("DRA710", 1), ("DRA710", 2)]
         assert _problems(found) == _problems(_whole(path, version))
+
+
+def _fixable(problems) -> list[tuple]:
+    return [(p.rule, p.message, tuple(p.span), [(f.description, f.edits) for f in p.fixes]) for p in problems if p.fixes]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_quick_fixes_carried_to_an_edited_text_are_a_fresh_lints_in_every_unchanged_document(tmp_path: Path, seed: int):
+    """dralint.lsp.carry, after each of a series of random edits: the quick fixes the last lint offers for the
+    edited text, at its new places, are exactly those a fresh lint of the edited text offers in the documents
+    whose text is one of the linted text's, and none in a changed one (none at all where the buffer cannot be
+    cut)."""
+    path = str(tmp_path / "carried.yaml")
+    rng = random.Random(300 + seed)
+    text = _buffer(rng, 10).replace("allocationMode", "alocationMode")  # a fixable typo in every claim
+    reads_others = engine.config_facts(path).reads_others
+    carried_somewhere = 0
+    for _ in range(30):
+        judged = carry.Judged(path, Text(text), _whole(path, text), reads_others)
+        start, end, new = _edit(rng, text)
+        edited = text[:start] + new + text[end:]
+        carried = list(judged.at(Text(edited), (1, 1), (10**9, 1)))
+        old_cuts, new_cuts = incremental.cuts(path, text), incremental.cuts(path, edited)
+        if old_cuts is None or new_cuts is None:
+            assert carried == []
+        else:
+            old_pieces = {text[a:b] for a, b in pairwise(old_cuts)}
+            kept = [(a, b) for a, b in pairwise(new_cuts) if edited[a:b] in old_pieces]
+            at = Text(edited).from_dralint
+            fresh = [p for p in _whole(path, edited) if p.rule not in reads_others and any(a <= at(p.span.line, p.span.column) < b for a, b in kept)]
+            assert _fixable(carried) == _fixable(fresh), (start, end, new)
+            carried_somewhere += bool(carried)
+        text = edited
+    assert carried_somewhere > 10
