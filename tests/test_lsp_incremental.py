@@ -333,8 +333,8 @@ def _fixable(problems) -> list[tuple]:
 def test_quick_fixes_carried_to_an_edited_text_are_a_fresh_lints_in_every_unchanged_document(tmp_path: Path, seed: int):
     """dralint.lsp.carry, after each of a series of random edits: the quick fixes the last lint offers for the
     edited text, at its new places, are exactly those a fresh lint of the edited text offers in the documents
-    whose text is one of the linted text's, and none in a changed one (none at all where the buffer cannot be
-    cut)."""
+    that stand unchanged before or after the edit, and none in a changed one (none at all where the buffer
+    cannot be cut)."""
     path = str(tmp_path / "carried.yaml")
     rng = random.Random(300 + seed)
     text = _buffer(rng, 10).replace("allocationMode", "alocationMode")  # a fixable typo in every claim
@@ -349,11 +349,26 @@ def test_quick_fixes_carried_to_an_edited_text_are_a_fresh_lints_in_every_unchan
         if old_cuts is None or new_cuts is None:
             assert carried == []
         else:
-            old_pieces = {text[a:b] for a, b in pairwise(old_cuts)}
-            kept = [(a, b) for a, b in pairwise(new_cuts) if edited[a:b] in old_pieces]
+            old_pieces = set(pairwise(old_cuts))
+            shift = len(text) - len(edited)  # a piece after the edit stands as far from the end as before
+            kept = [(a, b) for a, b in pairwise(new_cuts) if any((a + d, b + d) in old_pieces and text[a + d : b + d] == edited[a:b] for d in (0, shift))]
             at = Text(edited).from_dralint
             fresh = [p for p in _whole(path, edited) if p.rule not in reads_others and any(a <= at(p.span.line, p.span.column) < b for a, b in kept)]
             assert _fixable(carried) == _fixable(fresh), (start, end, new)
             carried_somewhere += bool(carried)
         text = edited
     assert carried_somewhere > 10
+
+
+def test_no_quick_fix_is_carried_past_a_changed_dralint_comment_or_into_a_buffer_that_cannot_be_cut(tmp_path: Path):
+    path = str(tmp_path / "settings.yaml")
+    text = "---\n".join(CLAIM.format(i=i, c=i).replace("allocationMode", "alocationMode") for i in range(3))
+    judged = carry.Judged(path, Text(text), _whole(path, text), engine.config_facts(path).reads_others)
+    everywhere = ((1, 1), (10**9, 1))
+    edited = text.replace("name: claim-0\n", "name: claim-0\n  labels: {a: b}\n")
+    assert [(p.rule, p.span.line) for p in judged.at(Text(edited), *everywhere)] == [("DRA101", 27), ("DRA101", 41)]  # documents 1 and 2
+    # A file-wide suppression typed into document 0 silences documents 1 and 2 as well: nothing is carried.
+    suppressed = text.replace("name: claim-0\n", "name: claim-0\n# dralint: disable-file=DRA101\n")
+    assert [p.rule for p in _whole(path, suppressed)] == [] and list(judged.at(Text(suppressed), *everywhere)) == []
+    # CRLF line breaks (a buffer the incremental lint does not cut): nothing is carried either.
+    assert list(judged.at(Text(edited.replace("\n", "\r\n")), *everywhere)) == []

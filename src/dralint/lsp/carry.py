@@ -1,18 +1,23 @@
 """Quick fixes for a buffer's current text from its last lint, which may be of an earlier text.
 
 A code action never waits for a lint: it is answered from what the last lint of the buffer (in the
-current config generation) found. When the buffer has been edited since, only what the edit cannot
+current config generation) found. When the buffer has been edited since, only what the edits cannot
 have touched is offered: the buffer is cut into documents where the incremental lint cuts it
-(dralint.lsp.incremental.cuts), and a document of the current text whose text is that of a document
-of the linted text offers that document's quick fixes, moved to where it now stands (documents start
-at a line start: their lines move, their columns do not). A document being re-judged offers nothing;
+(dralint.lsp.incremental), and a document of the current text whose text is that of a document of
+the linted text offers that document's quick fixes, moved to where it now stands (documents start at
+a line start: their lines move, their columns do not). A document being re-judged offers nothing;
 the client asks again when the new diagnostics arrive (the LSP's code action model).
 
+The linted document is looked for where the current one stands, counted from the start of the buffer
+or from its end (what lies before all edits, or after them): only the documents the requested range
+touches are compared, so an answer costs those documents and a few scans of the buffer, not a
+table of every document.
+
 What must stay true: a quick fix offered for a text is one a fresh lint of that text offers at the
-same place, with the same edits (tests/test_lsp_nowait.py): never a range that no longer holds what
-the fix replaces. So nothing is carried where a document's problems may depend on more than its own
-text:
-- the buffer cannot be cut (JSON, templates, CR line breaks, directives ...: `cuts` says None);
+same place, with the same edits (tests/test_lsp_incremental.py, tests/test_lsp_buffer.py): never a
+range that no longer holds what the fix replaces. So nothing is carried where a document's problems
+may depend on more than its own text:
+- the buffer cannot be cut (JSON, templates, CR line breaks, directives ...: `incremental.cuttable`);
 - a line naming dralint differs (suppressions span documents; the header's comments set the
   release and feature gates of every document);
 - a problem of a rule that reads other documents (run scope) or the whole file (DRA011, once per
@@ -22,12 +27,12 @@ text:
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from typing import Iterator
 
 from ..model import Problem
 from .convert import overlaps
-from .incremental import cuts, moved_problem
+from .incremental import cuttable, moved_problem, starts_piece
 from .text import Text
 
 
@@ -44,88 +49,103 @@ def _setting_lines(text: str) -> list[str]:
     return found
 
 
+def _bound(text: str, at: int) -> bool:
+    """Whether a piece starts (or the text ends) at `at`."""
+    return at == 0 or at == len(text) or (text.startswith("\n---", at - 1) and starts_piece(text, at))
+
+
+def _piece_start(text: str, offset: int) -> int:
+    """Where the piece holding `offset` starts."""
+    at = text.rfind("\n---", 0, offset + 3)
+    while at != -1 and not starts_piece(text, at + 1):
+        at = text.rfind("\n---", 0, at + 3)
+    return at + 1 if at != -1 else 0
+
+
+def _piece_end(text: str, start: int) -> int:
+    """Where the piece that starts at `start` ends: the next piece's start, or the end of the text."""
+    at = text.find("\n---", start)
+    while at != -1 and not starts_piece(text, at + 1):
+        at = text.find("\n---", at + 1)
+    return at + 1 if at != -1 else len(text)
+
+
 class Judged:
-    """One lint of a buffer, by document: what a later text of the buffer can take of it.
+    """One lint of a buffer, as a later text of the buffer can use it. `problems` are the lint's, in
+    report order; `reads_others` the codes whose problems are never carried (None: carry nothing)."""
 
-    `problems` are the lint's, in report order; built on the first request that needs them."""
-
-    __slots__ = ("path", "text", "problems", "reads_others", "_cuts", "_settings", "_by_text", "_per_piece", "_seen")
+    __slots__ = ("path", "text", "problems", "reads_others", "_lines", "_cuttable", "_settings", "_seen")
 
     def __init__(self, path: str, text: Text, problems: list[Problem], reads_others: frozenset[str] | None):
         self.path = path
         self.text = text
         self.problems = problems
-        self.reads_others = reads_others  # None: not known, nothing is carried to another text
-        self._cuts: list[int] | None = None  # built on first use; [] if the text cannot be cut
-        self._settings: list[str] = []
-        self._by_text: dict[str, int] = {}
-        self._per_piece: list[list[int]] = []
-        self._seen: tuple[Text, list[int] | None] | None = None  # the last current text asked about, and its cuts
+        self.reads_others = reads_others
+        self._lines: list[tuple[int, int]] | None = None  # (first line, index) of the problems that may be carried
+        self._cuttable: bool | None = None  # None until asked
+        self._settings: list[str] = []  # its dralint lines, once known to be cuttable
+        self._seen: tuple[Text, bool] | None = None  # the last current text asked about, and whether it can carry fixes
 
     def at(self, text: Text, first: tuple[int, int], last: tuple[int, int]) -> Iterator[Problem]:
-        """The problems whose quick fixes hold for `text`, touching the (line, column) range [first, last]
-        of `text`, moved to where they stand in it (and only those that have fixes, when `text` is not
-        the linted one)."""
+        """The problems touching the (line, column) range [first, last] of `text` whose quick fixes hold
+        for `text`, at their places in it (when `text` is not the linted text: only problems with fixes)."""
         if text is self.text or text.text == self.text.text:
             yield from (p for p in self.problems if overlaps(p.span, first, last))
             return
-        if self.reads_others is None or not self._indexed():
+        if not self._carries_to(text):
             return
-        now = self._cuts_of(text)
-        if now is None:
-            return
+        new = text.text
         start, end = text.from_dralint(*first), text.from_dralint(*last)
-        # The pieces the range touches (a point at a cut touches the piece that starts there and the one before).
-        for n in range(max(0, bisect_left(now, start) - 1), min(len(now) - 1, bisect_right(now, end))):
-            old = self._by_text.get(text.text[now[n] : now[n + 1]])
-            if old is None:  # changed: being judged again
-                continue
-            lines = text.to_dralint(now[n])[0] - self.text.to_dralint(self._cuts[old])[0]  # type: ignore[index]
-            for index in self._per_piece[old]:
-                problem = self.problems[index]
-                moved = moved_problem(problem, 0, lines, True) if lines else problem
-                if overlaps(moved.span, first, last):
-                    yield moved
+        piece = _piece_start(new, max(0, start - 1))  # a range that starts at a piece's start touches the piece before
+        while True:
+            after = _piece_end(new, piece)
+            found = self._linted_piece(new, piece, after)
+            if found is not None:
+                lines = text.to_dralint(piece)[0] - self.text.to_dralint(found)[0]
+                for index in self._inside(found, found + after - piece):
+                    problem = self.problems[index]
+                    moved = moved_problem(problem, 0, lines, True) if lines else problem
+                    if overlaps(moved.span, first, last):
+                        yield moved
+            if after >= len(new) or after > end:
+                return
+            piece = after
 
-    def _indexed(self) -> bool:
-        """The linted text's documents, by text, and the problems each can carry; False if it cannot be cut."""
-        if self._cuts is None:
-            at = self._cuts = cuts(self.path, self.text.text) or []  # []: it cannot be cut
-            if not at:
-                return False
-            old = self.text.text
-            self._settings = _setting_lines(old)
-            for n in range(len(at) - 1):
-                self._by_text.setdefault(old[at[n] : at[n + 1]], n)
-            self._per_piece = [[] for _ in range(len(at) - 1)]
-            for index, problem in enumerate(self.problems):
-                n = self._piece_of(problem)
-                if n is not None:
-                    self._per_piece[n].append(index)
-        return bool(self._cuts)
+    def _linted_piece(self, new: str, start: int, end: int) -> int | None:
+        """Where the linted text holds the piece new[start:end] as a piece of its own, counted from its start
+        or from its end; None if it does not (the piece changed)."""
+        old = self.text.text
+        for at in dict.fromkeys((start, start + len(old) - len(new))):
+            stop = at + end - start
+            if 0 <= at and stop <= len(old) and _bound(old, at) and _bound(old, stop) and old[at:stop] == new[start:end]:
+                return at
+        return None
 
-    def _piece_of(self, problem: Problem) -> int | None:
-        """The piece holding the problem and every edit of its fixes; None if it has no fix or reaches out."""
-        fixes = problem.fixes
-        if not fixes or problem.rule in self.reads_others:  # type: ignore[operator]
-            return None
-        text, at = self.text, self._cuts
-        assert at is not None
-        span = problem.span
-        start = text.from_dralint(span.line, span.column)
-        n = min(bisect_right(at, start) - 1, len(at) - 2)  # at the very end: the last piece
-        low, high = at[n], at[n + 1]
-        spans = [span, *(edit.span for fix in fixes for edit in fix.edits)]
-        for s in spans:
-            if not (low <= text.from_dralint(s.line, s.column) and text.from_dralint(max(s.end_line, s.line), s.end_column) <= high):
-                return None
-        return n
+    def _inside(self, start: int, end: int) -> list[int]:
+        """The problems with fixes that the linted piece [start, end] holds whole, fixes and all, in report order."""
+        if self._lines is None:  # its problems by first line: a piece's are found without positioning every other
+            self._lines = sorted((p.span.line, index) for index, p in enumerate(self.problems) if p.rule not in self.reads_others)  # type: ignore[operator]
+        text = self.text
+        at = bisect_left(self._lines, (text.to_dralint(start)[0], -1))
+        last = text.to_dralint(end)[0]
+        found = []
+        while at < len(self._lines) and self._lines[at][0] <= last:
+            index = self._lines[at][1]
+            fixes = self.problems[index].fixes
+            spans = [self.problems[index].span, *(edit.span for fix in fixes for edit in fix.edits)]
+            if fixes and all(start <= text.from_dralint(s.line, s.column) and text.from_dralint(max(s.end_line, s.line), s.end_column) <= end for s in spans):
+                found.append(index)
+            at += 1
+        return sorted(found)
 
-    def _cuts_of(self, text: Text) -> list[int] | None:
-        """The current text's cuts, if its documents may carry fixes at all."""
+    def _carries_to(self, text: Text) -> bool:
+        """Whether fixes can be carried from the linted text to `text` at all."""
+        if self.reads_others is None:
+            return False
+        if self._cuttable is None:
+            self._cuttable = cuttable(self.path, self.text.text)
+            self._settings = _setting_lines(self.text.text) if self._cuttable else []
         if self._seen is None or self._seen[0] is not text:
-            now = cuts(self.path, text.text)
-            if now is not None and _setting_lines(text.text) != self._settings:
-                now = None
-            self._seen = (text, now)
+            carries = self._cuttable and cuttable(self.path, text.text) and _setting_lines(text.text) == self._settings
+            self._seen = (text, carries)
         return self._seen[1]

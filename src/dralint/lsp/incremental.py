@@ -189,15 +189,25 @@ def _keep_only(path: str, keys: list[tuple]) -> None:
     _last[path] = keys
 
 
+def cuttable(path: str, text: str) -> bool:
+    """Whether the buffer may be cut into pieces at its `---` lines (see the module docstring)."""
+    return not (path.lower().endswith(".json") or _JSON_START.match(text) or text.startswith(("%", "...")) or any(odd in text for odd in _UNCUTTABLE)
+                or any(first in text and odd in text for first, odd in _UNLESS_NONE))
+
+
+def starts_piece(text: str, at: int) -> bool:
+    """Whether the `\\n---` found at `at - 1` starts a piece at `at`: as _MARKER, `---` then a blank or the end."""
+    return text[at + 3 : at + 4] in ("", " ", "\t", "\n")
+
+
 def cuts(path: str, text: str) -> list[int] | None:
     """Where the pieces start, and the end; None for a buffer that is not cut (see the module docstring)."""
-    if path.lower().endswith(".json") or _JSON_START.match(text) or text.startswith(("%", "...")) or any(odd in text for odd in _UNCUTTABLE) \
-            or any(first in text and odd in text for first, odd in _UNLESS_NONE):
+    if not cuttable(path, text):
         return None
     cuts = [0]
     at = text.find("\n---")
     while at != -1:
-        if text[at + 4 : at + 5] in ("", " ", "\t", "\n"):  # as _MARKER: `---` then a blank or the end
+        if starts_piece(text, at + 1):
             cuts.append(at + 1)
         at = text.find("\n---", at + 4)
     if len(cuts) == 1 or len(cuts) > MAX_PIECES:  # one document: nothing to keep apart; too many to keep
