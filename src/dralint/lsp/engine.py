@@ -112,8 +112,9 @@ def documents(path: str, text: str) -> list[Document]:
     return load(path, lintable(text)).documents
 
 
-def release_for(path: str, text: str) -> str:
-    return file_release(path, lintable(text), settings_for(path).options.release)[0]
+def release_for(path: str, text: str, default: str) -> str:
+    """The release a buffer is judged at: its header comment's, else `default` (its config's)."""
+    return file_release(path, lintable(text), default)[0]
 
 
 def schema_for(release: str, api_version: str | None, kind: str | None) -> dict[str, Any] | None:
@@ -128,6 +129,7 @@ class ConfigFacts(NamedTuple):
 
     docs: dict[str, dict[str, str]]  # rule_docs
     reads_others: frozenset[str]  # codes whose problems in a document can change when another document does
+    release: str  # the release the config judges at, unless a buffer's comment says otherwise
 
 
 # Reported once per file, on its first document of an apiVersion (dralint.pipeline.resolve.disabled_once_per_file).
@@ -135,10 +137,10 @@ _ONCE_PER_FILE = frozenset({"DRA011"})
 
 
 def config_facts(path: str) -> ConfigFacts:
-    """The rule docs and the codes of the run-scope rules of `path`'s config."""
+    """The rule docs, the codes of the run-scope rules and the release of `path`'s config."""
     options = settings_for(path).options
     run_scope = frozenset(rule.code for rule in options.rules() if rule.scope == "run")
-    return ConfigFacts(rule_docs(path), run_scope | _ONCE_PER_FILE)
+    return ConfigFacts(rule_docs(path), run_scope | _ONCE_PER_FILE, options.release)
 
 
 def rule_docs(path: str) -> dict[str, dict[str, str]]:

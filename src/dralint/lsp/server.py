@@ -45,32 +45,24 @@ BUFFER_TEXT = "dralint/bufferText"
 
 
 class Linted:
-    """The lint of one version of a buffer: what diagnostics, code actions and hover answer from.
+    """The lint of one version of a buffer: what diagnostics and code actions answer from.
 
-    `key` is (document version, config generation). The documents for hover are
-    loaded from `text` when first asked for, once per version.
+    `key` is (document version, config generation); `judged` gives its quick fixes, for
+    its text or a later one (dralint.lsp.carry).
     """
 
-    __slots__ = ("key", "problems", "diagnostics", "text", "release", "judged", "_documents")
+    __slots__ = ("key", "problems", "diagnostics", "text", "judged")
 
-    def __init__(self, key: tuple[int | None, int], problems: list, diagnostics: list[types.Diagnostic], text: Text, release: str | None,
-                 judged: carry.Judged | None = None):
+    def __init__(self, key: tuple[int | None, int], problems: list, diagnostics: list[types.Diagnostic], text: Text, judged: carry.Judged | None = None):
         self.key = key
         self.problems = problems
         self.diagnostics = diagnostics
         self.text = text
-        self.release = release
-        self.judged = judged or carry.Judged("", text, problems, None)  # its quick fixes, for this text or a later one
-        self._documents: list | None = None
+        self.judged = judged or carry.Judged("", text, problems, None)
 
     @property
     def version(self) -> int | None:
         return self.key[0]
-
-    def documents(self, path: str) -> list:
-        if self._documents is None:
-            self._documents = engine.documents(path, self.text.text)
-        return self._documents
 
 
 class _Protocol(LanguageServerProtocol):
@@ -116,12 +108,11 @@ class DralintServer(LanguageServer):
         self.generation = 0  # bumped when the config changes: a pull's result id is generation + version
         self.worker = Worker()
         self.folders: tuple[str, ...] = ()  # the workspace folders, whose manifests the lints know of
-        # For hover while a buffer's lint is stale: its current text's documents (cleared with the
-        # generation); and what the lint process told of each config (rule docs ...), kept until it
-        # tells again, and the config of each path's last lint: hover never queues behind a lint.
-        self.loaded: dict[str, tuple[Text, list]] = {}
+        # For hover, which never queues behind a lint: what the lint process told of each config
+        # (engine.config_key -> rule docs, release ...), kept until it tells again; and each buffer's
+        # current text with its release and documents (loaded here, without rules).
         self.facts: dict[tuple, engine.ConfigFacts] = {}
-        self.config_of: dict[str, tuple] = {}
+        self.loaded: dict[str, tuple[Text, engine.ConfigFacts, str, list]] = {}
 
     def in_workspace(self, path: str) -> bool:
         path = os.path.abspath(path) if path else ""
@@ -150,30 +141,29 @@ class DralintServer(LanguageServer):
         path = to_fs_path(uri) or uri
         problems: list = []
         notices: list[types.Diagnostic] = []
-        release = facts = None
+        facts = None
         try:
             reply = await self.worker.call("lint", path, text.text, self.folders, wanted=lambda: self._current(uri, key))
-            problems, release = reply.problems, reply.release
+            problems = reply.problems
             if not reply.kubernetes:  # Files without a Kubernetes object (dralint.pipeline.triage): other YAML servers run beside this one.
                 problems = []
             if reply.config_error:
                 self.tell(f"dralint: {reply.config_error}; using the defaults")
             if reply.facts is not None:
                 self.facts[reply.config] = reply.facts
-            self.config_of[path] = reply.config
             facts = self.facts.get(reply.config)
         except LintTimeout:
             notices.append(_timed_out(self.worker.timeout))
         except WorkerFailed as exc:  # a broken plugin or rule: say so once, keep serving the other buffers
             self.tell(f"dralint could not lint {path}: {exc}")
         except Superseded:  # nobody is left to show it to: neither kept nor published
-            return Linted(key, [], [], text, None)
+            return Linted(key, [], [], text)
         finally:
             running = self.running.get(uri)
             if running is not None and running[1] is asyncio.current_task():
                 del self.running[uri]
         diagnostics = [convert.diagnostic(p, text) for p in problems] + notices
-        linted = Linted(key, problems, diagnostics, text, release, carry.Judged(path, text, problems, facts.reads_others if facts else None))
+        linted = Linted(key, problems, diagnostics, text, carry.Judged(path, text, problems, facts.reads_others if facts else None))
         buffer = self.buffer(uri)
         known = self.linted.get(uri)
         # Still this text (not closed, edited or reopened), and not a lint of an older config finishing late.
@@ -238,9 +228,9 @@ class DralintServer(LanguageServer):
         """Every open buffer again, after `operation` in the lint process: "forget" (a config changed:
         its settings and the workspace index go) or "changed" (files of the workspace changed)."""
         # The new generation first: a request that comes meanwhile must not be served from the old
-        # verdicts (their release still serves hover); its lint queues behind the "forget" (the lint
-        # process takes requests in order).
+        # verdicts; its lint queues behind the "forget" (the lint process takes requests in order).
         self.generation += 1
+        self.linted.clear()
         self.running.clear()
         self.loaded.clear()
         if operation == "forget":  # a new config: its problems are news again (a save is not)
@@ -445,39 +435,30 @@ async def resolve_code_action(ls: DralintServer, action: types.CodeAction) -> ty
 def on_hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
     """A rule code's docs, or a field's schema, from the buffer as the client opened it (a URI it
     did not open is not read from disk). Never waits for a lint: the field is found in the current
-    text, at the release of the buffer's last lint, and the docs are those the lint process sent with
-    a lint under the buffer's config; before the buffer's first lint, there is no hover."""
+    text, at the release its header comment or its config gives, and the docs are those of its config,
+    as the lint process sent them with a lint under that config (before the first, there is no hover)."""
     uri = params.text_document.uri
     buffer = ls.buffer(uri)
-    linted = ls.linted.get(uri)
-    if buffer is None or linted is None or params.position.line >= buffer.text.line_count:
+    if buffer is None or params.position.line >= buffer.text.line_count:
         return None
     text = buffer.text
     path = to_fs_path(uri) or uri
+    facts = ls.facts.get(engine.config_key(path))
+    if facts is None:
+        return None
     offset = text.offset(params.position)
     code = hover.code_at(text.line_text(params.position.line), offset - text.starts[params.position.line] + 1)
     if code is not None:
-        facts = ls.facts.get(ls.config_of.get(path, ()))
-        row = facts.docs.get(code) if facts is not None else None
+        row = facts.docs.get(code)
         value = hover.rule_markdown(code, row) if row else None
-    elif linted.release is not None:
-        value = _field_hover(linted.release, _hover_documents(ls, uri, path, linted, text), *text.to_dralint(offset))
     else:
-        value = None
+        loaded = ls.loaded.get(uri)
+        if loaded is None or loaded[0] is not text or loaded[1] is not facts:  # once per text (and config)
+            loaded = ls.loaded[uri] = (text, facts, engine.release_for(path, text.text, facts.release), engine.documents(path, text.text))
+        value = _field_hover(loaded[2], loaded[3], *text.to_dralint(offset))
     if value is None:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
-
-
-def _hover_documents(ls: DralintServer, uri: str, path: str, linted: Linted, text: Text) -> list:
-    """The documents a field hover answers from: the last lint's when it is of `text`, else `text`'s own
-    (loaded once per text, without rules)."""
-    if linted.text is text:
-        return linted.documents(path)
-    loaded = ls.loaded.get(uri)
-    if loaded is None or loaded[0] is not text:
-        loaded = ls.loaded[uri] = (text, engine.documents(path, text.text))
-    return loaded[1]
 
 
 def _field_hover(release: str, documents: list, line: int, column: int) -> str | None:

@@ -47,7 +47,6 @@ class Reply(NamedTuple):
     problems: list
     kubernetes: bool
     config_error: str | None
-    release: str
     config: tuple  # which config judged it (dralint.lsp.engine.config_key)
     facts: Any  # dralint.lsp.engine.ConfigFacts, or None: sent before
 
@@ -67,7 +66,7 @@ def _lint(path: str, text: str, folders: tuple[str, ...] = ()) -> Reply:
     if config not in _sent:
         facts = engine.config_facts(path)
         _sent.add(config)
-    return Reply(outcome.problems, outcome.kubernetes, engine.config_error(path), engine.release_for(path, text), config, facts)
+    return Reply(outcome.problems, outcome.kubernetes, engine.config_error(path), config, facts)
 
 
 def _fix(path: str, text: str) -> str:
