@@ -178,6 +178,14 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
     return _servers[0] if _servers[0].serves(env) else None
 
 
+def dralint_command(*args: str) -> list[str]:
+    """The command line a client that starts `dralint ARGS` itself (a language client) is given: a
+    launcher whose run is forked from the fork server (tests/forkshim.py), or the console script
+    where forking is off."""
+    server = _fork_server(_run_environment())
+    return server.command(list(args)) if server is not None else [*dralint_exe(), *args]
+
+
 def lint_json(*args: str, **kw) -> Run:
     """`dralint --format json --no-config ARGS`; asserts the run produced a JSON report."""
     run = run_dralint("--format", "json", "--no-config", *args, **kw)

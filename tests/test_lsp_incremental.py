@@ -8,15 +8,15 @@ whole buffer's lint puts them, and buffers a piece cannot stand for are linted w
 
 from __future__ import annotations
 
+import os
 import random
-import sys
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
 pytest_lsp = pytest.importorskip("pytest_lsp")
-from lsp_helpers import ClientText, change_partial, open_document, published_version, start  # noqa: E402
+from lsp_helpers import SERVER_COMMAND, ClientText, change_partial, open_document, published_version, start  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
@@ -25,7 +25,7 @@ from dralint.lsp import carry, convert, engine, incremental  # noqa: E402
 from dralint.lsp.text import Text, lintable  # noqa: E402
 from dralint.pipeline import run as run_module  # noqa: E402
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "dralint", "lsp"], server_env={"DRALINT_LSP_DELAY_MS": "0"})
+SERVER = ClientServerConfig(server_command=SERVER_COMMAND, server_env={**os.environ, "DRALINT_LSP_DELAY_MS": "0"})
 
 CLASS = """apiVersion: resource.k8s.io/v1
 kind: DeviceClass

@@ -3,7 +3,7 @@
 Push or pull, never both: a client that can pull diagnostics
 (`textDocument/diagnostic`) pulls them; every other client gets
 `publishDiagnostics`, tagged with the document version they were computed for.
-Typing re-lints after a short pause (DELAY); open and save re-lint at once. A
+Typing re-lints after a short pause (`pause()`); open and save re-lint at once. A
 result is published only if the buffer still has the version it was computed
 from, so a slow lint never overwrites a newer one.
 
@@ -31,13 +31,18 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from . import carry, convert, engine, hover
 from .text import Buffer, BufferWorkspace, Text
-from .worker import LintTimeout, Superseded, Worker, WorkerFailed
+from .worker import LintTimeout, Superseded, Worker, WorkerFailed, lint_timeout
 
 logger = logging.getLogger(__name__)
 
-# Seconds of quiet after the last keystroke before re-linting; bench/lsp.py sets it to 0 to
-# drive thousands of edits through the linter.
-DELAY = float(os.environ.get("DRALINT_LSP_DELAY_MS", "120")) / 1000
+
+
+def pause() -> float:
+    """Seconds of quiet after the last keystroke before re-linting (DRALINT_LSP_DELAY_MS; bench/lsp.py
+    sets 0 to drive thousands of edits through the linter). Read at `initialize`, never at import:
+    importing the server must not depend on the environment."""
+    return float(os.environ.get("DRALINT_LSP_DELAY_MS", "120")) / 1000
+
 CONFIG_GLOB = "**/.dralint.{yaml,yml}"
 MANIFEST_GLOB = "**/*.{yaml,yml,json}"  # the workspace index's files (dralint.lsp.workspace)
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
@@ -107,6 +112,7 @@ class DralintServer(LanguageServer):
         self.told: set[str] = set()  # config and internal errors already shown to the user
         self.generation = 0  # bumped when the config changes: a pull's result id is generation + version
         self.worker = Worker()
+        self.delay = 0.0  # `pause()`, read with the worker's timeout at initialize
         self.folders: tuple[str, ...] = ()  # the workspace folders, whose manifests the lints know of
         # For hover, which never queues behind a lint: what the lint process told of each config
         # (engine.config_key -> rule docs, release ...), kept until it tells again; and each buffer's
@@ -213,7 +219,7 @@ class DralintServer(LanguageServer):
 
     def schedule(self, uri: str) -> None:
         self._cancel_pending(uri)
-        self.pending[uri] = asyncio.get_running_loop().call_later(DELAY, self._fire, uri)
+        self.pending[uri] = asyncio.get_running_loop().call_later(self.delay, self._fire, uri)
 
     def _cancel_pending(self, uri: str) -> None:
         handle = self.pending.pop(uri, None)
@@ -269,6 +275,7 @@ server = DralintServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: DralintServer, params: types.InitializeParams) -> None:
+    ls.delay, ls.worker.timeout = pause(), lint_timeout()
     text = params.capabilities.text_document
     ls.pull = bool(text and text.diagnostic is not None) and not os.environ.get("DRALINT_LSP_PUSH")
     uris = [folder.uri for folder in params.workspace_folders or ()] or ([params.root_uri] if params.root_uri else [])

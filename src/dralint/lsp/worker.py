@@ -2,7 +2,7 @@
 
 Everything that runs configured rules or imports plugins (lint, fix-all, the rule
 docs of a buffer's config, sent with its lints) runs here, one request at a time: a rule that never
-returns costs that one lint (the child is killed after `TIMEOUT` seconds and a
+returns costs that one lint (the child is killed after `lint_timeout()` seconds and a
 fresh one started for the next request), not the server; a rule's print() goes
 to standard error (file descriptor 1 is pointed there), never into the server's
 JSON-RPC stream. The server waits for the answer in a thread, so it keeps
@@ -22,9 +22,14 @@ from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from typing import Any, Callable, NamedTuple
 
-# Seconds one request may take before its child is killed. DRALINT_LSP_TIMEOUT_S overrides it
-# (a 16 MiB buffer with every rule on can need more than the default on a slow machine).
-TIMEOUT = float(os.environ.get("DRALINT_LSP_TIMEOUT_S", "30"))
+
+def lint_timeout() -> float:
+    """Seconds one request may take before its child is killed. DRALINT_LSP_TIMEOUT_S overrides it
+    (a 16 MiB buffer with every rule on can need more than the default on a slow machine). Read when
+    a server starts, never at import: importing the module must not depend on the environment."""
+    return float(os.environ.get("DRALINT_LSP_TIMEOUT_S", "30"))
+
+
 START_TIMEOUT = 120.0  # importing dralint in a fresh interpreter; not counted against a lint
 
 
@@ -117,8 +122,8 @@ def serve(conn: Connection) -> None:
 class Worker:
     """The server's handle on the child: `await call(operation, *args)`; requests are answered in order."""
 
-    def __init__(self, timeout: float = TIMEOUT):
-        self.timeout = timeout
+    def __init__(self, timeout: float | None = None):
+        self.timeout = timeout  # None: `lint_timeout()` when the first request is sent
         self._process: Any = None
         self._conn: Connection | None = None
         self._lock: asyncio.Lock | None = None
@@ -138,9 +143,10 @@ class Worker:
         conn = self._ensure()
         try:
             conn.send((operation, args))
-            if not conn.poll(self.timeout):
+            limit = self.timeout if self.timeout is not None else lint_timeout()
+            if not conn.poll(limit):
                 self.stop()
-                raise LintTimeout(f"no answer in {self.timeout:g} s")
+                raise LintTimeout(f"no answer in {limit:g} s")
             status, value = conn.recv()
         except (EOFError, OSError) as exc:
             code = self._process.exitcode if self._process is not None else None
