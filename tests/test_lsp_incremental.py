@@ -329,35 +329,37 @@ def _fixable(problems) -> list[tuple]:
     return [(p.rule, p.message, tuple(p.span), [(f.description, f.edits) for f in p.fixes]) for p in problems if p.fixes]
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_quick_fixes_carried_to_an_edited_text_are_a_fresh_lints_in_every_unchanged_document(tmp_path: Path, seed: int):
+def test_quick_fixes_carried_to_an_edited_text_are_a_fresh_lints_in_every_unchanged_document(tmp_path: Path):
     """dralint.lsp.carry, after each of a series of random edits: the quick fixes the last lint offers for the
     edited text, at its new places, are exactly those a fresh lint of the edited text offers in the documents
     that stand unchanged before or after the edit, and none in a changed one (none at all where the buffer
     cannot be cut)."""
     path = str(tmp_path / "carried.yaml")
-    rng = random.Random(300 + seed)
-    text = _buffer(rng, 10).replace("allocationMode", "alocationMode")  # a fixable typo in every claim
     reads_others = engine.config_facts(path).reads_others
     carried_somewhere = 0
-    for _ in range(30):
-        judged = carry.Judged(path, Text(text), _whole(path, text), reads_others)
-        start, end, new = _edit(rng, text)
-        edited = text[:start] + new + text[end:]
-        carried = list(judged.at(Text(edited), (1, 1), (10**9, 1)))
-        old_cuts, new_cuts = incremental.cuts(path, text), incremental.cuts(path, edited)
-        if old_cuts is None or new_cuts is None:
-            assert carried == []
-        else:
-            old_pieces = set(pairwise(old_cuts))
-            shift = len(text) - len(edited)  # a piece after the edit stands as far from the end as before
-            kept = [(a, b) for a, b in pairwise(new_cuts) if any((a + d, b + d) in old_pieces and text[a + d : b + d] == edited[a:b] for d in (0, shift))]
-            at = Text(edited).from_dralint
-            fresh = [p for p in _whole(path, edited) if p.rule not in reads_others and any(a <= at(p.span.line, p.span.column) < b for a, b in kept)]
-            assert _fixable(carried) == _fixable(fresh), (start, end, new)
-            carried_somewhere += bool(carried)
-        text = edited
-    assert carried_somewhere > 10
+    for seed in range(2):
+        rng = random.Random(300 + seed)
+        text = _buffer(rng, 8).replace("allocationMode", "alocationMode")  # a fixable typo in every claim
+        linted = _whole(path, text)
+        for _ in range(20):
+            judged = carry.Judged(path, Text(text), linted, reads_others)
+            start, end, new = _edit(rng, text)
+            edited = text[:start] + new + text[end:]
+            carried = list(judged.at(Text(edited), (1, 1), (10**9, 1)))
+            linted = _whole(path, edited)  # the fresh lint, and the next edit's last lint
+            old_cuts, new_cuts = incremental.cuts(path, text), incremental.cuts(path, edited)
+            if old_cuts is None or new_cuts is None:
+                assert carried == []
+            else:
+                old_pieces = set(pairwise(old_cuts))
+                shift = len(text) - len(edited)  # a piece after the edit stands as far from the end as before
+                kept = [(a, b) for a, b in pairwise(new_cuts) if any((a + d, b + d) in old_pieces and text[a + d : b + d] == edited[a:b] for d in (0, shift))]
+                at = Text(edited).from_dralint
+                fresh = [p for p in linted if p.rule not in reads_others and any(a <= at(p.span.line, p.span.column) < b for a, b in kept)]
+                assert _fixable(carried) == _fixable(fresh), (start, end, new)
+                carried_somewhere += bool(carried)
+            text = edited
+    assert carried_somewhere > 30  # of 40 edits: most leave fixes to carry
 
 
 def test_no_quick_fix_is_carried_past_a_changed_dralint_comment_or_into_a_buffer_that_cannot_be_cut(tmp_path: Path):
