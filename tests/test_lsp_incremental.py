@@ -369,6 +369,8 @@ def test_no_quick_fix_is_carried_past_a_changed_dralint_comment_or_into_a_buffer
     everywhere = ((1, 1), (10**9, 1))
     edited = text.replace("name: claim-0\n", "name: claim-0\n  labels: {a: b}\n")
     assert [(p.rule, p.span.line) for p in judged.at(Text(edited), *everywhere)] == [("DRA101", 27), ("DRA101", 41)]  # documents 1 and 2
+    renamed = text.replace("name: claim-0\n", "name: claim-9\n")  # the same length, where document 0 stood: changed all the same
+    assert [(p.rule, p.span.line) for p in judged.at(Text(renamed), *everywhere)] == [("DRA101", 26), ("DRA101", 40)]
     # A file-wide suppression typed into document 0 silences documents 1 and 2 as well: nothing is carried.
     suppressed = text.replace("name: claim-0\n", "name: claim-0\n# dralint: disable-file=DRA101\n")
     assert [p.rule for p in _whole(path, suppressed)] == [] and list(judged.at(Text(suppressed), *everywhere)) == []
