@@ -49,9 +49,9 @@ def _setting_lines(text: str) -> list[str]:
     return found
 
 
-def _bound(text: str, at: int) -> bool:
-    """Whether a piece starts (or the text ends) at `at`."""
-    return at == 0 or at == len(text) or (text.startswith("\n---", at - 1) and starts_piece(text, at))
+def _marker(text: str, at: int) -> bool:
+    """Whether a piece other than the first starts at `at`."""
+    return at > 0 and text.startswith("\n---", at - 1) and starts_piece(text, at)
 
 
 def _piece_start(text: str, offset: int) -> int:
@@ -117,7 +117,7 @@ class Judged:
         old = self.text.text
         for at in dict.fromkeys((start, start + len(old) - len(new))):
             stop = at + end - start
-            if 0 <= at and stop <= len(old) and _bound(old, at) and _bound(old, stop) and old[at:stop] == new[start:end]:
+            if (at == 0 or _marker(old, at)) and (stop == len(old) or _marker(old, stop)) and old[at:stop] == new[start:end]:
                 return at
         return None
 
