@@ -1,7 +1,9 @@
 """The language server's copy of a buffer stays the editor's: LSP lines end at "\\n", "\\r\\n" and "\\r"
 only (not at NEL, LS, PS, VT, FF, which may sit inside a quoted string), and every position it
-sends or reads is in those lines. Driven over stdio by a real LSP client (pytest-lsp) with VS
-Code's capabilities (UTF-16 positions, push diagnostics, incremental sync)."""
+sends or reads is in those lines. And code actions and hover never wait for a lint: a rule of the
+test holds a lint in the lint process until the test releases it, and the answers come meanwhile.
+Driven over stdio by a real LSP client (pytest-lsp) with VS Code's capabilities (UTF-16 positions,
+push diagnostics, incremental sync)."""
 
 from __future__ import annotations
 
