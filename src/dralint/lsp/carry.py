@@ -23,6 +23,9 @@ may depend on more than its own text:
 - a problem of a rule that reads other documents (run scope) or the whole file (DRA011, once per
   file): `ConfigFacts.reads_others`;
 - a problem or one of its fixes' edits that reaches outside its document.
+One case is not told apart: an edit that brings the file past its cap of problems
+(MAX_PROBLEMS_PER_FILE) hides, in the fresh lint, problems of later documents whose fixes are
+still carried (they still replace exactly what they replaced).
 """
 
 from __future__ import annotations
