@@ -36,6 +36,10 @@ def _fail_unless_this_checkout() -> None:
 
 
 _fail_unless_this_checkout()
+# pytest keeps each test module's assertion-rewritten code in tests/__pycache__ unless bytecode writing
+# is off (PYTHONDONTWRITEBYTECODE, which CI machines often set): then every worker of every run rewrites
+# all test modules again, most of collection's time. The cache is pytest's own, keyed by the source.
+sys.dont_write_bytecode = False
 # Every lint, in process or not, judges afresh unless a test asks for the verdict cache.
 os.environ["DRALINT_NO_CACHE"] = "1"
 
