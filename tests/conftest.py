@@ -38,6 +38,10 @@ def _fail_unless_this_checkout() -> None:
 
 
 _fail_unless_this_checkout()
+# pytest keeps each test module's assertion-rewritten code in tests/__pycache__ unless bytecode writing
+# is off (PYTHONDONTWRITEBYTECODE, which CI machines often set): then every worker of every run rewrites
+# all test modules again, most of collection's time. The cache is pytest's own, keyed by the source.
+sys.dont_write_bytecode = False
 # Every lint, in process or not, judges afresh unless a test asks for the verdict cache.
 os.environ["DRALINT_NO_CACHE"] = "1"
 
@@ -178,6 +182,14 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
     if not _servers or _servers[0].proc.poll() is not None:
         _servers[:] = [ForkServer(script, _run_environment())]
     return _servers[0] if _servers[0].serves(env) else None
+
+
+def dralint_command(*args: str) -> list[str]:
+    """The command line a client that starts `dralint ARGS` itself (a language client) is given: a
+    launcher whose run is forked from the fork server (tests/forkshim.py), or the console script
+    where forking is off."""
+    server = _fork_server(_run_environment())
+    return server.command(list(args)) if server is not None else [*dralint_exe(), *args]
 
 
 def lint_json(*args: str, **kw) -> Run:
