@@ -1,6 +1,7 @@
 """Where `dralint` spends its time, stage by stage, against a bare libyaml parse of the same bytes.
 
     python bench/stages.py [--documents 10000] [--per-file 100] [--repeat 3] [--rules]
+                           [--real-world a|b|c [--keep DIR]]
 
 Writes bench.py's corpus (--per-file 100: bench.py's layout; 1: one document a
 file, as bench/scale.py writes it), then checks it in one process the way the
@@ -50,6 +51,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus_sets import build_set  # noqa: E402
 from scale import write_one_per_file  # noqa: E402
 
 import dralint.pipeline.run as lint_module  # noqa: E402
@@ -110,6 +112,9 @@ def main() -> None:
     parser.add_argument("--per-file", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rules", action="store_true", help="also time each rule module")
+    parser.add_argument("--real-world", choices=["a", "b", "c"], metavar="SET",
+                        help="the shared corpus's set a, b or c (bench/corpus_sets.py) instead of bench.py's documents")
+    parser.add_argument("--keep", metavar="DIR", help="with --real-world: build the set here and reuse it")
     args = parser.parse_args()
 
     spent: collections.Counter = collections.Counter()
@@ -140,11 +145,13 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        if args.per_file == 1:
+        if args.real_world:
+            folder = build_set(Path(args.keep or tmp), args.real_world)
+        elif args.per_file == 1:
             write_one_per_file(folder, args.documents)
         else:
             generate(folder, args.documents, args.per_file)
-        paths = sorted(str(p) for p in folder.iterdir())
+        paths = sorted(str(p) for p in folder.iterdir() if not p.name.startswith("."))
         datas = [Path(p).read_bytes() for p in paths]
         best: dict[str, float] | None = None
         parse = float("inf")

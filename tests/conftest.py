@@ -14,13 +14,15 @@ from pathlib import Path
 import pytest
 from forkserver import ForkServer
 
+from dralint.lint import LintResult
 from dralint.model import Problem
 
-from engine import lint_paths
+from engine import REPORTED, lint_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases"
 SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus" / "real-world"
 
 
 def _fail_unless_this_checkout() -> None:
@@ -36,6 +38,10 @@ def _fail_unless_this_checkout() -> None:
 
 
 _fail_unless_this_checkout()
+# pytest keeps each test module's assertion-rewritten code in tests/__pycache__ unless bytecode writing
+# is off (PYTHONDONTWRITEBYTECODE, which CI machines often set): then every worker of every run rewrites
+# all test modules again, most of collection's time. The cache is pytest's own, keyed by the source.
+sys.dont_write_bytecode = False
 # Every lint, in process or not, judges afresh unless a test asks for the verdict cache.
 os.environ["DRALINT_NO_CACHE"] = "1"
 
@@ -178,6 +184,14 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
     return _servers[0] if _servers[0].serves(env) else None
 
 
+def dralint_command(*args: str) -> list[str]:
+    """The command line a client that starts `dralint ARGS` itself (a language client) is given: a
+    launcher whose run is forked from the fork server (tests/forkshim.py), or the console script
+    where forking is off."""
+    server = _fork_server(_run_environment())
+    return server.command(list(args)) if server is not None else [*dralint_exe(), *args]
+
+
 def lint_json(*args: str, **kw) -> Run:
     """`dralint --format json --no-config ARGS`; asserts the run produced a JSON report."""
     run = run_dralint("--format", "json", "--no-config", *args, **kw)
@@ -265,6 +279,8 @@ class Corpus:
     root: Path
     rows: list[dict]  # index.json entries, each with a "release"
     problems: dict[str, list[Problem]] = field(default_factory=dict)  # real path -> its problems
+    # (release, feature gates) -> the result of that cluster's run, kept for a report in every format
+    results: dict[tuple, LintResult] = field(default_factory=dict)
 
     def of(self, row: dict) -> list[Problem]:
         return self.problems.get(os.path.realpath(self.root / row["file"]), [])
@@ -274,18 +290,33 @@ class Corpus:
 def corpus() -> Corpus:
     """Linted once per session, in process, one run per release and set of feature gates the index
     records for a file (what its cluster runs; the rest are the release's defaults), as a user runs it."""
-    index = SHARED / "corpus" / "real-world" / "index.json"
+    rows = corpus_rows()
+    result = Corpus(CORPUS, rows)
+    for cluster, files in corpus_clusters(rows):
+        release, gates = cluster
+        run = result.results[cluster] = lint_paths(files, release=release, feature_gates=dict(gates), keep=REPORTED)
+        for problem in run.problems:
+            result.problems.setdefault(os.path.realpath(problem.source), []).append(problem)
+    return result
+
+
+def corpus_rows() -> list[dict]:
+    """The entries of the real-world corpus's index.json, each with the "release" it is judged at;
+    skips the test when ../shared is not present."""
+    index = CORPUS / "index.json"
     if not index.is_file():
         pytest.skip("the real-world corpus (../shared/corpus/real-world) is not present")
     rows = json.loads(index.read_text())
     for row in rows:
         # Files without a release are prototypes of APIs no release served: judged at the newest.
         row["release"] = row.get("k8s_version") or "1.37"
-    result = Corpus(index.parent, rows)
+    return rows
+
+
+def corpus_clusters(rows: list[dict]) -> list[tuple[tuple[str, tuple[tuple[str, bool], ...]], list[Path]]]:
+    """((release, feature gates), files) of each cluster the corpus's files run on, in a stable order:
+    one run each, as a user runs `dralint -k RELEASE --feature-gates ...` on them."""
     by_cluster = collections.defaultdict(list)
     for row in rows:
-        by_cluster[row["release"], tuple(sorted((row.get("feature_gates") or {}).items()))].append(index.parent / row["file"])
-    for (release, gates), files in sorted(by_cluster.items()):
-        for problem in lint_paths(files, release=release, feature_gates=dict(gates)).problems:
-            result.problems.setdefault(os.path.realpath(problem.source), []).append(problem)
-    return result
+        by_cluster[row["release"], tuple(sorted((row.get("feature_gates") or {}).items()))].append(CORPUS / row["file"])
+    return sorted(by_cluster.items())

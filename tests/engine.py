@@ -13,10 +13,14 @@ import io
 from pathlib import Path
 from typing import Iterable
 
+from dralint.api import Rule
 from dralint.config import Overrides, build_options
 from dralint.lint import LintOptions, LintResult, lint, lint_documents
 from dralint.model import Document, Problem, format_path
 from dralint.pipeline.sources import collect
+
+# What the report in every format reads besides the problems (`LintOptions.keep`).
+REPORTED = ("texts", "objects", "fixes")
 
 
 def lint_paths(
@@ -28,8 +32,14 @@ def lint_paths(
     stdin: str | bytes | None = None,
     policies: Iterable[str | Path] = (),
     feature_gates: dict[str, bool] | None = None,
+    keep: Iterable[str] | None = None,
+    rules: Iterable[Rule] = (),
 ) -> LintResult:
-    """`dralint --no-config -k RELEASE --feature-gates ... --select ... --policy ... PATHS` in process; "-" reads `stdin`."""
+    """`dralint --no-config -k RELEASE --feature-gates ... --select ... --policy ... PATHS` in process; "-" reads `stdin`.
+
+    `keep`: what the result keeps for a report (`REPORTED`: what every format reads, as the CLI keeps
+    it, positions settled file by file); None keeps the documents, as the Python API does.
+    `rules`: rules besides the built-in ones (`LintOptions.extra_rules`)."""
     options, _ = build_options(
         Overrides(
             kubernetes_version=release,
@@ -41,6 +51,9 @@ def lint_paths(
             feature_gates=tuple(f"{gate}={str(on).lower()}" for gate, on in (feature_gates or {}).items()),
         )
     )
+    if keep is not None:
+        options.keep = frozenset(keep)
+    options.extra_rules = (*options.extra_rules, *rules)  # after the policies' rules
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return lint(collect([str(p) for p in paths], stdin=io.BytesIO(data or b"")), options)
 

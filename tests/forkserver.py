@@ -18,6 +18,15 @@ What must stay true for a forked run to be the run a user gets:
 - the child's `__main__` and `sys.argv[0]` are the console script's, and its `sys.path[0]`
   the script's folder, so worker processes see what they would see;
 - `DRALINT_TEST_FORK=0` turns forking off: every run is then a new process.
+
+Long-running commands (the language server, whose clients start it themselves) are started with
+`ForkServer.command(args)`: a small launcher (tests/forkshim.py, a Python without site or user
+packages) hands its own standard streams, working directory and environment to the server over a
+Unix socket, and the server forks the run from a supervisor process. The launcher is the process the
+test holds: it forwards SIGTERM and SIGINT to the run, ends with the run's exit status (a run killed
+by a signal kills it with that signal), and if the launcher itself is killed the run is killed with
+it. A run whose environment the server cannot serve is started by the launcher as a new process
+(exec, same pid).
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import os
 import pickle
 import select
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -49,12 +59,18 @@ class ForkServer:
     def __init__(self, script: Path, env: dict[str, str]):
         self.script = script
         self.startup = startup_environment(env)
+        self.folder = tempfile.mkdtemp(prefix="dralint-fork-")
+        self.address = os.path.join(self.folder, "spawn")
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, str(script)],
+            [sys.executable, __file__, str(script), self.address],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=script.parent,
         )
         if _read(self.proc.stdout) != "ready":
             raise RuntimeError("the fork server did not start")
+
+    def command(self, args: list[str]) -> list[str]:
+        """A command line whose process runs `dralint ARGS` forked from this server (tests/forkshim.py)."""
+        return [sys.executable, "-I", "-S", str(Path(__file__).with_name("forkshim.py")), self.address, str(self.script), *args]
 
     def serves(self, env: dict[str, str]) -> bool:
         return self.proc.poll() is None and startup_environment(env) == self.startup
@@ -72,6 +88,9 @@ class ForkServer:
         if self.proc.poll() is None:
             self.proc.stdin.close()
             self.proc.wait(timeout=10)
+        for name in os.listdir(self.folder):
+            os.unlink(os.path.join(self.folder, name))
+        os.rmdir(self.folder)
 
 
 def _write(stream, value) -> None:
@@ -90,10 +109,10 @@ def _read(stream):
 
 # --- the server --------------------------------------------------------------------------------
 
-# Imported by the server besides the command line: dralint's modules but the front doors whose
-# modules read the environment when imported (the language server, the webhook), the test
-# harness, and migrate (it imports ruamel.yaml); and the libraries a run imports lazily.
-_NOT_PRELOADED = frozenset({"lsp", "webhook", "testing", "__main__", "migrate"})
+# Imported by the server besides the command line: dralint's modules but the webhook (its modules
+# read the environment when imported), the test harness, and migrate (it imports ruamel.yaml); and
+# the libraries a run imports lazily.
+_NOT_PRELOADED = frozenset({"webhook", "testing", "__main__", "migrate"})
 _LIBRARIES = ("jsonschema", "cel_expr_python", "google.protobuf.descriptor_pb2")
 
 
@@ -111,7 +130,7 @@ def preload() -> list[str]:
         raise RuntimeError("a preloaded module imported ruamel.yaml: add it to _NOT_PRELOADED")
     return [*names, *_LIBRARIES]
 
-def _serve(script: str) -> None:
+def _serve(script: str, address: str) -> None:
     # The console script's folder first on the path, as when the script itself runs.
     sys.path[0] = os.path.dirname(script)
     requests = os.fdopen(os.dup(0), "rb")
@@ -119,13 +138,84 @@ def _serve(script: str) -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(address)
+    listener.listen()
     preload()
+    startup = startup_environment(dict(os.environ))
     _write(replies, "ready")
+    keep = (requests.fileno(), replies.fileno(), listener.fileno())
     while True:
-        request = _read(requests)
-        if request is None:
+        # A run request is answered before the next is sent, so the reader's buffer is empty here.
+        ready, _, _ = select.select([requests, listener], [], [])
+        if listener in ready:
+            _start(script, listener, startup, keep)
+        if requests in ready:
+            request = _read(requests)
+            if request is None:
+                return
+            _write(replies, _one_run(script, *request, keep=keep))
+
+
+# --- long-running commands (tests/forkshim.py) ---------------------------------------------------
+
+def _start(script: str, listener: socket.socket, startup: dict[str, str], keep: tuple[int, ...]) -> None:
+    """One launcher's request: its standard streams come with it; the run is forked from a supervisor
+    that is no child of the server (the server never waits for a run that outlives the request)."""
+    conn, _ = listener.accept()
+    fds: list[int] = []
+    try:
+        _, fds, _, _ = socket.recv_fds(conn, 1, 3)
+        args, cwd, env = _read(conn.makefile("rb"))
+        if len(fds) != 3 or startup_environment(env) != startup:
+            for fd in fds:
+                os.close(fd)
+            fds = []
+            conn.sendall(b"N")  # the launcher starts the command as a new process
             return
-        _write(replies, _one_run(script, *request, keep=(requests.fileno(), replies.fileno())))
+        middle = os.fork()
+        if middle == 0:
+            try:
+                for fd in keep:
+                    os.close(fd)
+                if os.fork() == 0:
+                    _supervise(conn, fds, script, args, cwd, env)
+            finally:
+                os._exit(0)
+        os.waitpid(middle, 0)
+    finally:
+        conn.close()
+        for fd in fds:
+            os.close(fd)
+
+
+def _supervise(conn: socket.socket, fds: list[int], script: str, args: list[str], cwd: str, env: dict[str, str]) -> None:
+    pid = os.fork()
+    if pid == 0:
+        conn.close()
+        os.setpgid(0, 0)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        for fd in fds:
+            os.close(fd)
+        os._exit(_child(script, args, cwd, env))
+    for fd in fds:
+        os.close(fd)
+    conn.sendall(b"Y" + struct.pack("!Q", pid))
+    pidfd = os.pidfd_open(pid)
+    while True:
+        ready, _, _ = select.select([conn, pidfd], [], [])
+        if pidfd in ready:
+            _, status = os.waitpid(pid, 0)
+            conn.sendall(struct.pack("!i", status))
+            return
+        if not conn.recv(64):  # the launcher is gone: so is the process the test held
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+            return
 
 
 def _one_run(script: str, args: list[str], stdin: bytes, cwd: str, env: dict[str, str], timeout: float, keep: tuple[int, int]):
@@ -164,6 +254,8 @@ def _child(script: str, args: list[str], cwd: str, env: dict[str, str]) -> int:
 
     try:
         os.chdir(cwd)
+        if "multiprocessing.process" in sys.modules:  # the folder it records at import, for its spawned children
+            sys.modules["multiprocessing.process"].ORIGINAL_DIR = os.path.abspath(cwd)
         os.environ.clear()
         os.environ.update(env)
         main_module = types.ModuleType("__main__")
@@ -214,4 +306,4 @@ def _fresh_stdio() -> None:
 
 
 if __name__ == "__main__":
-    _serve(sys.argv[1])
+    _serve(sys.argv[1], sys.argv[2])

@@ -11,7 +11,6 @@ import os
 import queue
 import re
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,8 +18,12 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
+from conftest import dralint_command
+
 PUBLISH = types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
-SERVER_COMMAND = [sys.executable, "-m", "dralint", "lsp"]
+# The server process: forked from the fork server with what it imports loaded (conftest.dralint_command);
+# test_lsp_neovim starts it as an editor's configuration does, `python -m dralint lsp`.
+SERVER_COMMAND = dralint_command("lsp")
 
 
 async def start(client: LanguageClient, spec: str, root: Path) -> None:

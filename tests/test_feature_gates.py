@@ -258,3 +258,21 @@ def test_a_misplaced_or_malformed_gates_comment_is_dra009(tmp_path):
     run = lint_json("-k", "1.37", str(malformed))
     assert [(p["rule"], p["line"], p["column"]) for p in run.problems if p["rule"] == "DRA009"] == [("DRA009", 1, 1)]
     assert "write it as '# dralint: feature-gates=GATE=true,GATE=false'" in run.problems[0]["message"]
+
+
+def test_gates_comments_are_read_whatever_their_case_in_the_header_and_after_it_only_where_they_say_dralint():
+    from dralint.pipeline.gate_settings import file_gates  # noqa: PLC0415 - the stage itself, in process
+
+    data = (b"# Dralint: feature gates x\n"  # the header: read whatever the case, and malformed
+            b"---\n"
+            b"# dralint: feature-gates=DRAListTypeAttributes=true\n"  # still the header: it applies
+            b"apiVersion: v1\n"
+            b"# DRALINT: feature-gates=DRAListTypeAttributes=false\n"  # after it, not `dralint`: not read
+            b"kind: ConfigMap\r\n"
+            b"\n"
+            b"  # dralint: feature-gates=DRAListTypeAttributes=false\r\n")  # after it: misplaced, at its line
+    settings, problems = file_gates("f.yaml", data, "1.37")
+    assert settings == {"DRAListTypeAttributes": True}
+    assert [(p.rule, p.span.line, p.span.column) for p in problems] == [("DRA009", 1, 1), ("DRA009", 8, 3)]
+    assert problems[0].message.startswith("malformed feature-gates comment")
+    assert problems[1].message.startswith("a dralint feature-gates comment applies only before the first document")

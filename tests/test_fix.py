@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from dralint.lint import LintOptions, lint
@@ -15,7 +14,7 @@ from dralint.model import Edit, Span
 from dralint.pipeline.sources import Source
 from dralint.repairs import apply
 
-from conftest import run_dralint
+from conftest import dralint_command, run_dralint
 
 CASES = Path(__file__).parent / "cases" / "fix"
 
@@ -109,7 +108,7 @@ def test_fix_of_standard_input_writes_the_fixed_manifest_to_standard_output(tmp_
     fixed = broken.replace("deviceClasName", "deviceClassName").replace(": all", ": All")
 
     def run(*args: str, data: bytes) -> subprocess.CompletedProcess:  # bytes in and out: a UTF-16 manifest below
-        return subprocess.run([sys.executable, "-m", "dralint", "--no-config", *args], input=data, cwd=tmp_path,
+        return subprocess.run(dralint_command("--no-config", *args), input=data, cwd=tmp_path,
                               capture_output=True, timeout=60, env={**os.environ, "DRALINT_NO_CACHE": "1"})
 
     # As `ruff --fix -`: the fixed text on standard output, what is left on standard error, exit 1 while errors remain.

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 from forkserver import startup_environment
@@ -110,7 +112,7 @@ def test_what_the_server_imports_reads_no_environment_or_working_directory():
         os.environ.__class__ = Tracing
         real_getcwd = os.getcwd
         def getcwd():
-            read.append("<cwd>")
+            read.append("<cwd of %s>" % sys._getframe(1).f_globals.get("__name__"))
             return real_getcwd()
         os.getcwd = getcwd
         sys.path.insert(0, sys.argv[1])
@@ -124,4 +126,82 @@ def test_what_the_server_imports_reads_no_environment_or_working_directory():
     assert "dralint.cli" in found["names"] and "dralint.pipeline.run" in found["names"]
     assert not found["ruamel"]
     # protobuf asks which implementation to use and whether to check its version; no test sets either.
-    assert set(found["read"]) <= {"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "TEMPORARILY_DISABLE_PROTOBUF_VERSION_CHECK"}, found["read"]
+    # multiprocessing keeps the folder it was imported in (ORIGINAL_DIR): a forked run sets it to its own.
+    assert set(found["read"]) <= {
+        "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "TEMPORARILY_DISABLE_PROTOBUF_VERSION_CHECK", "<cwd of multiprocessing.process>"
+    }, found["read"]
+
+
+# --- the launcher of long-running runs (tests/forkshim.py) ----------------------------------------
+
+def _launcher(*args: str, env: dict | None = None, cwd=ROOT) -> subprocess.Popen:
+    if conftest._fork_server(conftest._run_environment()) is None:
+        pytest.skip("DRALINT_TEST_FORK=0: no run is forked")
+    return subprocess.Popen(conftest.dralint_command(*args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=cwd, env=env or dict(os.environ))
+
+
+def _readers_of(stream, launcher: subprocess.Popen) -> set[int]:
+    """The processes holding the reading end of the pipe `stream` writes to, once the launcher is done:
+    it has handed the streams over (and let go of its copy) or it has exec'd the command."""
+    pipe = f"pipe:[{os.fstat(stream.fileno()).st_ino}]"
+    server = conftest._servers[0].proc.pid
+    readers: set[int] = set()
+    for _ in range(800):
+        readers = set()
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:  # any descriptor: the language server moves its streams off 0 and 1
+                if any(os.readlink(f"/proc/{pid}/fd/{fd}") == pipe for fd in os.listdir(f"/proc/{pid}/fd")):
+                    readers.add(int(pid))
+            except OSError:
+                continue
+        if server in readers:  # it closes its copies once the run, or the exec, has them
+            pass
+        elif launcher.poll() is not None or (readers and launcher.pid not in readers) or not _launching(launcher.pid):
+            return readers
+        time.sleep(0.025)
+    return readers
+
+
+def _launching(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"forkshim.py" in f.read()
+    except OSError:
+        return False
+
+
+def test_a_launched_run_prints_and_exits_as_a_new_process(tmp_path):
+    (tmp_path / ".dralint.yaml").write_text("ignore: [DRA713]\n")
+    env = {**os.environ, "GITHUB_ACTIONS": "true"}
+    launcher = _launcher("--format", "json", "-", env=env, cwd=tmp_path)
+    out, err = launcher.communicate(CLAIM.encode(), timeout=60)
+    new = subprocess.run([*conftest.dralint_exe(), "--format", "json", "-"], input=CLAIM.encode(), capture_output=True, cwd=tmp_path, env=env, timeout=60)
+    assert (launcher.returncode, out, err) == (new.returncode, new.stdout, new.stderr)
+    assert launcher.returncode == 1 and [p["rule"] for p in json.loads(out)["problems"]] == ["DRA301"]
+
+
+def test_a_launched_language_server_is_forked_and_ends_by_the_launchers_signal():
+    launcher = _launcher("lsp")
+    (run,) = _readers_of(launcher.stdin, launcher)
+    assert run != launcher.pid  # forked from the server: the launcher holds none of the streams
+    launcher.send_signal(signal.SIGTERM)  # forwarded to the run, which dies of it
+    assert launcher.wait(timeout=30) == -signal.SIGTERM
+    assert launcher.stdout.read() == b""  # nothing holds the stream any more: the run has ended
+    launcher.stdin.close()
+
+
+def test_a_killed_launcher_takes_its_run_with_it():
+    launcher = _launcher("lsp")
+    (run,) = _readers_of(launcher.stdin, launcher)
+    launcher.kill()
+    assert launcher.wait(timeout=30) == -signal.SIGKILL
+    assert launcher.stdout.read() == b""  # the supervisor saw the launcher go and killed the run
+    launcher.stdin.close()
+
+
+def test_a_launched_run_the_server_cannot_serve_is_a_new_process():
+    launcher = _launcher("--no-config", "-", env={**os.environ, "PYTHONHASHSEED": "7"})
+    assert _readers_of(launcher.stdin, launcher) == {launcher.pid}  # exec'd in place: the same process
+    out, err = launcher.communicate(CLAIM.encode(), timeout=60)
+    assert launcher.returncode == 1 and b"DRA301" in out, err

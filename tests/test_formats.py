@@ -138,6 +138,14 @@ def test_sarif_written_result_by_result_is_the_whole_log_dumped(project, tmp_pat
         log["runs"][0]["results"] = list(sarif._results(result.problems, rule_index, str(project)))
         assert sarif.render(result, ReportOptions()) == json.dumps(log, indent=2, ensure_ascii=False) + "\n"
         written[paths] = log["runs"][0]["results"]
+    # A code no rule of the process declares (a --rules-dir rule's) gets a descriptor of its own: the
+    # rules written for the runs above are not reused for this log.
+    result = lint(collect([str(project / "k8s" / "claims.yaml")]), LintOptions())
+    result.problems[0].rule = "XT777"
+    log, rule_index = sarif.sarif_log(result, str(project), None)
+    log["runs"][0]["results"] = list(sarif._results(result.problems, rule_index, str(project)))
+    assert "XT777" in rule_index
+    assert sarif.render(result, ReportOptions()) == json.dumps(log, indent=2, ensure_ascii=False) + "\n"
     first = written[("k8s", str(outside))]
     assert any("fixes" in r for r in first) and written[()] == []
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in first}

@@ -1,11 +1,14 @@
 """The language server's copy of a buffer stays the editor's: LSP lines end at "\\n", "\\r\\n" and "\\r"
 only (not at NEL, LS, PS, VT, FF, which may sit inside a quoted string), and every position it
-sends or reads is in those lines. Driven over stdio by a real LSP client (pytest-lsp) with VS
-Code's capabilities (UTF-16 positions, push diagnostics, incremental sync)."""
+sends or reads is in those lines. And code actions and hover never wait for a lint: a rule of the
+test holds a lint in the lint process until the test releases it, and the answers come meanwhile.
+Driven over stdio by a real LSP client (pytest-lsp) with VS Code's capabilities (UTF-16 positions,
+push diagnostics, incremental sync)."""
 
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,8 @@ from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from dralint.lint import lint  # noqa: E402
+from dralint.lsp import convert, engine  # noqa: E402
+from dralint.lsp.text import Text, lintable  # noqa: E402
 from dralint.pipeline.sources import Source  # noqa: E402
 
 SERVER = ClientServerConfig(server_command=SERVER_COMMAND)
@@ -154,65 +159,148 @@ async def test_a_document_never_opened_is_not_read_from_disk(vscode: LanguageCli
     opened = tmp_path / "opened.yaml"
     opened.write_text(on_disk.read_text(encoding="utf-8"), encoding="utf-8")
     open_document(vscode, opened.as_uri(), opened.read_text(encoding="utf-8"))
+    await published(vscode, opened.as_uri())  # hover answers from the buffer's lint, never waiting for it
     ask.text_document.uri = opened.as_uri()
     assert (await vscode.text_document_hover_async(ask)).contents.value.startswith("**DRA101** `unknown-field` (error)")
 
 
-async def test_a_code_action_waiting_for_a_lint_holds_up_no_other_request(vscode: LanguageClient, tmp_path: Path):
-    """A code action on a buffer just edited waits for its lint, in the lint process: a hover on
-    another buffer, asked after it, is answered first (it is served from that buffer's last lint)."""
-    small = (tmp_path / "small.yaml").as_uri()
-    open_document(vscode, small, CLAIM)
-    await published(vscode, small)
-    big = (tmp_path / "big.yaml").as_uri()
-    text = "---\n".join(CLAIM.replace("name: gpu,", f"name: gpu-{i},") for i in range(300))
-    open_document(vscode, big, text)
-    await published(vscode, big)
-    change_partial(vscode, big, 2, ClientText(text).edit(0, 0, "# edited\n"))
-    order: list[str] = []
+# -- code actions and hover never wait for a lint ---------------------------------------------------
+HOLD = textwrap.dedent('''
+    import os
+    import time
 
-    async def code_action() -> None:
-        await _actions(vscode, big, 9, 10)
-        order.append("codeAction")
-
-    async def hover() -> None:
-        ask = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=small), position=types.Position(line=9, character=10))
-        answer = await vscode.text_document_hover_async(ask)
-        assert "spec.devices.requests[0].exactly.count" in answer.contents.value
-        order.append("hover")
-
-    first = asyncio.ensure_future(code_action())
-    await asyncio.sleep(0)  # the code action is sent first
-    await asyncio.gather(first, hover())
-    assert order == ["hover", "codeAction"]
+    from dralint.api import rule
 
 
-async def test_a_hover_on_a_buffer_just_edited_answers_from_its_current_text_without_its_lint(vscode: LanguageClient, tmp_path: Path):
-    """The buffer's lint is under way (a code action waits for it): a hover on a field of that very
-    buffer is answered first, found in the edited text (its lines moved down by one), at the release
-    of the buffer's last lint; so is a hover on a rule code, whose docs that buffer already asked for."""
-    big = (tmp_path / "edited.yaml").as_uri()
-    text = "# dralint: disable=DRA101\n---\n" + "---\n".join(CLAIM.replace("name: gpu,", f"name: gpu-{i},") for i in range(300))
-    open_document(vscode, big, text)
-    await published(vscode, big)
-    code = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=big), position=types.Position(line=0, character=22))
-    assert (await vscode.text_document_hover_async(code)).contents.value.startswith("**DRA101** `unknown-field` (error)")
-    change_partial(vscode, big, 2, ClientText(text).edit(0, 0, "# edited\n"))
-    order: list[str] = []
+    @rule("LOCAL001", "hold", severity="info")
+    def hold(doc, report):
+        """Holds the lint of a document annotated with a file name until that file exists."""
+        until = doc.get("metadata", "annotations", "test.example.com/hold-until")
+        if until:
+            open(until + ".started", "w").close()
+            while not os.path.exists(until):
+                time.sleep(0.01)
+''')
+TYPO = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: claim-{i}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        alocationMode: ExactCount
+"""
 
-    async def code_action() -> None:
-        await _actions(vscode, big, 11, 10)
-        order.append("codeAction")
 
-    async def hover() -> None:
-        field = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=big), position=types.Position(line=12, character=10))
-        answer = await vscode.text_document_hover_async(field)
-        assert answer.contents.value.startswith("**spec.devices.requests[0].exactly.count** — resource.k8s.io/v1 ResourceClaim at Kubernetes ")
-        code.position = types.Position(line=1, character=22)
-        assert (await vscode.text_document_hover_async(code)).contents.value.startswith("**DRA101** `unknown-field` (error)")
-        order.append("hover")
+class Hold:
+    """A lint that provably runs until the test releases it: the folder's config loads a rule that, in the
+    lint process, waits for a file named by the document being checked."""
 
-    first = asyncio.ensure_future(code_action())
-    await asyncio.sleep(0)  # the code action is sent first
-    await asyncio.gather(first, hover())
-    assert order == ["hover", "codeAction"]
+    def __init__(self, folder: Path):
+        (folder / "rules").mkdir()
+        (folder / "rules" / "hold.py").write_text(HOLD, encoding="utf-8")
+        (folder / ".dralint.yaml").write_text("rules-dirs: [rules]\n", encoding="utf-8")
+        self.gate = folder / "go"
+        self.annotation = f"  annotations:\n    test.example.com/hold-until: {self.gate}\n"  # under `metadata:`
+
+    async def started(self) -> None:
+        """Once the lint process is inside the held rule."""
+        started = Path(f"{self.gate}.started")
+        deadline = asyncio.get_running_loop().time() + 60
+        while not started.exists():
+            assert asyncio.get_running_loop().time() < deadline, "the held lint never started"
+            await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+def hold(tmp_path: Path):
+    held = Hold(tmp_path)
+    yield held
+    held.gate.touch()  # released whatever happened, so that the module's server goes on
+
+
+def _in_range(client: LanguageClient, uri: str, start: tuple[int, int], end: tuple[int, int]):
+    where = types.Range(start=types.Position(line=start[0], character=start[1]), end=types.Position(line=end[0], character=end[1]))
+    params = types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=uri), range=where, context=types.CodeActionContext(diagnostics=[]))
+    return client.text_document_code_action_async(params)
+
+
+def _hover(client: LanguageClient, uri: str, line: int, character: int):
+    return client.text_document_hover_async(types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=character)))
+
+
+def _shown(action: types.CodeAction, uri: str) -> tuple:
+    edits = [(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character, e.new_text) for e in action.edit.changes[uri]]
+    return (action.title, action.kind, action.is_preferred, [where(d) for d in action.diagnostics], [d.message for d in action.diagnostics], edits)
+
+
+def _fresh(path: Path, text: str, uri: str) -> list[tuple]:
+    """The quick fixes a fresh lint of the whole `text` offers, as the server sends them."""
+    result = lint([Source(str(path), lintable(text))], engine.settings_for(str(path)).options.at_the_stream())
+    problems = [p for p in result.problems if p.rule not in engine.OUTSIDE_THE_WORKSPACE]
+    current = Text(text)
+    return [_shown(convert.code_action(uri, fix, rank == 0, convert.diagnostic(p, current), current), uri) for p in problems for rank, fix in enumerate(p.fixes)]
+
+
+async def test_a_code_action_right_after_an_edit_offers_the_unchanged_documents_fixes_while_the_edit_is_linted(vscode: LanguageClient, tmp_path: Path, hold: Hold):
+    """Sent at once after an edit of document 1, a code action over the whole buffer is answered while the
+    lint of that version provably runs (held in document 1's rule): the quick fixes of documents 0, 2 and 3,
+    which the edit did not touch, at their new lines, exactly as a fresh lint of the edited text offers them,
+    and none of document 1. Applied to the client's text, they give what `--fix` gives in those documents and
+    leave document 1 as it is. So does hover answer meanwhile, from the current text."""
+    path = tmp_path / "claims.yaml"
+    uri = path.as_uri()
+    buffer = ClientText("---\n".join(TYPO.format(i=i) for i in range(4)))
+    open_document(vscode, uri, buffer.text)
+    assert [where(d) for d in (await published(vscode, uri)).diagnostics] == [(10 + 12 * i, 8, 10 + 12 * i, 21, "DRA101") for i in range(4)]
+    at = buffer.text.index("  name: claim-1\n") + len("  name: claim-1\n")
+    change_partial(vscode, uri, 2, buffer.edit(at, at, hold.annotation))  # two lines more in document 1
+    await hold.started()
+    offered = await _in_range(vscode, uri, (0, 0), (52, 0))
+    field = await _hover(vscode, uri, 47, 10)  # document 3's deviceClassName, two lines further down than in version 1
+    assert not hold.gate.exists() and [p.version for p in vscode.published[uri]] == [1]  # answered while version 2 is being linted
+    hold.gate.touch()
+    await published_version(vscode, uri, 2)
+    assert field.contents.value.startswith("**spec.devices.requests[0].exactly.deviceClassName** — resource.k8s.io/v1 ResourceClaim at Kubernetes ")
+    fresh = _fresh(path, buffer.text, uri)
+    assert [edits[0][0] for *_, edits in fresh] == [10, 24, 36, 48]
+    *offered, menu = offered
+    assert menu.kind == "source.fixAll.dralint" and menu.edit is None  # computed when picked (codeAction/resolve)
+    assert [_shown(a, uri) for a in offered] == [fresh[0], fresh[2], fresh[3]]
+    fixed = buffer.apply([e for a in offered for e in a.edit.changes[uri]]).split("---\n")
+    by_fix = engine.fix_buffer(str(path), buffer.text).split("---\n")
+    assert [fixed[0], fixed[2], fixed[3]] == [by_fix[0], by_fix[2], by_fix[3]] and "alocationMode" not in by_fix[1]
+    assert fixed[1] == buffer.text.split("---\n")[1]
+    assert [_shown(a, uri) for a in (await _in_range(vscode, uri, (0, 0), (52, 0)))[:-1]] == fresh  # linted: document 1's too
+
+
+async def test_requests_on_one_buffer_are_answered_while_another_buffers_lint_is_held(vscode: LanguageClient, tmp_path: Path, hold: Hold):
+    """The lint process judges one buffer at a time: while buffer A's lint runs (held), a code action and
+    hovers on buffer B, linted before, are answered from B's lint; on A, never linted yet, a code action is
+    answered at once with nothing, and a hover from A's text, with the docs and release of the folder's
+    config that B's lint brought."""
+    b = (tmp_path / "b.yaml").as_uri()
+    open_document(vscode, b, "# DRA101 below\n" + TYPO.format(i=0))
+    assert [where(d) for d in (await published(vscode, b)).diagnostics] == [(11, 8, 11, 21, "DRA101")]
+    a = (tmp_path / "a.yaml").as_uri()
+    open_document(vscode, a, TYPO.format(i=1).replace("  name: claim-1\n", "  name: claim-1\n" + hold.annotation))
+    await hold.started()
+    [fix, _menu] = await _in_range(vscode, b, (11, 10), (11, 10))
+    field = await _hover(vscode, b, 10, 10)
+    code = await _hover(vscode, b, 0, 4)
+    nothing = list(await _in_range(vscode, a, (0, 0), (14, 0)))
+    on_a = await _hover(vscode, a, 11, 10)
+    assert not hold.gate.exists() and vscode.published[a] == []  # all answered while A's lint is held
+    hold.gate.touch()
+    assert [where(d) for d in (await published(vscode, a)).diagnostics] == [(12, 8, 12, 21, "DRA101")]
+    assert _shown(fix, b) == ("rename 'alocationMode' to 'allocationMode'", "quickfix", True, [(11, 8, 11, 21, "DRA101")],
+                              ["unknown field 'alocationMode'; did you mean 'allocationMode'? (at spec.devices.requests[0].exactly.alocationMode)"],
+                              [(11, 8, 11, 21, "allocationMode")])
+    assert field.contents.value.startswith("**spec.devices.requests[0].exactly.deviceClassName** — resource.k8s.io/v1 ResourceClaim at Kubernetes ")
+    assert code.contents.value.startswith("**DRA101** `unknown-field` (error)")
+    assert nothing == []
+    assert on_a.contents.value.startswith("**spec.devices.requests[0].exactly.deviceClassName** — resource.k8s.io/v1 ResourceClaim at Kubernetes ")

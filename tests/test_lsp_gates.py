@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest_lsp = pytest.importorskip("pytest_lsp")
+from lsp_helpers import SERVER_COMMAND  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 from test_lsp import _open, _published, _start  # noqa: E402
@@ -16,7 +16,7 @@ CASE = Path(__file__).parent / "cases" / "gates" / "list-attribute-default.yaml"
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "dralint", "lsp"]), scope="module")
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND), scope="module")
 async def editor(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     await _start(lsp_client, "visual-studio-code", tmp_path_factory.mktemp("workspace"))
     yield

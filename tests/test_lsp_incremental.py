@@ -8,22 +8,24 @@ whole buffer's lint puts them, and buffers a piece cannot stand for are linted w
 
 from __future__ import annotations
 
+import os
 import random
-import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
 pytest_lsp = pytest.importorskip("pytest_lsp")
-from lsp_helpers import ClientText, change_partial, open_document, published_version, start  # noqa: E402
+from lsp_helpers import SERVER_COMMAND, ClientText, change_partial, open_document, published_version, start  # noqa: E402
+from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from dralint.lint import Source, lint  # noqa: E402
-from dralint.lsp import convert, engine, incremental  # noqa: E402
+from dralint.lsp import carry, convert, engine, incremental  # noqa: E402
 from dralint.lsp.text import Text, lintable  # noqa: E402
 from dralint.pipeline import run as run_module  # noqa: E402
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "dralint", "lsp"], server_env={"DRALINT_LSP_DELAY_MS": "0"})
+SERVER = ClientServerConfig(server_command=SERVER_COMMAND, server_env={**os.environ, "DRALINT_LSP_DELAY_MS": "0"})
 
 CLASS = """apiVersion: resource.k8s.io/v1
 kind: DeviceClass
@@ -167,9 +169,25 @@ async def test_published_diagnostics_equal_a_fresh_lint_of_the_whole_buffer_afte
     for version in range(2, 30):
         start, end, new = _edit(rng, buffer.text)
         change_partial(editor, uri, version, buffer.edit(start, end, new))
+        offered = await _quick_fixes(editor, uri, buffer)  # at once: from this version's lint or the last one's
         published = await published_version(editor, uri, version)
-        expected = [convert.diagnostic(p, Text(buffer.text)) for p in _whole(path, buffer.text)]
+        whole, text = _whole(path, buffer.text), Text(buffer.text)
+        expected = [convert.diagnostic(p, text) for p in whole]
         assert _shown(published.diagnostics) == _shown(expected), f"after edit {version - 1} ({start}, {end}, {new!r}):\n{buffer.text}"
+        fresh = [_action(convert.code_action(uri, fix, rank == 0, convert.diagnostic(p, text), text), uri) for p in whole for rank, fix in enumerate(p.fixes)]
+        # Never a fix that a fresh lint of the client's text does not offer at that very place, with those edits.
+        assert [_action(a, uri) for a in offered] == [f for f in fresh if f in [_action(a, uri) for a in offered]]
+
+
+async def _quick_fixes(client: LanguageClient, uri: str, buffer: ClientText) -> list[types.CodeAction]:
+    everywhere = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=len(buffer.lines()), character=0))
+    params = types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=uri), range=everywhere, context=types.CodeActionContext(diagnostics=[]))
+    return [a for a in await client.text_document_code_action_async(params) if a.kind == types.CodeActionKind.QuickFix]
+
+
+def _action(action: types.CodeAction, uri: str) -> tuple:
+    r = lambda x: (x.start.line, x.start.character, x.end.line, x.end.character)  # noqa: E731
+    return (action.title, action.is_preferred, [(r(d.range), d.code, d.message) for d in action.diagnostics], [(r(e.range), e.new_text) for e in action.edit.changes[uri]])
 
 
 # -- in process ---------------------------------------------------------------------------------
@@ -305,3 +323,56 @@ def test_the_same_document_twice_is_told_at_both_places(tmp_path: Path):
         found = _pieces_of(path, version)
         assert [(p.rule, p.document) for p in found] == [("DRA710", 1), ("DRA710", 2)]
         assert _problems(found) == _problems(_whole(path, version))
+
+
+def _fixable(problems) -> list[tuple]:
+    return [(p.rule, p.message, tuple(p.span), [(f.description, f.edits) for f in p.fixes]) for p in problems if p.fixes]
+
+
+def test_quick_fixes_carried_to_an_edited_text_are_a_fresh_lints_in_every_unchanged_document(tmp_path: Path):
+    """dralint.lsp.carry, after each of a series of random edits: the quick fixes the last lint offers for the
+    edited text, at its new places, are exactly those a fresh lint of the edited text offers in the documents
+    that stand unchanged before or after the edit, and none in a changed one (none at all where the buffer
+    cannot be cut)."""
+    path = str(tmp_path / "carried.yaml")
+    reads_others = engine.config_facts(path).reads_others
+    carried_somewhere = 0
+    for seed in range(2):
+        rng = random.Random(300 + seed)
+        text = _buffer(rng, 8).replace("allocationMode", "alocationMode")  # a fixable typo in every claim
+        linted = _whole(path, text)
+        for _ in range(20):
+            judged = carry.Judged(path, Text(text), linted, reads_others)
+            start, end, new = _edit(rng, text)
+            edited = text[:start] + new + text[end:]
+            carried = list(judged.at(Text(edited), (1, 1), (10**9, 1)))
+            linted = _whole(path, edited)  # the fresh lint, and the next edit's last lint
+            old_cuts, new_cuts = incremental.cuts(path, text), incremental.cuts(path, edited)
+            if old_cuts is None or new_cuts is None:
+                assert carried == []
+            else:
+                old_pieces = set(pairwise(old_cuts))
+                shift = len(text) - len(edited)  # a piece after the edit stands as far from the end as before
+                kept = [(a, b) for a, b in pairwise(new_cuts) if any((a + d, b + d) in old_pieces and text[a + d : b + d] == edited[a:b] for d in (0, shift))]
+                at = Text(edited).from_dralint
+                fresh = [p for p in linted if p.rule not in reads_others and any(a <= at(p.span.line, p.span.column) < b for a, b in kept)]
+                assert _fixable(carried) == _fixable(fresh), (start, end, new)
+                carried_somewhere += bool(carried)
+            text = edited
+    assert carried_somewhere > 30  # of 40 edits: most leave fixes to carry
+
+
+def test_no_quick_fix_is_carried_past_a_changed_dralint_comment_or_into_a_buffer_that_cannot_be_cut(tmp_path: Path):
+    path = str(tmp_path / "settings.yaml")
+    text = "---\n".join(CLAIM.format(i=i, c=i).replace("allocationMode", "alocationMode") for i in range(3))
+    judged = carry.Judged(path, Text(text), _whole(path, text), engine.config_facts(path).reads_others)
+    everywhere = ((1, 1), (10**9, 1))
+    edited = text.replace("name: claim-0\n", "name: claim-0\n  labels: {a: b}\n")
+    assert [(p.rule, p.span.line) for p in judged.at(Text(edited), *everywhere)] == [("DRA101", 27), ("DRA101", 41)]  # documents 1 and 2
+    renamed = text.replace("name: claim-0\n", "name: claim-9\n")  # the same length, where document 0 stood: changed all the same
+    assert [(p.rule, p.span.line) for p in judged.at(Text(renamed), *everywhere)] == [("DRA101", 26), ("DRA101", 40)]
+    # A file-wide suppression typed into document 0 silences documents 1 and 2 as well: nothing is carried.
+    suppressed = text.replace("name: claim-0\n", "name: claim-0\n# dralint: disable-file=DRA101\n")
+    assert [p.rule for p in _whole(path, suppressed)] == [] and list(judged.at(Text(suppressed), *everywhere)) == []
+    # CRLF line breaks (a buffer the incremental lint does not cut): nothing is carried either.
+    assert list(judged.at(Text(edited.replace("\n", "\r\n")), *everywhere)) == []

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import dralint_command
+
 CASES = Path(__file__).parent / "cases" / "lsp"
 
 SCRIPT = r"""
@@ -75,10 +77,12 @@ def test_without_the_lsp_extra_the_command_says_what_to_install():
     assert run.stderr.startswith("dralint: error: 'dralint lsp' needs the lsp extra: from a checkout of dralint, pip install -e '.[lsp]'")
 
 
+# The server of this session is started through the fork server's launcher (conftest.dralint_command);
+# the first test starts it as an editor's configuration does.
 WORKSPACE_SCRIPT = r"""
 local out = {}
 local buf = vim.api.nvim_get_current_buf()
-vim.lsp.start({ name = "dralint", cmd = { PYTHON, "-m", "dralint", "lsp" }, root_dir = ROOT })
+vim.lsp.start({ name = "dralint", cmd = vim.json.decode(CMD), root_dir = ROOT })
 out.attached = vim.wait(10000, function() return #vim.lsp.get_clients({ bufnr = buf }) > 0 end, 20)
 -- The buffer's one real mistake arrives with whatever else its lint found.
 vim.wait(20000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
@@ -113,7 +117,8 @@ def test_neovim_a_claim_whose_class_another_file_defines_and_hover_on_allocation
     at = text.splitlines().index("        allocationMode: ExactCount")
     out = tmp_path / "out.json"
     script = tmp_path / "workspace.lua"
-    script.write_text(f"local PYTHON, ROOT, OUT, AT = {json.dumps(sys.executable)}, {json.dumps(str(root))}, {json.dumps(str(out))}, {at}\n" + WORKSPACE_SCRIPT)
+    command = json.dumps(json.dumps(dralint_command("lsp")))  # a Lua string holding the JSON list
+    script.write_text(f"local CMD, ROOT, OUT, AT = {command}, {json.dumps(str(root))}, {json.dumps(str(out))}, {at}\n" + WORKSPACE_SCRIPT)
     subprocess.run([nvim, "--headless", "--clean", "-n", "-c", f"luafile {script}", str(claim)], cwd=root, capture_output=True, text=True, timeout=90)
     result = json.loads(out.read_text())
     assert result["attached"] is True

@@ -94,6 +94,7 @@ async def test_the_index_follows_file_events_and_saves_and_respects_ignore_paths
 async def test_hover_on_a_field_shows_its_upstream_documentation_and_allowed_values(vscode: LanguageClient, root: Path):
     claim = root / "claim.yaml"
     uri = _open(vscode, claim)
+    await published(vscode, uri)  # hover never waits for a lint: the config's release and docs come with one
     lines = claim.read_text(encoding="utf-8").splitlines()
     line = next(i for i, text in enumerate(lines) if "allocationMode" in text)
     params = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=lines[line].index("allocationMode") + 2))

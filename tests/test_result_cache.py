@@ -23,7 +23,7 @@ from dralint.pipeline.result_cache import open_pack
 from dralint.pipeline.result_store import MAGIC, encode, read_pack
 from dralint.report import FORMATS, ReportOptions, renderer
 
-from conftest import CASES, ROOT, dralint_exe
+from conftest import CASES, ROOT, dralint_command
 
 ALL_KEPT = frozenset(("texts", "objects", "fixes"))
 CLASS = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\n"
@@ -298,7 +298,7 @@ def test_a_hostile_pack_committed_to_a_repository_is_never_unpickled(cached, tmp
 def _cli(*args, cwd, env_extra=None):
     env = {k: v for k, v in os.environ.items() if k not in ("DRALINT_NO_CACHE", "GITHUB_ACTIONS")}
     env.update(env_extra or {})
-    return subprocess.Popen([*dralint_exe(), "--format", "json", "-j", "1", *args], cwd=cwd, env=env,
+    return subprocess.Popen(dralint_command("--format", "json", "-j", "1", *args), cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

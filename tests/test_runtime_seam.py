@@ -224,14 +224,15 @@ def test_the_loader_notes_the_fields_the_active_run_scope_rules_declare(monkeypa
     def driver_places(run, report):
         """Places drivers (a test rule)."""
 
-    refs = {"resourceClaimName", "resourceClaimTemplateName", "resourceClassName", "deviceClassName"}
+    # apiVersion always: where the engine's DRA010/DRA011 stand, the problem real-world files have most often
+    refs = {"resourceClaimName", "resourceClaimTemplateName", "resourceClassName", "deviceClassName", "apiVersion"}
     assert _positioned_asked(monkeypatch, LintOptions(plugins=False)) == {frozenset(refs)}
     extra = LintOptions(plugins=False, extra_rules=[driver_places.__dralint_rule__])
     assert _positioned_asked(monkeypatch, extra) == {frozenset({*refs, "driver"})}
     only = LintOptions(plugins=False, extra_rules=[driver_places.__dralint_rule__], selection=Selection(select=["X900", "DRA5"]))
-    assert _positioned_asked(monkeypatch, only) == {frozenset({"driver"})}
+    assert _positioned_asked(monkeypatch, only) == {frozenset({"driver", "apiVersion"})}
     none = LintOptions(plugins=False, selection=Selection(select=["DRA5"]))
-    assert _positioned_asked(monkeypatch, none) == {frozenset()}
+    assert _positioned_asked(monkeypatch, none) == {frozenset({"apiVersion"})}
 
 
 def test_the_command_turns_the_seam_on_for_its_run_and_off_after(monkeypatch, seam_off, tmp_path, capsys):
@@ -257,3 +258,23 @@ def test_the_command_turns_the_seam_on_for_its_run_and_off_after(monkeypatch, se
     reported = [(p["rule"], p["line"], p["column"]) for p in json.loads(capsys.readouterr().out)["problems"]]
     library = lint([Source(str(tmp_path / "claim.yaml"), (CASES / NAMES[0]).read_bytes())], LintOptions(plugins=False))
     assert reported == [(p.rule, p.span.line, p.span.column) for p in library.problems] and len(reported) == 10
+
+
+def test_with_loads_frozen_what_a_load_builds_is_frozen_as_it_ends_and_only_with_the_seam_on(seam_off):
+    data = (CASES / NAMES[0]).read_bytes()
+
+    def frozen_by_a_load() -> bool:
+        before = gc.get_freeze_count()
+        kept = load("a.yaml", data)  # held: what a freeze at its end took stays frozen
+        return gc.get_freeze_count() > before and bool(kept.documents)
+
+    gc.unfreeze()
+    try:
+        with runtime.loads_frozen():
+            assert not frozen_by_a_load()  # the seam off: the collector is not touched
+            with runtime.enabled():
+                assert frozen_by_a_load()
+        with runtime.enabled():
+            assert not frozen_by_a_load()  # the seam on, but no run asked for it
+    finally:
+        gc.unfreeze()

@@ -30,10 +30,10 @@ import threading
 import types
 from typing import Any, Callable, Iterator
 
-__all__ = ["enable", "disable", "enabled", "is_enabled", "on_disable", "collector_paused", "freeze",
+__all__ = ["enable", "disable", "enabled", "is_enabled", "on_disable", "collector_paused", "freeze", "loads_frozen",
            "import_ruamel_parts"]
 
-_state = {"on": False}
+_state = {"on": False, "freeze_loads": False}
 _undo: list[Callable[[], None]] = []
 _import_lock = threading.Lock()
 
@@ -86,8 +86,25 @@ def collector_paused(run: Callable[..., Any], *args: Any) -> Any:
     try:
         return run(*args)
     finally:
+        if _state["freeze_loads"]:
+            # What a load builds is acyclic (plain data, documents, their position tables) and freed by
+            # reference counting when its file is done: the collector need not scan it even once.
+            gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def loads_frozen() -> Iterator[None]:
+    """While it lasts, and the seam is on, what lives when a load ends is frozen (`freeze`) there and then.
+    Only for a run that owns its process to the end (the CLI's), as `freeze` is: a cyclic leftover
+    alive at that moment is never collected."""
+    was = _state["freeze_loads"]
+    _state["freeze_loads"] = True
+    try:
+        yield
+    finally:
+        _state["freeze_loads"] = was
 
 
 def freeze() -> None:

@@ -142,11 +142,25 @@ class Catalog:
         self.release = release
         self._entries: dict[str, dict[str, Any]] = releases[release]
         self._schemas: dict[str, dict[str, Any]] = {}
+        # What `served` and `served_versions` answer, kept: asked for every document of a run, and the
+        # release's data never changes.
+        self._served: dict[tuple[str, str], KindInfo] = {}
+        self._versions: tuple[str, ...] | None = None
 
     def __repr__(self) -> str:
         return f"Catalog({self.release!r})"
 
     def served(self, api_version: str | None, kind: str | None) -> KindInfo | None:
+        if type(api_version) is str and type(kind) is str:
+            info = self._served.get((api_version, kind))
+            if info is not None:
+                return info
+        info = self._info(api_version, kind)
+        if info is not None:  # only what the release serves is kept: a few entries, whatever documents say
+            self._served[(api_version, kind)] = info
+        return info
+
+    def _info(self, api_version: str | None, kind: str | None) -> KindInfo | None:
         entry = self._entries.get(api_version or "")
         if entry is None or kind not in entry["kinds"]:
             return None
@@ -164,7 +178,9 @@ class Catalog:
 
     def served_versions(self) -> list[str]:
         """group/version strings served by this release, highest priority first (v1, v1beta2, ...)."""
-        return sorted(self._entries, key=version_key, reverse=True)
+        if self._versions is None:
+            self._versions = tuple(sorted(self._entries, key=version_key, reverse=True))
+        return list(self._versions)
 
     def kinds(self, api_version: str | None) -> list[str]:
         """Kinds served under `api_version` in this release (sorted); empty when the version is not served."""

@@ -41,17 +41,22 @@ class BufferConfig(NamedTuple):
 _settings: dict[tuple[str | None, int], BufferConfig] = {}
 
 
-def settings_for(path: str) -> BufferConfig:
-    """Options for a buffer at `path`: its nearest `.dralint.yaml`, as the CLI would read it."""
+def config_key(path: str) -> tuple[str | None, int]:
+    """Which config judges a buffer at `path`: its nearest `.dralint.yaml` (None: the defaults) and that file's mtime."""
     config = discover(os.path.dirname(os.path.abspath(path)))
     try:
         stamp = os.stat(config).st_mtime_ns if config else 0
     except OSError:
         stamp = 0
-    key = (config, stamp)
+    return config, stamp
+
+
+def settings_for(path: str) -> BufferConfig:
+    """Options for a buffer at `path`: its nearest `.dralint.yaml`, as the CLI would read it."""
+    key = config_key(path)
     found = _settings.get(key)
     if found is None:
-        found = _settings[key] = _build(config)
+        found = _settings[key] = _build(key[0])
     return found
 
 
@@ -107,8 +112,9 @@ def documents(path: str, text: str) -> list[Document]:
     return load(path, lintable(text)).documents
 
 
-def release_for(path: str, text: str) -> str:
-    return file_release(path, lintable(text), settings_for(path).options.release)[0]
+def release_for(path: str, text: str, default: str) -> str:
+    """The release a buffer is judged at: its header comment's, else `default` (its config's)."""
+    return file_release(path, lintable(text), default)[0]
 
 
 def schema_for(release: str, api_version: str | None, kind: str | None) -> dict[str, Any] | None:
@@ -116,6 +122,25 @@ def schema_for(release: str, api_version: str | None, kind: str | None) -> dict[
     if catalog.served(api_version, kind) is None:
         return None
     return catalog.schema(api_version, kind)  # type: ignore[arg-type]
+
+
+class ConfigFacts(NamedTuple):
+    """What the language server answers hover and code actions from without asking the lint process again."""
+
+    docs: dict[str, dict[str, str]]  # rule_docs
+    reads_others: frozenset[str]  # codes whose problems in a document can change when another document does
+    release: str  # the release the config judges at, unless a buffer's comment says otherwise
+
+
+# Reported once per file, on its first document of an apiVersion (dralint.pipeline.resolve.disabled_once_per_file).
+_ONCE_PER_FILE = frozenset({"DRA011"})
+
+
+def config_facts(path: str) -> ConfigFacts:
+    """The rule docs, the codes of the run-scope rules and the release of `path`'s config."""
+    options = settings_for(path).options
+    run_scope = frozenset(rule.code for rule in options.rules() if rule.scope == "run")
+    return ConfigFacts(rule_docs(path), run_scope | _ONCE_PER_FILE, options.release)
 
 
 def rule_docs(path: str) -> dict[str, dict[str, str]]:

@@ -92,7 +92,7 @@ class _Piece:
         if not last and self.syntax is not None and self.syntax >= self.lines:
             return None
         if (documents, lines, last) != self._at:
-            self._at, self._moved = (documents, lines, last), [_moved_problem(p, documents, lines, last) for p in self.problems]
+            self._at, self._moved = (documents, lines, last), [moved_problem(p, documents, lines, last) for p in self.problems]
         if not self.records:
             return self._moved, self.records, self.first
         if self._lint == lint:  # placed twice in one buffer: the second place's records are its own
@@ -127,10 +127,10 @@ def forget() -> None:
 
 def lint_pieces(path: str, text: str, options: LintOptions, known: dict[str, dict[str, list]] | None) -> LintResult | None:
     """`lint` of the buffer from its pieces, the changed ones checked again; None: lint it whole."""
-    cuts = _cuts(path, text)
-    if cuts is None:
+    at = cuts(path, text)
+    if at is None:
         return None
-    header = text[: cuts[1]]
+    header = text[: at[1]]
     release, gates = options.release, {}
     if "dralint" in text:
         if not _settings_only(header, text):
@@ -141,7 +141,7 @@ def lint_pieces(path: str, text: str, options: LintOptions, known: dict[str, dic
     _owners[id(options)] = options
     first_checker, rest_checker = _checkers(options, release, gates)
     context = (id(options), path, release, tuple(sorted(gates.items())))
-    keys = [(context, n == 0, text[cuts[n] : cuts[n + 1]]) for n in range(len(cuts) - 1)]
+    keys = [(context, n == 0, text[at[n] : at[n + 1]]) for n in range(len(at) - 1)]
     pieces = [_piece(key, path, first_checker if n == 0 else rest_checker) for n, key in enumerate(keys)]
     _keep_only(path, keys)
     _lints[0] += 1
@@ -189,15 +189,25 @@ def _keep_only(path: str, keys: list[tuple]) -> None:
     _last[path] = keys
 
 
-def _cuts(path: str, text: str) -> list[int] | None:
+def cuttable(path: str, text: str) -> bool:
+    """Whether the buffer may be cut into pieces at its `---` lines (see the module docstring)."""
+    return not (path.lower().endswith(".json") or _JSON_START.match(text) or text.startswith(("%", "...")) or any(odd in text for odd in _UNCUTTABLE)
+                or any(first in text and odd in text for first, odd in _UNLESS_NONE))
+
+
+def starts_piece(text: str, at: int) -> bool:
+    """Whether the `\\n---` found at `at - 1` starts a piece at `at`: as _MARKER, `---` then a blank or the end."""
+    return text[at + 3 : at + 4] in ("", " ", "\t", "\n")
+
+
+def cuts(path: str, text: str) -> list[int] | None:
     """Where the pieces start, and the end; None for a buffer that is not cut (see the module docstring)."""
-    if path.lower().endswith(".json") or _JSON_START.match(text) or text.startswith(("%", "...")) or any(odd in text for odd in _UNCUTTABLE) \
-            or any(first in text and odd in text for first, odd in _UNLESS_NONE):
+    if not cuttable(path, text):
         return None
     cuts = [0]
     at = text.find("\n---")
     while at != -1:
-        if text[at + 4 : at + 5] in ("", " ", "\t", "\n"):  # as _MARKER: `---` then a blank or the end
+        if starts_piece(text, at + 1):
             cuts.append(at + 1)
         at = text.find("\n---", at + 4)
     if len(cuts) == 1 or len(cuts) > MAX_PIECES:  # one document: nothing to keep apart; too many to keep
@@ -277,7 +287,7 @@ def _moved_span(span: Span, lines: int) -> Span:
     return Span(span.line + lines, span.column, span.end_line + lines, span.end_column)
 
 
-def _moved_problem(p: Problem, documents: int, lines: int, last: bool) -> Problem:
+def moved_problem(p: Problem, documents: int, lines: int, last: bool) -> Problem:
     moved = Problem.__new__(Problem)
     for name in Problem.__slots__:
         setattr(moved, name, getattr(p, name))

@@ -3,13 +3,15 @@
 Push or pull, never both: a client that can pull diagnostics
 (`textDocument/diagnostic`) pulls them; every other client gets
 `publishDiagnostics`, tagged with the document version they were computed for.
-Typing re-lints after a short pause (DELAY); open and save re-lint at once. A
+Typing re-lints after a short pause (`pause()`); open and save re-lint at once. A
 result is published only if the buffer still has the version it was computed
 from, so a slow lint never overwrites a newer one.
 
 Lints run in a child process (worker.py), awaited, so the server answers other
-requests meanwhile; each version of a buffer is linted once, and diagnostics,
-code actions and hover are all served from that lint (`Linted`).
+requests meanwhile; each version of a buffer is linted once, and diagnostics are
+published from that lint (`Linted`). Code actions and hover never wait for a lint:
+they answer from the buffer's last lint, for its current text (dralint.lsp.carry
+for quick fixes), with what a lint process reply brought before (rule docs).
 """
 
 from __future__ import annotations
@@ -27,15 +29,20 @@ from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from . import convert, engine, hover
+from . import carry, convert, engine, hover
 from .text import Buffer, BufferWorkspace, Text
-from .worker import LintTimeout, Superseded, Worker, WorkerFailed
+from .worker import LintTimeout, Superseded, Worker, WorkerFailed, lint_timeout
 
 logger = logging.getLogger(__name__)
 
-# Seconds of quiet after the last keystroke before re-linting; bench/lsp.py sets it to 0 to
-# drive thousands of edits through the linter.
-DELAY = float(os.environ.get("DRALINT_LSP_DELAY_MS", "120")) / 1000
+
+
+def pause() -> float:
+    """Seconds of quiet after the last keystroke before re-linting (DRALINT_LSP_DELAY_MS; bench/lsp.py
+    sets 0 to drive thousands of edits through the linter). Read at `initialize`, never at import:
+    importing the server must not depend on the environment."""
+    return float(os.environ.get("DRALINT_LSP_DELAY_MS", "120")) / 1000
+
 CONFIG_GLOB = "**/.dralint.{yaml,yml}"
 MANIFEST_GLOB = "**/*.{yaml,yml,json}"  # the workspace index's files (dralint.lsp.workspace)
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
@@ -43,30 +50,24 @@ BUFFER_TEXT = "dralint/bufferText"
 
 
 class Linted:
-    """The lint of one version of a buffer: what diagnostics, code actions and hover answer from.
+    """The lint of one version of a buffer: what diagnostics and code actions answer from.
 
-    `key` is (document version, config generation). The documents for hover are
-    loaded from `text` when first asked for, once per version.
+    `key` is (document version, config generation); `judged` gives its quick fixes, for
+    its text or a later one (dralint.lsp.carry).
     """
 
-    __slots__ = ("key", "problems", "diagnostics", "text", "release", "_documents")
+    __slots__ = ("key", "problems", "diagnostics", "text", "judged")
 
-    def __init__(self, key: tuple[int | None, int], problems: list, diagnostics: list[types.Diagnostic], text: Text, release: str | None):
+    def __init__(self, key: tuple[int | None, int], problems: list, diagnostics: list[types.Diagnostic], text: Text, judged: carry.Judged | None = None):
         self.key = key
         self.problems = problems
         self.diagnostics = diagnostics
         self.text = text
-        self.release = release
-        self._documents: list | None = None
+        self.judged = judged or carry.Judged("", text, problems, None)
 
     @property
     def version(self) -> int | None:
         return self.key[0]
-
-    def documents(self, path: str) -> list:
-        if self._documents is None:
-            self._documents = engine.documents(path, self.text.text)
-        return self._documents
 
 
 class _Protocol(LanguageServerProtocol):
@@ -111,11 +112,13 @@ class DralintServer(LanguageServer):
         self.told: set[str] = set()  # config and internal errors already shown to the user
         self.generation = 0  # bumped when the config changes: a pull's result id is generation + version
         self.worker = Worker()
+        self.delay = 0.0  # `pause()`, read with the worker's timeout at initialize
         self.folders: tuple[str, ...] = ()  # the workspace folders, whose manifests the lints know of
-        # For hover while a buffer's lint is stale: its current text's documents, and each path's
-        # rule docs (both cleared with the generation), so that hover never queues behind a lint.
-        self.loaded: dict[str, tuple[Text, list]] = {}
-        self.docs: dict[str, dict[str, dict[str, str]]] = {}
+        # For hover, which never queues behind a lint: what the lint process told of each config
+        # (engine.config_key -> rule docs, release ...), kept until it tells again; and each buffer's
+        # current text with its release and documents (loaded here, without rules).
+        self.facts: dict[tuple, engine.ConfigFacts] = {}
+        self.loaded: dict[str, tuple[Text, engine.ConfigFacts, str, list]] = {}
 
     def in_workspace(self, path: str) -> bool:
         path = os.path.abspath(path) if path else ""
@@ -144,27 +147,33 @@ class DralintServer(LanguageServer):
         path = to_fs_path(uri) or uri
         problems: list = []
         notices: list[types.Diagnostic] = []
-        release = None
+        facts = None
         try:
-            problems, kubernetes, config_error, release = await self.worker.call("lint", path, text.text, self.folders, wanted=lambda: self._current(uri, key))
-            if not kubernetes:  # Files without a Kubernetes object (dralint.pipeline.triage): other YAML servers run beside this one.
+            reply = await self.worker.call("lint", path, text.text, self.folders, wanted=lambda: self._current(uri, key))
+            problems = reply.problems
+            if not reply.kubernetes:  # Files without a Kubernetes object (dralint.pipeline.triage): other YAML servers run beside this one.
                 problems = []
-            if config_error:
-                self.tell(f"dralint: {config_error}; using the defaults")
+            if reply.config_error:
+                self.tell(f"dralint: {reply.config_error}; using the defaults")
+            if reply.facts is not None:
+                self.facts[reply.config] = reply.facts
+            facts = self.facts.get(reply.config)
         except LintTimeout:
             notices.append(_timed_out(self.worker.timeout))
         except WorkerFailed as exc:  # a broken plugin or rule: say so once, keep serving the other buffers
             self.tell(f"dralint could not lint {path}: {exc}")
         except Superseded:  # nobody is left to show it to: neither kept nor published
-            return Linted(key, [], [], text, None)
+            return Linted(key, [], [], text)
         finally:
             running = self.running.get(uri)
             if running is not None and running[1] is asyncio.current_task():
                 del self.running[uri]
         diagnostics = [convert.diagnostic(p, text) for p in problems] + notices
-        linted = Linted(key, problems, diagnostics, text, release)
+        linted = Linted(key, problems, diagnostics, text, carry.Judged(path, text, problems, facts.reads_others if facts else None))
         buffer = self.buffer(uri)
-        if buffer is not None and buffer.text is text:  # still this text (not closed, edited or reopened)
+        known = self.linted.get(uri)
+        # Still this text (not closed, edited or reopened), and not a lint of an older config finishing late.
+        if buffer is not None and buffer.text is text and (known is None or known.key[1] <= key[1]):
             self.linted[uri] = linted
         return linted
 
@@ -210,7 +219,7 @@ class DralintServer(LanguageServer):
 
     def schedule(self, uri: str) -> None:
         self._cancel_pending(uri)
-        self.pending[uri] = asyncio.get_running_loop().call_later(DELAY, self._fire, uri)
+        self.pending[uri] = asyncio.get_running_loop().call_later(self.delay, self._fire, uri)
 
     def _cancel_pending(self, uri: str) -> None:
         handle = self.pending.pop(uri, None)
@@ -230,17 +239,15 @@ class DralintServer(LanguageServer):
         self.linted.clear()
         self.running.clear()
         self.loaded.clear()
-        self.docs.clear()
         if operation == "forget":  # a new config: its problems are news again (a save is not)
             self.told.clear()
         try:
             await self.worker.call(operation, *args)
         except (LintTimeout, WorkerFailed) as exc:  # the next lint starts a fresh child, with nothing cached
             logger.warning("could not update the lint process (%s): %s", operation, exc)
-        if self.pull:
-            if _refresh_supported(self):
-                self.workspace_diagnostic_refresh(None)
-            return
+        if self.pull and _refresh_supported(self):
+            self.workspace_diagnostic_refresh(None)
+        # Pushed, or (pull) ready for the client's next pull, and for code actions that answer from the last lint.
         for buffer in list(self.workspace.text_documents.values()):
             self.spawn(self.publish(buffer.uri))  # as the client spelled it (pygls keys them unquoted)
 
@@ -268,6 +275,7 @@ server = DralintServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: DralintServer, params: types.InitializeParams) -> None:
+    ls.delay, ls.worker.timeout = pause(), lint_timeout()
     text = params.capabilities.text_document
     ls.pull = bool(text and text.diagnostic is not None) and not os.environ.get("DRALINT_LSP_PUSH")
     uris = [folder.uri for folder in params.workspace_folders or ()] or ([params.root_uri] if params.root_uri else [])
@@ -362,29 +370,35 @@ FIX_ALL = "source.fixAll.dralint"
     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL], resolve_provider=True),
 )
 async def code_actions(ls: DralintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """From the lint of the buffer's current version: the last one when it is current (nothing is
-    linted for a cursor move), else the one under way or a new one, in the lint process."""
+    """Quick fixes from the buffer's last lint under the current config, never waiting for one: of the
+    documents unchanged since, moved to where they stand (dralint.lsp.carry); none before its first lint.
+    Fix-all asked for by name (fix on save) is computed now, in the lint process."""
     uri = params.text_document.uri
-    linted = await ls.lint(uri)
-    if linted is None:
+    buffer = ls.buffer(uri)
+    if buffer is None:
         return []
-    text = linted.text
-    first = convert.from_position(params.range.start, text)
-    last = convert.from_position(params.range.end, text)
+    text = buffer.text
+    linted = ls.linted.get(uri)
+    if linted is not None and linted.key[1] != ls.generation:  # judged under an older config: its fixes may not hold
+        linted = None
     actions = []
-    for problem, diag in zip(linted.problems, linted.diagnostics, strict=False):
-        if not convert.overlaps(problem.span, first, last):
-            continue
-        for rank, fix in enumerate(problem.fixes):
-            actions.append(convert.code_action(uri, fix, rank == 0, diag, text))
-    if any(p.fixes for p in linted.problems):
-        wanted = params.context.only or []
-        if any(FIX_ALL.startswith(kind) for kind in wanted):  # asked for by name (fix on save): compute now
-            fixed = await _fix_all(ls, uri, linted.text)
+    if linted is not None:
+        first = convert.from_position(params.range.start, text)
+        last = convert.from_position(params.range.end, text)
+        for problem in linted.judged.at(text, first, last):
+            fixes = problem.fixes
+            if fixes:
+                diag = convert.diagnostic(problem, text)
+                actions.extend(convert.code_action(uri, fix, rank == 0, diag, text) for rank, fix in enumerate(fixes))
+    wanted = params.context.only or []
+    fixable = linted is not None and any(p.fixes for p in linted.problems)
+    if any(FIX_ALL.startswith(kind) for kind in wanted):  # asked for by name (fix on save): computed now
+        if fixable or linted is None or linted.text is not text:  # unless this very text has nothing to fix
+            fixed = await _fix_all(ls, uri, text)
             if fixed is not None:
                 actions.append(fixed)
-        elif not wanted and _resolves_edits(ls):  # offered in the menu, computed only if picked
-            actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, data={"uri": uri}))
+    elif not wanted and fixable and _resolves_edits(ls):  # offered in the menu, computed only if picked
+        actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, data={"uri": uri}))
     return actions
 
 
@@ -408,6 +422,8 @@ async def _fix_all(ls: DralintServer, uri: str, text: Text) -> types.CodeAction 
     except (LintTimeout, WorkerFailed) as exc:
         ls.tell(f"dralint could not fix {uri}: {exc}")
         return None
+    if fixed == text.text:  # nothing to fix
+        return None
     whole = text.range(0, len(text.text))
     edit = types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=fixed)]})
     return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL, edit=edit)
@@ -423,58 +439,33 @@ async def resolve_code_action(ls: DralintServer, action: types.CodeAction) -> ty
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-async def on_hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
+def on_hover(ls: DralintServer, params: types.HoverParams) -> types.Hover | None:
     """A rule code's docs, or a field's schema, from the buffer as the client opened it (a URI it
-    did not open is not read from disk). Never queued behind a lint once the buffer has been linted:
-    the field is found in the current text, at the release of the buffer's last lint."""
+    did not open is not read from disk). Never waits for a lint: the field is found in the current
+    text, at the release its header comment or its config gives, and the docs are those of its config,
+    as the lint process sent them with a lint under that config (before the first, there is no hover)."""
     uri = params.text_document.uri
     buffer = ls.buffer(uri)
     if buffer is None or params.position.line >= buffer.text.line_count:
         return None
     text = buffer.text
     path = to_fs_path(uri) or uri
+    facts = ls.facts.get(engine.config_key(path))
+    if facts is None:
+        return None
     offset = text.offset(params.position)
     code = hover.code_at(text.line_text(params.position.line), offset - text.starts[params.position.line] + 1)
     if code is not None:
-        row = (await _rule_docs(ls, path)).get(code)
+        row = facts.docs.get(code)
         value = hover.rule_markdown(code, row) if row else None
     else:
-        release, documents = await _hover_source(ls, uri, path, text)
-        value = _field_hover(release, documents, *text.to_dralint(offset)) if release is not None else None
+        loaded = ls.loaded.get(uri)
+        if loaded is None or loaded[0] is not text or loaded[1] is not facts:  # once per text (and config)
+            loaded = ls.loaded[uri] = (text, facts, engine.release_for(path, text.text, facts.release), engine.documents(path, text.text))
+        value = _field_hover(loaded[2], loaded[3], *text.to_dralint(offset))
     if value is None:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
-
-
-async def _rule_docs(ls: DralintServer, path: str) -> dict[str, dict[str, str]]:
-    """The rule docs of `path`'s config: asked of the lint process once per path and generation."""
-    generation = ls.generation
-    found = ls.docs.get(path)
-    if found is None:
-        try:
-            found = await ls.worker.call("docs", path)
-        except (LintTimeout, WorkerFailed):
-            return {}
-        if generation == ls.generation:  # not from a config changed meanwhile
-            ls.docs[path] = found
-    return found
-
-
-async def _hover_source(ls: DralintServer, uri: str, path: str, text: Text) -> tuple[str | None, list]:
-    """The release and documents a field hover answers from: the last lint's when it is of `text`;
-    when it is of an older text, that lint's release with `text`'s own documents (loaded once per
-    text, without rules); only a buffer never linted in this generation waits for its lint."""
-    linted = ls.linted.get(uri)
-    if linted is None or linted.key[1] != ls.generation:
-        linted = await ls.lint(uri)
-        if linted is None:
-            return None, []
-    if linted.text is text:
-        return linted.release, linted.documents(path)
-    loaded = ls.loaded.get(uri)
-    if loaded is None or loaded[0] is not text:
-        loaded = ls.loaded[uri] = (text, engine.documents(path, text.text))
-    return linted.release, loaded[1]
 
 
 def _field_hover(release: str, documents: list, line: int, column: int) -> str | None:

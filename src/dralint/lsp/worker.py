@@ -1,8 +1,8 @@
 """The language server's linter, in a child process it can stop.
 
 Everything that runs configured rules or imports plugins (lint, fix-all, the rule
-docs of a buffer's config) runs here, one request at a time: a rule that never
-returns costs that one lint (the child is killed after `TIMEOUT` seconds and a
+docs of a buffer's config, sent with its lints) runs here, one request at a time: a rule that never
+returns costs that one lint (the child is killed after `lint_timeout()` seconds and a
 fresh one started for the next request), not the server; a rule's print() goes
 to standard error (file descriptor 1 is pointed there), never into the server's
 JSON-RPC stream. The server waits for the answer in a thread, so it keeps
@@ -20,11 +20,16 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
-# Seconds one request may take before its child is killed. DRALINT_LSP_TIMEOUT_S overrides it
-# (a 16 MiB buffer with every rule on can need more than the default on a slow machine).
-TIMEOUT = float(os.environ.get("DRALINT_LSP_TIMEOUT_S", "30"))
+
+def lint_timeout() -> float:
+    """Seconds one request may take before its child is killed. DRALINT_LSP_TIMEOUT_S overrides it
+    (a 16 MiB buffer with every rule on can need more than the default on a slow machine). Read when
+    a server starts, never at import: importing the module must not depend on the environment."""
+    return float(os.environ.get("DRALINT_LSP_TIMEOUT_S", "30"))
+
+
 START_TIMEOUT = 120.0  # importing dralint in a fresh interpreter; not counted against a lint
 
 
@@ -40,14 +45,33 @@ class Superseded(Exception):
     """By its turn, the request was no longer wanted (its buffer had changed again): not sent."""
 
 
-def _lint(path: str, text: str, folders: tuple[str, ...] = ()) -> tuple[list, bool, str | None, str]:
+class Reply(NamedTuple):
+    """A lint's answer. `facts` (rule docs, ...) are sent with the first lint under each config that this
+    process answers, and again after a `forget`: the server keeps them, so that hover never asks."""
+
+    problems: list
+    kubernetes: bool
+    config_error: str | None
+    config: tuple  # which config judged it (dralint.lsp.engine.config_key)
+    facts: Any  # dralint.lsp.engine.ConfigFacts, or None: sent before
+
+
+_sent: set[tuple] = set()  # the configs whose facts this process has sent
+
+
+def _lint(path: str, text: str, folders: tuple[str, ...] = ()) -> Reply:
     from . import engine
 
     outcome = engine.lint_buffer(path, text, folders)
     for problem in outcome.problems:  # built here: their lazy positions and fixes hold the documents
         problem.span = problem.span
         problem.fixes = problem.fixes
-    return outcome.problems, outcome.kubernetes, engine.config_error(path), engine.release_for(path, text)
+    config = engine.config_key(path)
+    facts = None
+    if config not in _sent:
+        facts = engine.config_facts(path)
+        _sent.add(config)
+    return Reply(outcome.problems, outcome.kubernetes, engine.config_error(path), config, facts)
 
 
 def _fix(path: str, text: str) -> str:
@@ -56,16 +80,11 @@ def _fix(path: str, text: str) -> str:
     return engine.fix_buffer(path, text)
 
 
-def _docs(path: str) -> dict[str, dict[str, str]]:
-    from . import engine
-
-    return engine.rule_docs(path)
-
-
 def _forget() -> None:
     from . import engine
 
     engine.forget_settings()
+    _sent.clear()
 
 
 def _changed(paths: list[str]) -> None:
@@ -75,7 +94,7 @@ def _changed(paths: list[str]) -> None:
     incremental.forget()  # a kustomization among them may make the buffer a patch
 
 
-OPERATIONS: dict[str, Callable[..., Any]] = {"lint": _lint, "fix": _fix, "docs": _docs, "forget": _forget, "changed": _changed}
+OPERATIONS: dict[str, Callable[..., Any]] = {"lint": _lint, "fix": _fix, "forget": _forget, "changed": _changed}
 
 
 def serve(conn: Connection) -> None:
@@ -103,8 +122,8 @@ def serve(conn: Connection) -> None:
 class Worker:
     """The server's handle on the child: `await call(operation, *args)`; requests are answered in order."""
 
-    def __init__(self, timeout: float = TIMEOUT):
-        self.timeout = timeout
+    def __init__(self, timeout: float | None = None):
+        self.timeout = timeout  # None: `lint_timeout()` when the first request is sent
         self._process: Any = None
         self._conn: Connection | None = None
         self._lock: asyncio.Lock | None = None
@@ -124,9 +143,10 @@ class Worker:
         conn = self._ensure()
         try:
             conn.send((operation, args))
-            if not conn.poll(self.timeout):
+            limit = self.timeout if self.timeout is not None else lint_timeout()
+            if not conn.poll(limit):
                 self.stop()
-                raise LintTimeout(f"no answer in {self.timeout:g} s")
+                raise LintTimeout(f"no answer in {limit:g} s")
             status, value = conn.recv()
         except (EOFError, OSError) as exc:
             code = self._process.exitcode if self._process is not None else None

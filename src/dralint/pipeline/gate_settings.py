@@ -75,33 +75,54 @@ def file_gates(source: str, data: bytes, release: str) -> tuple[dict[str, bool],
         return {}, []
     settings: dict[str, bool] = {}
     problems: list[Problem] = []
-    in_header = True
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        if b"dralint" not in raw and not in_header:
-            continue
-        line = raw.decode("utf-8", "replace").removesuffix("\r")
+    # The header (the lines before the first document's content) is read line by line, whatever case
+    # `dralint` is written in; after it only the lines that say `dralint` are found (by bytes.find:
+    # decoding every line of a large file was most of this), their numbers counted on from the last.
+    start, number, size = 0, 1, len(data)
+    while start < size:
+        end = data.find(b"\n", start)
+        end = size if end == -1 else end
+        line = data[start:end].decode("utf-8", "replace").removesuffix("\r")
         stripped = line.strip()
-        if in_header and stripped and not stripped.startswith("#") and stripped != "---":
-            in_header = False
-        loose = _LOOSE.search(line)
-        if loose is None:
-            continue
-        column = loose.start() + 1
-        exact = _EXACT.search(line)
-        if not in_header:
-            problems.append(_problem(source, number, column, "a dralint feature-gates comment applies only before the first document; move it to the top of the file"))
-            continue
-        if exact is None or not exact.group(1):
-            problems.append(_problem(source, number, column, "malformed feature-gates comment; write it as '# dralint: feature-gates=GATE=true,GATE=false'"))
-            continue
-        try:
-            found = parse_gate_list(exact.group(1))
-            check_gates(found, release)
-        except ValueError as exc:
-            problems.append(_problem(source, number, column + exact.start(1) - exact.start(), f"{exc} (in the file's dralint comment)"))
-            continue
-        settings.update(found)
+        if stripped and not stripped.startswith("#") and stripped != "---":
+            break
+        _gate_line(source, line, number, True, release, settings, problems)
+        start, number = end + 1, number + 1
+    counted = start
+    found = data.find(b"dralint", start)
+    while found != -1:
+        line_start = data.rfind(b"\n", 0, found) + 1
+        end = data.find(b"\n", found)
+        end = size if end == -1 else end
+        number += data.count(b"\n", counted, line_start)
+        counted = line_start
+        _gate_line(source, data[line_start:end].decode("utf-8", "replace").removesuffix("\r"), number, False,
+                   release, settings, problems)
+        found = data.find(b"dralint", end)
     return settings, problems
+
+
+def _gate_line(source: str, line: str, number: int, in_header: bool, release: str, settings: dict[str, bool],
+               problems: list[Problem]) -> None:
+    """What one line says of the file's gates: into `settings`, or a DRA009 into `problems`."""
+    loose = _LOOSE.search(line)
+    if loose is None:
+        return
+    column = loose.start() + 1
+    exact = _EXACT.search(line)
+    if not in_header:
+        problems.append(_problem(source, number, column, "a dralint feature-gates comment applies only before the first document; move it to the top of the file"))
+        return
+    if exact is None or not exact.group(1):
+        problems.append(_problem(source, number, column, "malformed feature-gates comment; write it as '# dralint: feature-gates=GATE=true,GATE=false'"))
+        return
+    try:
+        found = parse_gate_list(exact.group(1))
+        check_gates(found, release)
+    except ValueError as exc:
+        problems.append(_problem(source, number, column + exact.start(1) - exact.start(), f"{exc} (in the file's dralint comment)"))
+        return
+    settings.update(found)
 
 
 def _problem(source: str, line: int, column: int, message: str) -> Problem:

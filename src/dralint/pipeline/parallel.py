@@ -121,10 +121,12 @@ def _at_least_bytes(entries: list[tuple[str, str | None]], limit: int) -> bool:
 def frozen(sources: Iterable[Source]) -> Iterator[Source]:
     """`sources`, with what the run keeps of each file moved out of the cyclic collector's sight once the
     file is checked: what lives to the end (problems, records) is never scanned again, and a 100,000-file
-    run does not pay ever longer collections for it. Only for the CLI (a process that ends with the run)."""
-    for source in sources:
-        yield source
-        runtime.freeze()
+    run does not pay ever longer collections for it; what each load builds is frozen as soon as it is
+    built (runtime.loads_frozen). Only for the CLI (a process that ends with the run)."""
+    with runtime.loads_frozen():
+        for source in sources:
+            yield source
+            runtime.freeze()
 
 
 def lint_parallel(entries: Iterable[tuple[str, str | None]], options: LintOptions, jobs: int, pack: Pack | None = None) -> LintResult:

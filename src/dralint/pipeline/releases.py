@@ -70,7 +70,9 @@ def file_release(source: str, data: bytes, default: str) -> tuple[str, list[Prob
     if b"dralint" not in data or b"ersion" not in data:
         return default, []
     release, problems = default, []
-    content_starts = _first_content_offset(data)
+    # Where the first document's content starts, found no further than asked: a comment on the file's
+    # first lines needs only the lines above it read, not the whole file.
+    content = _ContentStart(data)
     # Only the lines that say "dralint" are read (found by bytes.find, not by decoding every line); their
     # numbers are counted on from the previous one (from the top each time was quadratic in the comments).
     found = data.find(b"dralint")
@@ -87,7 +89,7 @@ def file_release(source: str, data: bytes, default: str) -> tuple[str, list[Prob
         counted = start
         exact = _EXACT.search(line)
         column = line.index("#") + 1
-        if start >= content_starts:
+        if content.at_or_before(start):
             problems.append(_problem(source, number, column, "a dralint kubernetes-version comment applies only before the first document; move it to the top of the file"))
         elif exact is None:
             value = _VALUE.search(line)
@@ -95,7 +97,7 @@ def file_release(source: str, data: bytes, default: str) -> tuple[str, list[Prob
             problems.append(_problem(source, number, column, f"malformed release comment; write it as '# dralint: {written}'"))
         elif release is default:
             try:
-                release = supported_release(exact.group(1).strip("\"'"))
+                release = _supported(exact.group(1).strip("\"'"))
             except ValueError as exc:
                 problems.append(_problem(source, number, column + exact.start(1) - exact.start(), f"{exc} (in the file's dralint comment)"))
         else:
@@ -103,18 +105,46 @@ def file_release(source: str, data: bytes, default: str) -> tuple[str, list[Prob
     return release, problems
 
 
-def _first_content_offset(data: bytes) -> int:
-    """Where the first line that is not blank, a comment or `---` starts (len(data) when there is none)."""
-    start = 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end == -1 else end
-        # Lines end at \n (a \r before it belongs to the break), as everywhere in dralint.
-        stripped = data[start:end].decode("utf-8", "replace").removesuffix("\r").strip()
-        if stripped and not stripped.startswith("#") and stripped != "---":
-            return start
-        start = end + 1
-    return len(data)
+_KNOWN: dict[str, str] = {}  # release comment value -> the release it names; most files of a run repeat a few
+
+
+def _supported(value: str) -> str:
+    """`supported_release(value)`, kept for the values that name one (a few per run)."""
+    release = _KNOWN.get(value)
+    if release is None:
+        release = supported_release(value)
+        if len(_KNOWN) < 256:
+            _KNOWN[value] = release
+    return release
+
+
+class _ContentStart:
+    """Whether the first line that is not blank, a comment or `---` starts at or before an offset.
+
+    Lines are read in order and only as far as the largest offset asked about; the answer is the
+    same as reading the whole file first (the first such line is where it is, whatever is asked).
+    """
+
+    __slots__ = ("data", "scanned", "found")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.scanned = 0  # the lines before this offset are blank, comments or `---`
+        self.found: int | None = None  # where the first content line starts, once read
+
+    def at_or_before(self, offset: int) -> bool:
+        data = self.data
+        start = self.scanned
+        while self.found is None and start <= offset and start < len(data):
+            end = data.find(b"\n", start)
+            end = len(data) if end == -1 else end
+            # Lines end at \n (a \r before it belongs to the break), as everywhere in dralint.
+            stripped = data[start:end].decode("utf-8", "replace").removesuffix("\r").strip()
+            if stripped and not stripped.startswith("#") and stripped != "---":
+                self.found = start
+            start = end + 1
+        self.scanned = start
+        return self.found is not None and self.found <= offset
 
 
 def _problem(source: str, line: int, column: int, message: str) -> Problem:

@@ -6,6 +6,7 @@ is an error that says what it does serve, never a silently skipped document.
 
 
 
+from functools import lru_cache
 from typing import NamedTuple
 
 from .. import schemas
@@ -88,6 +89,7 @@ def disabled_once_per_file(problems: list[Problem]) -> list[Problem]:
     return [p for p in problems if p.rule != "DRA011" or id(p) in keep]
 
 
+@lru_cache(maxsize=256)  # asked per document; only served (release, version, kind), which are few
 def _disabled_message(release: str, api_version: str, kind: str) -> str:
     default_on = [v for v in schemas.catalog(release).served_versions() if _is_default_on(release, v, kind)]
     hint = f"; {default_on[0]} is on by default" if default_on else ""

@@ -92,6 +92,9 @@ def lint_documents(documents: list[Document], options: LintOptions | None = None
     return run.finish()
 
 
+_ALWAYS_POSITIONED = frozenset({"apiVersion"})
+
+
 class _Run:
     """The state of one lint run: rules matched per type, suppressions, the run-scope records."""
 
@@ -105,7 +108,9 @@ class _Run:
         self.run_rules = [r for r in selected if r.scope == "run"]
         self.index_rules = [r for r in self.run_rules if r.collect is not None]
         self.legacy_rules = [r for r in self.run_rules if r.collect is None]  # given every DocumentView
-        self.positioned = frozenset().union(*(r.positioned for r in self.index_rules))  # for the loader
+        # For the loader: what the run-scope rules place in every document, and `apiVersion`, where the
+        # problem real-world files have most often stands (DRA010/DRA011): positioned with no replay.
+        self.positioned = frozenset().union(*(r.positioned for r in self.index_rules), _ALWAYS_POSITIONED)
         self.collectors = collectors(self.index_rules)
         self.rules_by_type: dict[tuple[str, str | None, str | None], Dispatch] = {}
         self.known = known_codes(rules)
@@ -236,7 +241,7 @@ class _Run:
 
     def gate_state(self, release: str, gates: dict[str, bool]) -> GateState:
         """The cluster's gates at `release`: the options' overrides, a file's own over them."""
-        key = (release, tuple(sorted(gates.items())))
+        key = (release, tuple(sorted(gates.items())) if gates else ())
         state = self.gate_states.get(key)
         if state is None:
             state = self.gate_states[key] = GateState(release, {**self.options.feature_gates, **gates})

@@ -21,13 +21,14 @@ from ..model import Document, Fix, Path, Problem
 
 Validator = Callable[[Any], bool]
 
+# The one-type tests are the classes' own C-level isinstance: no Python frame per value checked.
 _TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
+    "object": dict.__instancecheck__,
+    "array": list.__instancecheck__,
+    "string": str.__instancecheck__,
     "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
+    "boolean": bool.__instancecheck__,
     "null": lambda v: v is None,
 }
 
@@ -60,13 +61,26 @@ class FastValidator:
         checks: list[Validator] = []
         if "$ref" in schema:
             checks.append(self._ref(schema["$ref"]))
+        props = schema.get("properties")
+        additional = schema.get("additionalProperties", True)
+        required = schema.get("required")
+        is_object = props is not None or additional is not True or bool(required)
         if "type" in schema:
             types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
             tests = [_TYPE_TESTS[t] for t in types]
-            checks.append(tests[0] if len(tests) == 1 else (lambda v, tests=tests: any(t(v) for t in tests)))
+            if is_object and types == ["object"]:  # the object check tests the type too, in the type's place
+                checks.append(self._object(props or {}, additional, tuple(required or ()), objects_only=True))
+                is_object = False
+            else:
+                checks.append(tests[0] if len(tests) == 1 else (lambda v, tests=tests: any(t(v) for t in tests)))
         if "enum" in schema:
             allowed = schema["enum"]
-            checks.append(lambda v, allowed=allowed: any(v == a and type(v) is type(a) for a in allowed))
+            if allowed and all(type(a) is str for a in allowed):
+                # `v == a and type(v) is type(a)` for text: a str equal to one of them
+                names = frozenset(allowed)
+                checks.append(lambda v, names=names: type(v) is str and v in names)
+            else:
+                checks.append(lambda v, allowed=allowed: any(v == a and type(v) is type(a) for a in allowed))
         if "const" in schema:
             const = schema["const"]
             checks.append(lambda v, const=const: v == const)
@@ -82,21 +96,14 @@ class FastValidator:
                     checks.append(lambda v, subs=subs: any(s(v) for s in subs))
                 else:
                     checks.append(lambda v, subs=subs: sum(1 for s in subs if s(v)) == 1)
-        props = schema.get("properties")
-        additional = schema.get("additionalProperties", True)
-        required = schema.get("required")
-        if props is not None or additional is not True or required:
-            checks.append(self._object(props or {}, additional, tuple(required or ())))
+        if is_object:
+            checks.append(self._object(props or {}, additional, tuple(required or ()), objects_only=False))
         if "items" in schema:
-            item = self._compile(schema["items"])
-            checks.append(lambda v, item=item: not isinstance(v, list) or all(item(x) for x in v))
-        if not checks:
-            return lambda v: True
-        if len(checks) == 1:
-            return checks[0]
-        return lambda v, checks=tuple(checks): all(c(v) for c in checks)
+            checks.append(_items(self._compile(schema["items"])))
+        return _all(checks)
 
-    def _object(self, props: dict[str, Any], additional: Any, required: tuple[str, ...]) -> Validator:
+    def _object(self, props: dict[str, Any], additional: Any, required: tuple[str, ...], objects_only: bool) -> Validator:
+        """`objects_only`: the schema's type is object, so a value that is no mapping fails here."""
         compiled = {name: self._compile(s) for name, s in props.items()}
         extra: Validator | None = None if additional is True else (None if additional is False else self._compile(additional))
         closed = additional is False
@@ -104,7 +111,7 @@ class FastValidator:
         def check(v: Any) -> bool:
             # `null` counts as absent, as in the API server (see without_nulls).
             if not isinstance(v, dict):
-                return True
+                return not objects_only
             for name in required:
                 if v.get(name) is None:
                     return False
@@ -122,6 +129,32 @@ class FastValidator:
             return True
 
         return check
+
+
+def _items(item: Validator) -> Validator:
+    def check(v: Any) -> bool:
+        if isinstance(v, list):
+            for x in v:
+                if not item(x):
+                    return False
+        return True
+
+    return check
+
+
+def _all(checks: list[Validator]) -> Validator:
+    """Whether a value passes every check, in order; no generator per value for the common counts."""
+    if not checks:
+        return lambda v: True
+    if len(checks) == 1:
+        return checks[0]
+    if len(checks) == 2:
+        a, b = checks
+        return lambda v: bool(a(v) and b(v))
+    if len(checks) == 3:
+        a, b, c = checks
+        return lambda v: bool(a(v) and b(v) and c(v))
+    return lambda v, checks=tuple(checks): all(c(v) for c in checks)
 
 
 _fast_cache: dict[int, FastValidator] = {}

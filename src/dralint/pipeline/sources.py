@@ -38,6 +38,8 @@ TOOL_FOLDERS = frozenset({
     ".ipynb_checkpoints", ".pants.d", ".dralint_cache", ".terraform", ".idea", ".vscode",
 })
 MAX_BYTES = 16 * 1024 * 1024
+# O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 READ_CHUNK = 1 << 16  # past the reported size: a cap-sized read would allocate (and may keep a mapping of) 16 MiB
 
 
@@ -210,8 +212,7 @@ def _unlistable(exc: OSError) -> str:
 
 def _read(path: str) -> Source:
     try:
-        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(path, _OPEN_FLAGS)
     except FileNotFoundError:
         return Source(path, None, "no such file or directory")
     except IsADirectoryError:

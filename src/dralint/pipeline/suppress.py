@@ -102,7 +102,9 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
     strings: _Strings | None = None  # built for the first candidate
     candidates = []
     at = 0
-    while (m := _MARKER.search(text, at)) is not None:
+    # The marker says `dralint`: where the word does not occur again, neither does the marker (a search for
+    # the word skips the comments the pattern would stop at).
+    while text.find("dralint", at) != -1 and (m := _MARKER.search(text, at)) is not None:
         i, body_start = m.span()
         at = i + 1  # text, not a comment: look on from its `#`; a comment may follow on the same line
         if i > 0 and text[i - 1] not in " \t\r\n":
@@ -338,8 +340,8 @@ class Suppressor:
     def add_source(self, source: str, text: str | None, documents: list[Document]) -> None:
         """Read the `# dralint:` comments of a file before its problems are filtered."""
         # Not cached: that is for the files with problems (keep), not for every file of the run.
-        relative = self._relative[source] if source in self._relative else self._compute_relative(source)
         if self.ignore:
+            relative = self._relative[source] if source in self._relative else self._compute_relative(source)
             for entry in self.ignore.entries:
                 if entry.index not in self._entries_in_scope and (not entry.files or entry.matches_file(relative)):
                     self._entries_in_scope.add(entry.index)

@@ -11,6 +11,7 @@ object, field path and message.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -33,7 +34,9 @@ SRCROOT = "%SRCROOT%"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
+@functools.lru_cache(maxsize=1)
 def docs_url() -> str:
+    """The installed package's documentation URL (read once per process: installed metadata)."""
     try:
         # Only SARIF asks the installed metadata: other formats do not import importlib.metadata.
         from importlib.metadata import metadata
@@ -227,9 +230,28 @@ def _results(problems: list[Problem], rule_index: dict[str, int], cwd: str) -> I
 
 # json.dumps(indent=2) puts the items of `runs[0].results` at this depth.
 _ITEM_INDENT = " " * 8
-# Where the results go: a string no log holds otherwise (json.dumps escapes NUL wherever it occurs).
+# Where the results and the rule descriptors go: strings no log holds otherwise (json.dumps escapes
+# NUL wherever it occurs).
 _RESULTS = "\0results\0"
 _RESULTS_DUMPED = '"\\u0000results\\u0000"'
+_RULES = "\0rules\0"
+_RULES_DUMPED = '"\\u0000rules\\u0000"'
+# json.dumps(indent=2) puts `runs[0].tool.driver.rules` at this depth.
+_RULES_INDENT = " " * 10
+# The rule descriptors as json.dumps(indent=2) writes them, by their compact JSON: most of a log's
+# head, and json's indenting encoder is the pure-Python one, so a process that renders many logs
+# (the language server's neighbours: tests, library callers) writes each set of rules once.
+_INDENTED_RULES: dict[str, str] = {}
+
+
+def _indented_rules(rules: list[dict[str, Any]]) -> str:
+    key = json.dumps(rules, ensure_ascii=False, separators=(",", ":"))  # the C encoder: cheap
+    text = _INDENTED_RULES.get(key)
+    if text is None:
+        if len(_INDENTED_RULES) >= 8:
+            _INDENTED_RULES.clear()
+        text = _INDENTED_RULES[key] = json.dumps(rules, indent=2, ensure_ascii=False).replace("\n", "\n" + _RULES_INDENT)
+    return text
 
 
 def render(result: LintResult, options: ReportOptions) -> str:
@@ -241,8 +263,12 @@ def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
     built whole (bench/memory.py)."""
     cwd = os.getcwd()
     log, rule_index = sarif_log(result, cwd, _RESULTS)
+    driver = log["runs"][0]["tool"]["driver"]
+    rules, driver["rules"] = driver["rules"], _RULES
     head, found, tail = json.dumps(log, indent=2, ensure_ascii=False).partition(_RESULTS_DUMPED)
-    assert found, "the log holds the results' placeholder"
+    assert found and head.count(_RULES_DUMPED) == 1, "the log holds the placeholders once each"
+    # A JSON string holds no newline (it is escaped): re-indenting the lines is safe.
+    head = head.replace(_RULES_DUMPED, _indented_rules(rules))
     if not result.problems:
         yield head + "[]" + tail + "\n"
         return

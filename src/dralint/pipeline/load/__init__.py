@@ -33,6 +33,7 @@ __all__ = ["LoadResult", "load", "plain_json", "MAX_BYTES", "MAX_NODES", "MAX_DE
 MAX_BYTES = 16 * 1024 * 1024  # size cap of one source
 
 _JSON_WHITESPACE = re.compile(r"[ \t\r\n]*")
+_JSON_OPENERS = frozenset(" \t\r\n{[")  # what a JSON stream's first character may be, as _looks_like_json reads it
 _want_pure = want_pure  # the name tests and older callers use
 
 
@@ -80,6 +81,8 @@ def plain_json(source: str, data: bytes) -> tuple[bool, Any]:
 
 
 def _looks_like_json(source: str, text: str) -> bool:
+    if text[:1] not in _JSON_OPENERS:  # the first character decides unless it is whitespace
+        return source.lower().endswith(".json")
     first = _JSON_WHITESPACE.match(text).end()
     return source.lower().endswith(".json") or text[first:first + 1] in ("{", "[")
 

@@ -28,6 +28,7 @@ class Backend:
 _PURE: list[Backend] = []  # the pure-Python backend, built once
 _C_PARTS: list[tuple[Any, Any, Any] | None] = []  # (C module, events, error), or None: not importable
 _C_BACKENDS: dict[tuple, Backend] = {}  # by the event classes the C module names
+_LAST_C: list[Backend | None] = [None]  # the C backend `backend` gave last
 _PATCHED = ("ScalarEvent", "MappingStartEvent", "MappingEndEvent", "SequenceStartEvent", "SequenceEndEvent")
 
 
@@ -66,23 +67,32 @@ def backend(pure: bool) -> Backend:
     are still installed; ruamel's own, or whatever a host put back, otherwise).
     """
     if not pure:
+        last = _LAST_C[0]
+        # What the lines below would answer, in one test: the backend given last still has the classes its
+        # module names now, and with the seam on they are the one-frame ones (installed, nothing to do).
+        if last is not None and _unchanged(last) and (
+                getattr(last.cmod, "_dralint_cheap_events", None) is not None or not runtime.is_enabled()):
+            return last
         parts = _c_parts()
         if parts is not None:
             cmod, events, error = parts
             if runtime.is_enabled():
                 _install_cheap(cmod, events)
-            return _c_backend(cmod, events, error)
+            last = _LAST_C[0] = _c_backend(cmod, events, error)
+            return last
     return _pure_backend()
 
 
 def current(b: Backend) -> Backend:
     """`b`, or the backend for the event classes its C module names now if they changed since."""
+    return b if b.cmod is None or _unchanged(b) else backend(False)
+
+
+def _unchanged(b: Backend) -> bool:
+    """Whether the C module of `b` still names the event classes `b` tests for."""
     cmod = b.cmod
-    if cmod is None or (cmod.ScalarEvent is b.Scalar and cmod.MappingStartEvent is b.MapStart
-                        and cmod.MappingEndEvent is b.MapEnd and cmod.SequenceStartEvent is b.SeqStart
-                        and cmod.SequenceEndEvent is b.SeqEnd):
-        return b
-    return backend(False)
+    return (cmod.ScalarEvent is b.Scalar and cmod.MappingStartEvent is b.MapStart and cmod.MappingEndEvent is b.MapEnd
+            and cmod.SequenceStartEvent is b.SeqStart and cmod.SequenceEndEvent is b.SeqEnd)
 
 
 def _c_parts() -> tuple[Any, Any, Any] | None:

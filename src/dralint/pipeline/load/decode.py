@@ -16,6 +16,7 @@ __all__ = ["decode"]
 
 _BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
          (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+_BOM_STARTS = frozenset(bom[:1] for bom, _codec in _BOMS)  # most files start with none of these bytes
 
 
 def decode(source: str, data: bytes, problems: list[Problem], max_bytes: int, size: int | None = None) -> str | None:
@@ -32,7 +33,7 @@ def decode(source: str, data: bytes, problems: list[Problem], max_bytes: int, si
         problems.append(problem(
             "DRA005", f"{what} more than the {max_bytes // (1024 * 1024)} MiB limit; it was not checked", source, 0, Span.point()))
         return None
-    for bom, codec in _BOMS:
+    for bom, codec in _BOMS if data[:1] in _BOM_STARTS else ():
         if data.startswith(bom):
             try:
                 text = data[len(bom):].decode(codec)
