@@ -399,7 +399,7 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
         if hit is not None:
             merge(run, stored.plain(hit[1], hit[2]), source.name, source.data if hit[0] else None)
             continue
-        partial, storable = _own_share(run, source) if run.suppressor is None else checker.partial(source)
+        partial, storable = checker.partial(source)
         complete = storable and digest is not None and writer.add(source.name, digest, partial) and complete
         run.absorb(partial)  # after `add` pickled it: the merge may change what it holds
     writer.close()
@@ -414,22 +414,6 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
         pack.put(RUN, whole, False, pack.put_chunk(_encode_run(result)), 0)
     pack.save()
     return result
-
-
-def _own_share(run: Any, source: Source) -> tuple[PartialResult, bool]:
-    """`FileChecker.partial` of `source`, checked by the run itself: what the run holds is set aside while the
-    file is checked and put back after, so that the file's share comes out alone (to store, then absorb) and
-    no run is made for it. Only while the run has no suppressor: one made by the file's own comments is
-    the file's share (`absorb` takes it); from then on each file is checked by a run of its own."""
-    held = run.result, run.records, run.first, run.late, run.rendered
-    run.result, run.records, run.first, run.late, run.rendered = LintResult(), {}, {}, [], {}
-    try:
-        run.check_source(source)
-        storable = source.data is not None and not run.rendered and run.patch_of(source.name) is None
-        return run.partial(), storable
-    finally:
-        run.result, run.records, run.first, run.late, run.rendered = held
-        run.suppressor = None
 
 
 def _start(options: LintOptions, held: list, stored: Chunks) -> tuple[FileChecker, Any]:
