@@ -31,6 +31,7 @@ it. A run whose environment the server cannot serve is started by the launcher a
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
@@ -165,13 +166,17 @@ def _start(script: str, listener: socket.socket, startup: dict[str, str], keep: 
     conn, _ = listener.accept()
     fds: list[int] = []
     try:
-        _, fds, _, _ = socket.recv_fds(conn, 1, 3)
-        args, cwd, env = _read(conn.makefile("rb"))
+        try:
+            _, fds, _, _ = socket.recv_fds(conn, 1, 3)
+            args, cwd, env = _read(conn.makefile("rb"))
+        except (OSError, TypeError, ValueError, EOFError, pickle.UnpicklingError):
+            return  # a launcher gone mid-request: nothing to start, the server serves on
         if len(fds) != 3 or startup_environment(env) != startup:
             for fd in fds:
                 os.close(fd)
             fds = []
-            conn.sendall(b"N")  # the launcher starts the command as a new process
+            with contextlib.suppress(OSError):  # (a launcher gone meanwhile has nothing to start)
+                conn.sendall(b"N")  # the launcher starts the command as a new process
             return
         middle = os.fork()
         if middle == 0:
