@@ -240,7 +240,7 @@ _RULES_DUMPED = '"\\u0000rules\\u0000"'
 _RULES_INDENT = " " * 10
 # The rule descriptors as json.dumps(indent=2) writes them, by their compact JSON: most of a log's
 # head, and json's indenting encoder is the pure-Python one, so a process that renders many logs
-# (the language server's neighbours: tests, library callers) writes each set of rules once.
+# (tests, library callers) writes each set of rules once.
 _INDENTED_RULES: dict[str, str] = {}
 
 
