@@ -168,19 +168,26 @@ def _file_hash(path: str) -> str | None:
         return None
 
 
+_SLASH_ONLY = os.sep == "/" and os.altsep is None
+
+
 class Digests:
     """A file's digest: its bytes and the kustomizations of its folder and those above (a file a kustomization
     names as a patch is judged as one), so adding, editing or removing a kustomization changes it."""
 
     def __init__(self) -> None:
-        self._context: dict[str, bytes] = {}
+        # Per folder (on POSIX the name up to its last "/"): a hasher keyed with the folder's context, copied per file.
+        self._keyed: dict[str, Any] = {}
 
     def of(self, name: str, data: bytes) -> bytes:
-        folder = os.path.dirname(name)
-        context = self._context.get(folder)
-        if context is None:
-            context = self._context[folder] = self._kustomizations_above(os.path.abspath(folder or "."))
-        return blake2b(data, digest_size=16, key=context).digest()
+        folder = name[:name.rfind("/") + 1] if _SLASH_ONLY else os.path.dirname(name)  # the same dirname for the same head
+        keyed = self._keyed.get(folder)
+        if keyed is None:
+            context = self._kustomizations_above(os.path.abspath(os.path.dirname(name) or "."))
+            keyed = self._keyed[folder] = blake2b(digest_size=16, key=context)
+        h = keyed.copy()
+        h.update(data)
+        return h.digest()
 
     @staticmethod
     def _kustomizations_above(folder: str) -> bytes:
@@ -199,25 +206,28 @@ class Digests:
 
 
 class FileChecker:
-    """Checks one file at a time with a run of its own, for a run that absorbs the partials in file order."""
+    """Checks one file at a time with a run of its own, for a run that absorbs the partials in file order.
+
+    One run serves every file: its per-file state (result, records, first documents, failures, rendered
+    documents, suppressor) starts afresh for each, while what only speeds checking up (rule tables, gate
+    states, kustomizations, one copy of each message) is kept, as one run over all the files keeps it."""
 
     def __init__(self, options: LintOptions):
         from .run import _Run  # noqa: PLC0415 - a re-run answered whole from the cache loads none of the pipeline
 
         self._run_class = _Run
-        prepared = _Run(options)
-        if prepared.kustomizations is None:
-            prepared.kustomizations = Kustomizations()  # shared: read once per folder, not once per file
-        self._prepared = dict(vars(prepared))
+        run = self._run = _Run(options)
+        if run.kustomizations is None:
+            run.kustomizations = Kustomizations()  # shared: read once per folder, not once per file
+        self._fresh_suppressor = options.ignore_paths is not None
         self.digests = Digests()
 
     def partial(self, source: Source) -> tuple[PartialResult, bool]:
         """The file's partial (dralint.pipeline.run._Run.partial) and whether it may be stored."""
-        run = self._run_class.__new__(self._run_class)
-        vars(run).update(self._prepared)
+        run = self._run
         run.result = LintResult()
-        run.records, run.first, run.late, run.messages, run.rendered, run.views_by_release = {}, {}, [], {}, {}, {}
-        run.suppressor = run.new_suppressor() if run.options.ignore_paths is not None else None
+        run.records, run.first, run.late, run.rendered, run.views_by_release = {}, {}, [], {}, {}
+        run.suppressor = run.new_suppressor() if self._fresh_suppressor else None
         run.check_source(source)
         storable = source.data is not None and not run.rendered and run.patch_of(source.name) is None
         return run.partial(), storable
@@ -246,13 +256,17 @@ class FileChecker:
 def plain_of(name: str, partial: PartialResult) -> tuple[bool, tuple]:
     """A partial as plain tuples (what `merge` takes), without the file's own bytes (read again on a hit),
     and whether its report quotes them."""
-    result, records, first, late, suppressor, rendered = partial.result, partial.records, partial.first, partial.late, partial.suppressor, partial.rendered
-    counts = (result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty)
+    result = partial.result
+    texts = result.texts
+    has_text = name in texts
+    # A new dict each time, even empty: `merge` puts the file's bytes back into the one it decodes.
+    others = {k: v for k, v in texts.items() if k != name} if len(texts) > has_text else {}
     # A Place as a plain tuple: pickled and loaded in C, made a Place only for the first file of a release.
-    firsts = {release: (*place[:4], tuple(place.at), *place[5:]) for release, place in first.items()}
-    plain = (result.problems, counts, result.passed_over_files, result.objects, result.source_names, records, firsts, late, suppressor, rendered,
-             {k: v for k, v in result.texts.items() if k != name})
-    return name in result.texts, plain
+    firsts = {release: (*place[:4], tuple(place.at), *place[5:]) for release, place in partial.first.items()}
+    plain = (result.problems, (result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty),
+             result.passed_over_files, result.objects, result.source_names, partial.records, firsts, partial.late, partial.suppressor,
+             partial.rendered, others)
+    return has_text, plain
 
 
 class Chunk:
@@ -319,14 +333,17 @@ class _Writer:
     def add(self, name: str, digest: bytes, partial: PartialResult) -> bool:
         """Store the file's partial; False when it is too large to (with it, the chunk would pass MAX_BLOB)."""
         has_text, plain = plain_of(name, partial)
-        before = self._chunk.size()
-        self._chunk.add(plain)
-        if self._chunk.size() > MAX_BLOB:
-            self._store(self._chunk.blob()[:before])  # the pickles before this one's stand without it
+        chunk = self._chunk
+        before = chunk.size()
+        chunk.add(plain)
+        size = chunk.size()
+        if size > MAX_BLOB:
+            self._store(chunk.blob()[:before])  # the pickles before this one's stand without it
             return False
-        self._names.append((name, digest, has_text))
-        if len(self._names) >= CHUNK_FILES or self._chunk.size() >= CHUNK_BYTES:
-            self._store(self._chunk.blob())
+        names = self._names
+        names.append((name, digest, has_text))
+        if len(names) >= CHUNK_FILES or size >= CHUNK_BYTES:
+            self._store(chunk.blob())
         return True
 
     def close(self) -> None:
@@ -380,7 +397,8 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
     digests = Digests()
     stored = Chunks(pack)
     writer = _Writer(pack)
-    signature = blake2b(digest_size=16)
+    names: list[str] = []  # and `digests`: the run's files in order, for the signature of the run stored whole
+    file_digests: list[bytes] = []
     held: list[tuple[str, tuple[bool, bytes, int], bytes | None]] = []
     checker: FileChecker | None = None  # and its run, made at the first miss
     complete = True  # every file stored or found: the run can be stored whole
@@ -390,7 +408,8 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
         if digest is None:
             complete = False
         else:
-            signature.update(f"{source.name}\0".encode("utf-8", "surrogateescape") + digest)
+            names.append(source.name)
+            file_digests.append(digest)
         if hit is not None and checker is None:
             held.append((source.name, hit, source.data if hit[0] else None))
             continue
@@ -403,7 +422,7 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
         complete = storable and digest is not None and writer.add(source.name, digest, partial) and complete
         run.absorb(partial)  # after `add` pickled it: the merge may change what it holds
     writer.close()
-    whole = signature.digest()
+    whole = _signature(names, file_digests)
     if checker is None:
         found = pack.get(RUN, whole) if held else None
         if found is not None:
@@ -414,6 +433,16 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
         pack.put(RUN, whole, False, pack.put_chunk(_encode_run(result)), 0)
     pack.save()
     return result
+
+
+def _signature(names: list[str], digests: list[bytes]) -> bytes:
+    """The run's files and their digests, in order: one value for one list (the count first; a name holds no
+    NUL; every digest is 16 bytes)."""
+    h = blake2b(digest_size=16)
+    h.update(len(names).to_bytes(8, "big"))
+    h.update("\0".join(names).encode("utf-8", "surrogateescape"))
+    h.update(b"\0" + b"".join(digests))
+    return h.digest()
 
 
 def _start(options: LintOptions, held: list, stored: Chunks) -> tuple[FileChecker, Any]:

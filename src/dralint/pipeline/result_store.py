@@ -4,7 +4,8 @@ A pack maps a file's path to (digest of its content and context, whether its
 report quotes it, when it was stored, and where in a chunk what a run keeps of
 the file is); a chunk is one blob of the partials of up to a few dozen files,
 pickled one after the other with a shared memo (dralint.pipeline.result_cache), named
-by its own digest. Read in one call, written in one call. The cache key (dralint.pipeline.result_cache.run_key)
+by an id made of a random number of the run that stored it and a count (not its digest: the seal already
+covers its bytes, which are hashed once, not twice). Read in one call, written in one call. The cache key (dralint.pipeline.result_cache.run_key)
 names the pack, so a pack holds only entries made under the same version,
 code, rules, release and configuration; the key is also inside the pack and
 checked.
@@ -37,7 +38,7 @@ from typing import Any
 from ..cache import blake2b, compare_digest, read_regular, write_private
 
 MAGIC = b"DRALINT-RESULTS\n"
-FORMAT = 2
+FORMAT = 3
 SEAL_BYTES = 32
 MAX_PACK_BYTES = 128 * 1024 * 1024
 MAX_ENTRIES = 200_000
@@ -65,6 +66,8 @@ class Pack:
         self.entries, self.chunks = read_pack(self.path, key, secret)
         self.added: dict[str, Entry] = {}
         self.added_chunks: Chunks = {}
+        self._chunk_prefix = os.urandom(12)  # this run's chunks' ids: no other run's (or pack's) chunk has them
+        self._chunk_count = 0
 
     def get(self, name: str, digest: bytes) -> tuple[bool, bytes, int] | None:
         """(has text, chunk id, index) of the entry of `name` stored with `digest`, or None."""
@@ -78,8 +81,9 @@ class Pack:
         return found if found is not None else self.chunks[chunk_id]
 
     def put_chunk(self, blob: bytes) -> bytes:
-        """Add a chunk; its id (its digest: two runs that store the same chunk store one)."""
-        chunk_id = blake2b(blob, digest_size=16).digest()
+        """Add a chunk; its id."""
+        self._chunk_count += 1
+        chunk_id = self._chunk_prefix + self._chunk_count.to_bytes(4, "big")
         self.added_chunks[chunk_id] = blob
         return chunk_id
 
