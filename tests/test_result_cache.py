@@ -21,6 +21,7 @@ from dralint.config import Overrides, build_options
 from dralint.pipeline import parallel, result_cache, result_store
 from dralint.pipeline.result_cache import open_pack
 from dralint.pipeline.result_store import MAGIC, encode, read_pack
+from dralint.pipeline.sources import Source
 from dralint.report import FORMATS, ReportOptions, renderer
 
 from conftest import CASES, ROOT, dralint_command
@@ -229,6 +230,8 @@ def _damage_cases(pack: Path, secret: bytes, key: str, foreign_secret: bytes) ->
         "empty": b"",
         "sealed with another secret": encode(forged, forged_chunks, key, foreign_secret),
         "another format": MAGIC + result_store.seal(secret, p := marshal.dumps((99, key, entries, chunks))) + p,
+        # Sealed and keyed as this run's, by the version before (its chunks' pickles are not this version's).
+        "the previous format": MAGIC + result_store.seal(secret, p := marshal.dumps((result_store.FORMAT - 1, key, entries, chunks))) + p,
         "another key": encode(entries, chunks, "another configuration", secret),
         "an entry without its chunk": encode({**entries, **forged}, chunks, key, secret),
     }
@@ -350,3 +353,36 @@ def test_the_pack_is_bounded(cached, tmp_path, monkeypatch):
     for release in ("1.33", "1.34", "1.35"):
         _lint(files[:1], cached, kubernetes_version=release)
     assert len(list(cached.glob("results-*.pack"))) == 2
+
+
+def test_a_files_partial_holds_only_that_file_after_others_were_checked(tmp_path):
+    """One file run serves every file (result_cache.FileChecker): nothing of the files before is left in the next one's."""
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text("# dralint: disable-next-line=DRA999\n" + CLAIM.format(labels="\n  labels: {Bad Key: x}"))
+    second.write_text(CLASS + "---\n" + CLAIM.format(labels=""))
+    options, _ = build_options(Overrides(no_config=True))
+    options.keep = ALL_KEPT
+    alone = result_cache.FileChecker(options).partial(Source(str(second), second.read_bytes()))
+    checker = result_cache.FileChecker(options)
+    before = checker.partial(Source(str(first), first.read_bytes()))
+    after = checker.partial(Source(str(second), second.read_bytes()))
+    assert before[0].result.problems and before[0].suppressor is not None and before[0].records
+    assert after[1] is alone[1] is True
+    assert repr(result_cache.plain_of(str(second), after[0])) == repr(result_cache.plain_of(str(second), alone[0]))
+
+
+def test_a_files_digest_is_keyed_by_its_own_folders_kustomizations_however_its_name_is_spelled(tmp_path, monkeypatch):
+    kustomized, plain = tmp_path / "k", tmp_path / "p"
+    kustomized.mkdir()
+    plain.mkdir()
+    (kustomized / "kustomization.yaml").write_text("resources: [x.yaml]\n")
+    monkeypatch.chdir(kustomized)
+    data = CLASS.encode()
+    digests = result_cache.Digests()
+    root = digests.of("/x.yaml", data)  # first: its folder, "/", must not stand for the working folder's ""
+    kustomized_names = ["x.yaml", str(kustomized / "x.yaml"), f"{kustomized}//x.yaml"]
+    plain_names = [str(plain / "x.yaml"), f"{plain}//y.yaml", "../p/x.yaml"]
+    assert [digests.of(name, data) for name in kustomized_names] == [result_cache.Digests().of(str(kustomized / "z.yaml"), data)] * 3
+    assert [digests.of(name, data) for name in plain_names] == [result_cache.Digests().of(str(plain / "z.yaml"), data)] * 3
+    assert root == digests.of(str(plain / "x.yaml"), data) != digests.of("x.yaml", data)  # no kustomization above either
+    assert digests.of("x.yaml", b"other") != digests.of("x.yaml", data)
