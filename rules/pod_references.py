@@ -23,6 +23,7 @@ from dralint.k8s.claims import is_nested
 from dralint.k8s.names import DNS1123_SUBDOMAIN_MAX, dns1123_label, dns1123_subdomain
 from dralint.k8s.resource import GROUP
 from dralint.k8s.suggest import OneEditAway, close_hint
+from dralint.model import fields_reduce
 
 # (API version, kind) -> path of the pod spec inside the object.
 POD_SPECS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -322,6 +323,8 @@ class _Object(NamedTuple):
     class_refs: tuple[Reference, ...]  # classes a claim's requests name
     # A kustomize patch: what the objects of its kustomization declare, as records that reference nothing.
     context: tuple["_Object", ...] = ()
+
+    __reduce__ = fields_reduce  # records are pickled by the result cache and --jobs workers, one a document
 
 
 def _collect(view: DocumentView) -> _Object | None:

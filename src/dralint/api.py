@@ -30,7 +30,7 @@ DIR is loaded).
 import functools
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
-from .model import Document, MapKey, Path, Severity, Span
+from .model import Document, MapKey, Path, Severity, Span, fields_reduce
 
 __all__ = [
     "rule",
@@ -381,6 +381,8 @@ class Place(NamedTuple):
     api_version: str | None = None
     kind: str | None = None
     object: str | None = None  # `namespace/name` of the document
+
+    __reduce__ = fields_reduce
 
     @property
     def span(self) -> Span:

@@ -32,6 +32,13 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
+def fields_reduce(self: tuple) -> tuple:
+    """`__reduce__` of the named tuples the result cache and `--jobs` workers pickle by the thousand (spans,
+    places, run-scope records): their class and fields, one call, instead of object.__reduce_ex__'s
+    `__getnewargs__` and state. Only for classes whose instances hold nothing but their fields."""
+    return type(self), tuple(self)
+
+
 class Span(NamedTuple):
     """A source range, 1-based lines and columns; end is exclusive (one past the last character).
 
@@ -44,6 +51,8 @@ class Span(NamedTuple):
     end_line: int
     end_column: int
 
+    __reduce__ = fields_reduce
+
     @staticmethod
     def point(line: int = 1, column: int = 1) -> "Span":
         return Span(line, column, line, column + 1)
@@ -55,12 +64,16 @@ class Edit(NamedTuple):
     span: Span
     text: str
 
+    __reduce__ = fields_reduce
+
 
 class Fix(NamedTuple):
     """A machine-readable repair: edits applied together, all or none."""
 
     description: str
     edits: tuple[Edit, ...]
+
+    __reduce__ = fields_reduce
 
 
 class Node(NamedTuple):

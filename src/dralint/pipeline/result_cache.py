@@ -330,9 +330,8 @@ class _Writer:
         self._chunk = Chunk()
         self._names: list[tuple[str, bytes, bool]] = []
 
-    def add(self, name: str, digest: bytes, partial: PartialResult) -> bool:
-        """Store the file's partial; False when it is too large to (with it, the chunk would pass MAX_BLOB)."""
-        has_text, plain = plain_of(name, partial)
+    def add(self, name: str, digest: bytes, has_text: bool, plain: tuple) -> bool:
+        """Store the file's partial (`plain_of`); False when it is too large to (with it, the chunk would pass MAX_BLOB)."""
         chunk = self._chunk
         before = chunk.size()
         chunk.add(plain)
@@ -400,7 +399,7 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
     names: list[str] = []  # and `digests`: the run's files in order, for the signature of the run stored whole
     file_digests: list[bytes] = []
     held: list[tuple[str, tuple[bool, bytes, int], bytes | None]] = []
-    checker: FileChecker | None = None  # and its run, made at the first miss
+    checker: _InRun | None = None  # and its run, made at the first miss
     complete = True  # every file stored or found: the run can be stored whole
     for source in sources:
         digest = digests.of(source.name, source.data) if source.data is not None else None
@@ -414,20 +413,19 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
             held.append((source.name, hit, source.data if hit[0] else None))
             continue
         if checker is None:
-            checker, run = _start(options, held, stored)
+            checker = _start(options, held, stored, writer)
         if hit is not None:
-            merge(run, stored.plain(hit[1], hit[2]), source.name, source.data if hit[0] else None)
+            merge(checker.run, stored.plain(hit[1], hit[2]), source.name, source.data if hit[0] else None)
             continue
-        partial, storable = checker.partial(source)
-        complete = storable and digest is not None and writer.add(source.name, digest, partial) and complete
-        run.absorb(partial)  # after `add` pickled it: the merge may change what it holds
+        complete = checker.check(source, digest) and complete
     writer.close()
     whole = _signature(names, file_digests)
     if checker is None:
         found = pack.get(RUN, whole) if held else None
         if found is not None:
             return _stored_run(stored.plain(found[1], found[2]), held)
-        checker, run = _start(options, held, stored)
+        checker = _start(options, held, stored, writer)
+    run = checker.run
     result = run.finish()
     if complete and run.result.files:
         pack.put(RUN, whole, False, pack.put_chunk(_encode_run(result)), 0)
@@ -445,13 +443,78 @@ def _signature(names: list[str], digests: list[bytes]) -> bytes:
     return h.digest()
 
 
-def _start(options: LintOptions, held: list, stored: Chunks) -> tuple[FileChecker, Any]:
-    """The checker and the run of a run that is not answered whole: the hits held so far absorbed."""
-    checker = FileChecker(options)
-    run = checker._run_class(options)
+def _start(options: LintOptions, held: list, stored: Chunks, writer: _Writer) -> _InRun:
+    """The checker of a run that is not answered whole: the hits held so far absorbed."""
+    from .run import _Run  # noqa: PLC0415 - a re-run answered whole from the cache loads none of the pipeline
+
+    checker = _InRun(_Run(options), writer)
     for name, (_, chunk_id, index), text in held:
-        merge(run, stored.plain(chunk_id, index), name, text)
-    return checker, run
+        merge(checker.run, stored.plain(chunk_id, index), name, text)
+    return checker
+
+
+class _InRun:
+    """A serial run's fresh files, checked by the run itself, each with what a run of its own would hold set
+    aside while it is checked (its problems, texts, run-scope records and first documents, failures, rendered
+    documents and suppressor; its counters and names are the run's growth): that is the file's partial,
+    stored (`_Writer`) before it joins the run's, as `_Run.absorb` would join it."""
+
+    def __init__(self, run: Any, writer: _Writer):
+        self.run = run
+        self._writer = writer
+        self._fresh_suppressor = run.options.ignore_paths is not None
+
+    def check(self, source: Source, digest: bytes | None) -> bool:
+        """Check `source`; whether it was stored."""
+        run, name = self.run, source.name
+        result = run.result
+        problems, texts, records, first, late, rendered, suppressor = result.problems, result.texts, run.records, run.first, run.late, run.rendered, run.suppressor
+        counts = (result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty)
+        lengths = (len(result.passed_over_files), len(result.objects), len(result.source_names))
+        result.problems, result.texts, run.records, run.first, run.late, run.rendered = [], {}, {}, {}, [], {}
+        run.suppressor = run.new_suppressor() if self._fresh_suppressor else None
+        run.check_source(source)
+        mine = (result.problems, result.texts, run.records, run.first, run.late, run.rendered, run.suppressor)
+        result.problems, result.texts, run.records, run.first, run.late, run.rendered, run.suppressor = problems, texts, records, first, late, rendered, suppressor
+        stored = False
+        if digest is not None and source.data is not None and not mine[5] and run.patch_of(name) is None:
+            stored = self._store(name, digest, result, counts, lengths, mine)  # pickled before the run holds it
+        self._join(mine)
+        return stored
+
+    def _store(self, name: str, digest: bytes, result: LintResult, counts: tuple, lengths: tuple, mine: tuple) -> bool:
+        """`plain_of` the file's partial, from what it set aside and what the run's counters and lists grew by."""
+        file_problems, file_texts, file_records, file_first, file_late, _, file_suppressor = mine
+        has_text = name in file_texts
+        others = {k: v for k, v in file_texts.items() if k != name} if len(file_texts) > has_text else {}
+        grown = (result.files - counts[0], result.documents - counts[1], result.checked - counts[2], result.passed_over - counts[3],
+                 result.files_passed_over - counts[4], result.empty - counts[5])
+        firsts = {release: (*place[:4], tuple(place.at), *place[5:]) for release, place in file_first.items()}
+        plain = (file_problems, grown, result.passed_over_files[lengths[0]:], result.objects[lengths[1]:], result.source_names[lengths[2]:],
+                 file_records, firsts, [p for problems in file_late for p in problems], file_suppressor, {}, others)
+        return self._writer.add(name, digest, has_text, plain)
+
+    def _join(self, mine: tuple) -> None:
+        """The file's set-aside part joins the run's (dralint.pipeline.partial.PartialResult.merge)."""
+        run = self.run
+        file_problems, file_texts, file_records, file_first, file_late, file_rendered, file_suppressor = mine
+        run.result.problems.extend(file_problems)
+        if file_texts:
+            run.result.texts.update(file_texts)
+        for release, by_key in file_records.items():
+            run.first.setdefault(release, file_first[release])
+            records = run.records.setdefault(release, {})
+            for key, found in by_key.items():
+                records.setdefault(key, []).extend(found)
+        if file_late:
+            run.late.extend(file_late)
+        if file_rendered:
+            run.rendered.update(file_rendered)
+        if file_suppressor is not None:
+            if run.suppressor is None:
+                run.suppressor = file_suppressor
+            else:
+                run.suppressor.absorb(file_suppressor)
 
 
 RUN = "\0run"  # the pack's entry for the last run whose every file hit: its finished result
