@@ -94,3 +94,22 @@ def test_a_pickled_problem_keeps_every_slot():
     assert type(copy) is Problem and copy == problem
     assert [getattr(copy, name) for name in Problem.__slots__] == [getattr(problem, name) for name in Problem.__slots__]
     assert copy.fixes == problem.fixes and copy.origin == ("b.yaml", 7)
+
+
+def test_the_named_tuples_a_partial_holds_pickle_as_their_class_and_fields():
+    """Spans, edits, fixes, places and the pod-reference records pickle as class and fields (model.fields_reduce):
+    every field comes back, nested ones with their own class, through any protocol a worker or the cache uses."""
+    from dralint.api import Place
+    from dralint.model import Edit, Fix, Span, fields_reduce
+    from dralint.rules.pod_references import _Object
+
+    span = Span(3, 4, 3, 9)
+    place = Place("a.yaml", 2, 1, ("spec", 0), span, "resource.k8s.io/v1", "ResourceClaim", "ns/name")
+    record = _Object("ResourceClaim", "name", "ns", "a.yaml", ((place, "ResourceClaim", "x"),), (), (_Object(None, None, None, "k.yaml", (), ()),))
+    values = [span, Edit(span, "text"), Fix("drop it", (Edit(span, ""),)), place, record, Place("b.yaml", 0, None, (), span)]
+    for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):
+        copies = pickle.loads(pickle.dumps(values, protocol))
+        assert copies == values
+        assert [type(c) for c in copies] == [type(v) for v in values]
+        assert type(copies[3].at) is Span and type(copies[4].pod_refs[0][0]) is Place and type(copies[4].context[0]) is _Object
+    assert all(type(v).__reduce__ is fields_reduce for v in values)
