@@ -1,10 +1,11 @@
 """The result cache (`.dralint_cache/`): what a run kept of each file, reused while nothing it depends on changed.
 
-Each file is checked by a run of its own (a copy of the run's prepared state,
-`_file_run`) whose `partial()` is what the CLI run absorbs, exactly as a
-`--jobs` worker's chunk is absorbed (dralint.pipeline.parallel): problems positioned
-and with fixes, counters, names, the run-scope records and the suppressions
-met. That partial is stored under the file's path and the digest of its bytes
+What a file contributes to a run is its partial (dralint.pipeline.partial): problems
+positioned and with fixes, counters, names, the run-scope records and the
+suppressions met, what the CLI run absorbs as it absorbs a `--jobs` worker's
+chunk (dralint.pipeline.parallel). A serial run checks a fresh file itself, the
+file's part set aside while it is checked (`_InRun`); a worker checks its files
+with one run that starts each afresh (`FileChecker`). That partial is stored under the file's path and the digest of its bytes
 and of the kustomizations above it (`digest`), in the pack of the run's key
 (`run_key`: dralint's version and code, every rule module's bytes, policies,
 release, gates and the effective configuration). The run-scope rules are
