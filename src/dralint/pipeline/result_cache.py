@@ -324,29 +324,48 @@ class Chunks:
 
 
 class _Writer:
-    """A serial run's fresh partials, into chunks of CHUNK_FILES files stored as each fills."""
+    """A serial run's fresh partials, into chunks of CHUNK_FILES files. Pickled, digested and stored a chunk
+    at a time rather than file by file between checks, which then find their own code and data still in the
+    processor's caches; a partial waits only while nothing the run does can change it (`_InRun`)."""
 
-    def __init__(self, pack: Pack):
+    def __init__(self, pack: Pack, digests: Digests, file_digests: list[bytes | None]):
         self._pack = pack
+        self._digests = digests
+        self._file_digests = file_digests  # the run's, in order: a digest put off is put in its place
         self._chunk = Chunk()
         self._names: list[tuple[str, bytes, bool]] = []
+        self._pending: list[tuple[int, str, bytes, bytes | None, bool, tuple]] = []
+        self.complete = True  # every file given was stored (none too large)
 
-    def add(self, name: str, digest: bytes, has_text: bool, plain: tuple) -> bool:
-        """Store the file's partial (`plain_of`); False when it is too large to (with it, the chunk would pass MAX_BLOB)."""
-        chunk = self._chunk
-        before = chunk.size()
-        chunk.add(plain)
-        size = chunk.size()
-        if size > MAX_BLOB:
-            self._store(chunk.blob()[:before])  # the pickles before this one's stand without it
-            return False
-        names = self._names
-        names.append((name, digest, has_text))
-        if len(names) >= CHUNK_FILES or size >= CHUNK_BYTES:
-            self._store(chunk.blob())
-        return True
+    def add(self, position: int, name: str, data: bytes, digest: bytes | None, has_text: bool, plain: tuple) -> None:
+        """Store the file's partial (`plain_of`); `digest` None: not computed yet (the file at `position` of the
+        run's digests)."""
+        pending = self._pending
+        pending.append((position, name, data, digest, has_text, plain))
+        if len(pending) >= CHUNK_FILES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Pickle the partials given so far, in order, into chunks, storing each chunk that fills."""
+        pending, self._pending = self._pending, []
+        for position, name, data, digest, has_text, plain in pending:
+            if digest is None:
+                digest = self._file_digests[position] = self._digests.of(name, data)
+            chunk = self._chunk
+            before = chunk.size()
+            chunk.add(plain)
+            size = chunk.size()
+            if size > MAX_BLOB:
+                self._store(chunk.blob()[:before])  # the pickles before this one's stand without it
+                self.complete = False
+                continue
+            names = self._names
+            names.append((name, digest, has_text))
+            if len(names) >= CHUNK_FILES or size >= CHUNK_BYTES:
+                self._store(chunk.blob())
 
     def close(self) -> None:
+        self.flush()
         self._store(self._chunk.blob())
 
     def _store(self, blob: bytes) -> None:
@@ -396,40 +415,42 @@ def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> 
     and no file's partial is decoded, no run-scope rule judged again and no part of the pipeline loaded."""
     digests = Digests()
     stored = Chunks(pack)
-    writer = _Writer(pack)
-    names: list[str] = []  # and `digests`: the run's files in order, for the signature of the run stored whole
-    file_digests: list[bytes] = []
+    names: list[str] = []  # and `file_digests`: the run's files in order, for the signature of the run stored whole
+    file_digests: list[bytes | None] = []
+    writer = _Writer(pack, digests, file_digests)
     held: list[tuple[str, tuple[bool, bytes, int], bytes | None]] = []
     checker: _InRun | None = None  # and its run, made at the first miss
     complete = True  # every file stored or found: the run can be stored whole
     for source in sources:
-        digest = digests.of(source.name, source.data) if source.data is not None else None
-        hit = pack.get(source.name, digest) if digest is not None else None
-        if digest is None:
-            complete = False
+        name, data = source.name, source.data
+        if data is None:
+            complete, digest, hit = False, None, None
         else:
-            names.append(source.name)
+            # A file the pack holds nothing for is a miss whatever its bytes: its digest waits for its chunk.
+            digest = digests.of(name, data) if pack.holds(name) else None
+            hit = pack.get(name, digest) if digest is not None else None
+            names.append(name)
             file_digests.append(digest)
         if hit is not None and checker is None:
-            held.append((source.name, hit, source.data if hit[0] else None))
+            held.append((name, hit, data if hit[0] else None))
             continue
         if checker is None:
             checker = _start(options, held, stored, writer)
         if hit is not None:
-            merge(checker.run, stored.plain(hit[1], hit[2]), source.name, source.data if hit[0] else None)
+            merge(checker.run, stored.plain(hit[1], hit[2]), name, data if hit[0] else None)
             continue
-        complete = checker.check(source, digest) and complete
+        complete = checker.check(source, digest, len(file_digests) - 1) and complete
     writer.close()
-    whole = _signature(names, file_digests)
-    if checker is None:
-        found = pack.get(RUN, whole) if held else None
+    complete = complete and writer.complete
+    if checker is None:  # every file with bytes hit: each digest was computed
+        found = pack.get(RUN, _signature(names, file_digests)) if held else None
         if found is not None:
             return _stored_run(stored.plain(found[1], found[2]), held)
         checker = _start(options, held, stored, writer)
     run = checker.run
     result = run.finish()
-    if complete and run.result.files:
-        pack.put(RUN, whole, False, pack.put_chunk(_encode_run(result)), 0)
+    if complete and run.result.files:  # every file stored or hit: each digest was computed
+        pack.put(RUN, _signature(names, file_digests), False, pack.put_chunk(_encode_run(result)), 0)
     pack.save()
     return result
 
@@ -465,8 +486,8 @@ class _InRun:
         self._writer = writer
         self._fresh_suppressor = run.options.ignore_paths is not None
 
-    def check(self, source: Source, digest: bytes | None) -> bool:
-        """Check `source`; whether it was stored."""
+    def check(self, source: Source, digest: bytes | None, position: int) -> bool:
+        """Check `source` (the run's file at `position`; `digest` None: not computed yet); whether it is stored."""
         run, name = self.run, source.name
         result = run.result
         problems, texts, records, first, late, rendered, suppressor = result.problems, result.texts, run.records, run.first, run.late, run.rendered, run.suppressor
@@ -477,14 +498,19 @@ class _InRun:
         run.check_source(source)
         mine = (result.problems, result.texts, run.records, run.first, run.late, run.rendered, run.suppressor)
         result.problems, result.texts, run.records, run.first, run.late, run.rendered, run.suppressor = problems, texts, records, first, late, rendered, suppressor
-        stored = False
-        if digest is not None and source.data is not None and not mine[5] and run.patch_of(name) is None:
-            stored = self._store(name, digest, result, counts, lengths, mine)  # pickled before the run holds it
+        storable = source.data is not None and not mine[5] and run.patch_of(name) is None
+        if storable:
+            self._writer.add(position, name, source.data, digest, *self._plain(name, result, counts, lengths, mine))
+            if mine[6] is not None:
+                self._writer.flush()  # pickled now: the run takes the first suppressor it meets and adds to it
         self._join(mine)
-        return stored
+        return storable
 
-    def _store(self, name: str, digest: bytes, result: LintResult, counts: tuple, lengths: tuple, mine: tuple) -> bool:
-        """`plain_of` the file's partial, from what it set aside and what the run's counters and lists grew by."""
+    @staticmethod
+    def _plain(name: str, result: LintResult, counts: tuple, lengths: tuple, mine: tuple) -> tuple[bool, tuple]:
+        """`plain_of` the file's partial, from what it set aside and what the run's counters and lists grew by.
+        Nothing in it changes once the file joins the run (no later file's check, nor the run, changes a problem,
+        a record or what holds them), but the suppressor (`check`)."""
         file_problems, file_texts, file_records, file_first, file_late, _, file_suppressor = mine
         has_text = name in file_texts
         others = {k: v for k, v in file_texts.items() if k != name} if len(file_texts) > has_text else {}
@@ -493,7 +519,7 @@ class _InRun:
         firsts = {release: (*place[:4], tuple(place.at), *place[5:]) for release, place in file_first.items()}
         plain = (file_problems, grown, result.passed_over_files[lengths[0]:], result.objects[lengths[1]:], result.source_names[lengths[2]:],
                  file_records, firsts, [p for problems in file_late for p in problems], file_suppressor, {}, others)
-        return self._writer.add(name, digest, has_text, plain)
+        return has_text, plain
 
     def _join(self, mine: tuple) -> None:
         """The file's set-aside part joins the run's (dralint.pipeline.partial.PartialResult.merge)."""

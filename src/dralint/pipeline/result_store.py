@@ -76,6 +76,10 @@ class Pack:
             return None
         return entry[1], entry[3], entry[4]
 
+    def holds(self, name: str) -> bool:
+        """Whether there is an entry for `name`, whatever its digest."""
+        return name in self.entries
+
     def chunk(self, chunk_id: bytes) -> bytes:
         found = self.added_chunks.get(chunk_id)
         return found if found is not None else self.chunks[chunk_id]
