@@ -386,3 +386,19 @@ def test_a_files_digest_is_keyed_by_its_own_folders_kustomizations_however_its_n
     assert [digests.of(name, data) for name in plain_names] == [result_cache.Digests().of(str(plain / "z.yaml"), data)] * 3
     assert root == digests.of(str(plain / "x.yaml"), data) != digests.of("x.yaml", data)  # no kustomization above either
     assert digests.of("x.yaml", b"other") != digests.of("x.yaml", data)
+
+
+def test_a_suppressor_is_stored_as_its_file_left_it_when_later_files_join_the_run(cached, tmp_path, monkeypatch):
+    """The run takes the first file's suppressor and adds the next ones' comments to it: the first file's partial
+    is pickled before that (result_cache._InRun), or a run that decodes both would report the second's bad comment twice."""
+    monkeypatch.chdir(tmp_path)
+    Path("a.yaml").write_text("# dralint: disable-file=DRA712\n" + CLASS)
+    Path("b.yaml").write_text("# dralint: frobnicate\n" + CLAIM.format(labels=""))
+    Path("c.yaml").write_text(CLAIM.format(labels="").replace("name: one", "name: two"))
+    names = ["a.yaml", "b.yaml", "c.yaml"]
+    cold = _reports(_lint(names, cached, cache=False))
+    assert cold["text"].count("DRA900") == 2  # the unused disable-file and the comment that is no directive
+    assert _reports(_lint(names, cached)) == cold
+    Path("c.yaml").write_text(CLAIM.format(labels="\n  labels: {team: a}").replace("name: one", "name: two"))
+    changed = _reports(_lint(names, cached, cache=False))
+    assert _reports(_lint(names, cached)) == changed  # a and b decoded from their chunk
