@@ -216,7 +216,6 @@ class FileChecker:
     def __init__(self, options: LintOptions):
         from .run import _Run  # noqa: PLC0415 - a re-run answered whole from the cache loads none of the pipeline
 
-        self._run_class = _Run
         run = self._run = _Run(options)
         if run.kustomizations is None:
             run.kustomizations = Kustomizations()  # shared: read once per folder, not once per file
