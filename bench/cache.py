@@ -1,6 +1,6 @@
 """The result cache: cold, first, warm and 1 %-changed runs of `dralint` on the real-world corpus, paired.
 
-    python bench/cache.py [--files 10000] [--repeat 3] [--jobs 1] [--changed 0.01] [--dralint PATH]
+    python bench/cache.py [--files 10000] [--repeat 3] [--jobs 1] [--changed 0.01] [--dralint PATH] [--baseline PATH]
 
 Set (a) of issue 23: the documents of ../shared/corpus/real-world, one a
 file, repeated to --files files, in a temporary folder. Each round runs, one
@@ -15,6 +15,12 @@ It prints the medians and each kind's ratio to the no-cache run (wall and CPU
 of the child, workers included), and checks that every cached run's report
 is byte-identical to the no-cache run's over the same files. Goals (issue 23):
 warm <= 0.15, changed <= 0.25, first <= 1.15. Skips when ../shared is absent.
+
+With --baseline (another install's `dralint`, e.g. a `git worktree add --detach` of main with its own
+venv), --repeat more rounds then time the first run alone against both installs: each round runs
+no-cache and first for one install then the other (the order swapped every round), and it prints the
+median of each install's first/no-cache ratios of the same round, which the load moves less than the
+medians of separate invocations.
 """
 
 from __future__ import annotations
@@ -86,6 +92,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--changed", type=float, default=0.01)
     parser.add_argument("--dralint", default=str(Path(sys.executable).parent / "dralint"))
+    parser.add_argument("--baseline", help="another install's dralint: the first run timed against it, paired")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"skipped: {CORPUS} is absent")
@@ -125,6 +132,28 @@ def main() -> None:
         if cold != previous_changed:
             sys.exit("the changed run's report differs from the no-cache run's over the same files")
         report(times, args)
+        if args.baseline:
+            first_against(args, folder, env, root / "paired")
+
+
+def first_against(args: argparse.Namespace, folder: Path, env: dict[str, str], cache: Path) -> None:
+    """The first run's CPU ratio to no-cache, this install and the baseline's, paired round by round."""
+    installs = {"this": args.dralint, "baseline": args.baseline}
+    ratios: dict[str, list[float]] = {k: [] for k in installs}
+    expected: bytes | None = None
+    for n in range(args.repeat):
+        for name in (list(installs) if n % 2 == 0 else list(installs)[::-1]):
+            base = [installs[name], "--no-config", "--format", "json", "--jobs", str(args.jobs)]
+            _children_cpu_delta()
+            _, cold_cpu, cold = run([*base, "--no-cache", str(folder)], env)
+            shutil.rmtree(cache, ignore_errors=True)
+            _, first_cpu, out = run([*base, "--cache-dir", str(cache), str(folder)], env)
+            expected = expected or cold
+            if out != cold or cold != expected:
+                sys.exit(f"{name}: the reports differ")
+            ratios[name].append(first_cpu / cold_cpu)
+    for name, values in ratios.items():
+        print(f"  first run, {name:8} paired CPU ratio: median {statistics.median(values):.3f}  ({' '.join(f'{v:.3f}' for v in values)})")
 
 
 def report(times: dict[str, list[tuple[float, float]]], args: argparse.Namespace) -> None:
