@@ -30,7 +30,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from dralint.lint import lint  # noqa: E402
 from dralint.lsp import convert, engine  # noqa: E402
-from dralint.lsp.text import Text, lintable  # noqa: E402
+from dralint.lsp.encode import lintable  # noqa: E402
+from dralint.lsp.text import Text  # noqa: E402
 from dralint.pipeline.sources import Source  # noqa: E402
 
 SERVER = ClientServerConfig(server_command=SERVER_COMMAND)
