@@ -204,6 +204,10 @@ def _supervise(conn: socket.socket, fds: list[int], script: str, args: list[str]
         for fd in fds:
             os.close(fd)
         os._exit(_child(script, args, cwd, env))
+    try:  # here too: a launcher killed before the child has run this far still finds the group
+        os.setpgid(pid, pid)
+    except OSError:  # the child has ended already
+        pass
     for fd in fds:
         os.close(fd)
     conn.sendall(b"Y" + struct.pack("!Q", pid))
