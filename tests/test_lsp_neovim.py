@@ -79,10 +79,10 @@ def test_without_the_lsp_extra_the_command_says_what_to_install():
 
 def test_the_lint_process_imports_no_lsp_library():
     """The language server's lint process (dralint.lsp.worker) starts with every server and after every
-    timeout: what it imports before it takes a request (dralint.lsp.worker.serve) is neither pygls nor
-    lsprotocol, which are for the server's side of the pipe."""
+    timeout: what it imports before it takes a request (dralint.lsp.worker.serve) is neither pygls,
+    lsprotocol nor asyncio, which are for the server's side of the pipe."""
     code = (
-        "import sys, threading; sys.modules['pygls'] = sys.modules['lsprotocol'] = None\n"
+        "import sys, threading; sys.modules['pygls'] = sys.modules['lsprotocol'] = sys.modules['asyncio'] = None\n"
         "from multiprocessing import Pipe\n"
         "from dralint.lsp import worker\n"
         "ours, theirs = Pipe()\n"
