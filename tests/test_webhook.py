@@ -129,7 +129,7 @@ class Webhook:
                     return int(entry["port"])
             if self.proc.poll() is not None:
                 raise AssertionError(f"server exited with {self.proc.returncode}:\n{self.log_text()}")
-            time.sleep(0.05)
+            time.sleep(0.01)  # a read of a short file
         raise AssertionError(f"server did not report its port:\n{self.log_text()}")
 
     def _wait_ready(self) -> None:
@@ -260,7 +260,9 @@ def wait_until(predicate, what: str, timeout: float = WAIT):
 
 @pytest.fixture(scope="module")
 def server(pki, tmp_path_factory):
-    hook = Webhook(pki, tmp_path_factory.mktemp("server"), "--read-timeout", "2", "--kubernetes-version", "1.35")
+    # The certificate files are looked at often, so that a rotation is seen within a test.
+    hook = Webhook(pki, tmp_path_factory.mktemp("server"), "--read-timeout", "1", "--kubernetes-version", "1.35",
+                   "--cert-reload-interval", "0.1")
     yield hook
     assert hook.stop() == 0, hook.log_text()
     assert "Traceback" not in "".join(e.get("raw", "") for e in hook.logs())
@@ -514,7 +516,7 @@ def test_body_over_the_limit_is_refused_without_reading_it(server):
 
 
 def test_slow_client_does_not_hold_the_server(server):
-    # Headers that never finish, and a body that never finishes: both are cut off by --read-timeout 2.
+    # Headers that never finish, and a body that never finishes: both are cut off by --read-timeout 1.
     slow_headers = server.raw_socket()
     slow_headers.sendall(b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Ty")
     slow_body = server.raw_socket()
@@ -593,21 +595,20 @@ def test_sigterm_lets_the_request_in_flight_finish(pki, tmp_path):
         hook.stop()
 
 
-def test_certificate_is_reloaded_when_its_files_change(pki, tmp_path):
-    hook = Webhook(pki, tmp_path, "--cert-reload-interval", "0.1")
-    try:
-        def served_serial() -> int:
-            with hook.raw_socket() as sock:
-                return x509.load_der_x509_certificate(sock.getpeercert(binary_form=True)).serial_number
+def test_certificate_is_reloaded_when_its_files_change(server):
+    def served_serial() -> int:
+        with server.raw_socket() as sock:
+            return x509.load_der_x509_certificate(sock.getpeercert(binary_form=True)).serial_number
 
-        assert served_serial() == hook.serial
-        status, _ = hook.review(review_of(claim()))  # a keep-alive connection made before the rotation
-        new_serial = pki.issue(hook.cert, hook.key)
-        wait_until(lambda: served_serial() == new_serial, "the new certificate to be served")
-        assert hook.review(review_of(claim()))[1]["response"]["allowed"] is True  # the old connection still works
-        assert hook.metrics()['dralint_webhook_certificate_reloads_total{result="success"}'] >= 1
-    finally:
-        assert hook.stop() == 0
+    reloads = 'dralint_webhook_certificate_reloads_total{result="success"}'
+    before = server.metrics()[reloads]
+    assert served_serial() == server.serial
+    status, _ = server.review(review_of(claim()))  # a keep-alive connection made before the rotation
+    assert status == 200
+    server.serial = server.pki.issue(server.cert, server.key)
+    wait_until(lambda: served_serial() == server.serial, "the new certificate to be served")
+    assert server.review(review_of(claim()))[1]["response"]["allowed"] is True  # the old connection still works
+    assert server.metrics()[reloads] - before >= 1
 
 
 def test_several_workers_share_the_port_and_the_metrics(pki, tmp_path):
@@ -625,12 +626,13 @@ def test_several_workers_share_the_port_and_the_metrics(pki, tmp_path):
         assert hook.stop() == 0
 
 
-def test_bad_certificate_is_a_usage_error(pki, tmp_path):
+def test_bad_certificate_is_a_usage_error(tmp_path):
+    from conftest import run_dralint
+
     (tmp_path / "bad.crt").write_text("not a certificate")
     (tmp_path / "bad.key").write_text("not a key")
-    run = subprocess.run([*dralint_exe(), "serve", "--tls-cert", str(tmp_path / "bad.crt"), "--tls-key", str(tmp_path / "bad.key"), "--no-config"],
-                         capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert run.returncode == 2
+    run = run_dralint("serve", "--tls-cert", str(tmp_path / "bad.crt"), "--tls-key", str(tmp_path / "bad.key"), "--no-config")
+    assert run.code == 2
     assert "cannot use --tls-cert/--tls-key" in run.stderr and "Traceback" not in run.stderr
 
 
