@@ -209,7 +209,7 @@ def test_a_judge_stopped_while_judging_is_replaced_and_the_review_judged_again(l
     before = lenient.metrics()
     pid_file = tmp_path / "pids"
     obj = claim()
-    obj["metadata"]["name"] = "slow-judge"  # the local rule LOCAL902 says which judge has it, then takes 0.5 s
+    obj["metadata"]["name"] = "slow-judge"  # the local rule LOCAL902 says which judge has it; the first one takes 10 s
     obj["metadata"]["annotations"] = {"test.dralint.dev/pid-file": str(pid_file)}
     review = review_of(obj)
     with lenient.raw_socket() as sock:
