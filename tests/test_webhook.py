@@ -120,6 +120,7 @@ class Webhook:
         self.ctx = pki.client_context()
         self._wait_ready()
         self._conn: http.client.HTTPSConnection | None = None
+        self._terminated = False
 
     def _wait_for_port(self) -> int:
         deadline = time.monotonic() + WAIT
@@ -204,11 +205,19 @@ class Webhook:
         sock = socket.create_connection(("127.0.0.1", self.port), timeout=WAIT)
         return self.ctx.wrap_socket(sock, server_hostname="127.0.0.1")
 
-    def stop(self) -> int:
+    def terminate(self) -> None:
+        """Our keep-alive connection closed first (else the server, closing it, waits for its answer
+        to the TLS shutdown), then SIGTERM, once: a second would have uvicorn drop the requests in flight."""
         if self._conn is not None:
             self._conn.close()
-        if self.proc.poll() is None:
+            self._conn = None
+        if self.proc.poll() is None and not self._terminated:
             self.proc.send_signal(signal.SIGTERM)
+            self._terminated = True
+
+    def stop(self) -> int:
+        self.terminate()
+        if self.proc.poll() is None:
             try:
                 self.proc.wait(timeout=WAIT)
             except subprocess.TimeoutExpired:
@@ -216,6 +225,14 @@ class Webhook:
                 self.proc.wait(timeout=WAIT)
         self._log.close()
         return self.proc.returncode
+
+
+def stop_together(hook: Webhook, running: list[Webhook]) -> int:
+    """Stop `hook` once every server of `running` is told to stop: at a module's end its servers
+    stop together, as a graceful stop is mostly waiting. Returns the exit status of `hook`."""
+    for other in running:
+        other.terminate()
+    return hook.stop()
 
 
 def parse_metrics(text: str) -> dict[str, float]:

@@ -25,7 +25,7 @@ from conftest import CASES
 pytest.importorskip("uvicorn", reason="the webhook extra is not installed")
 pytest.importorskip("cryptography.x509", reason="cryptography is needed to make a test CA")
 
-from test_webhook import PKI, WAIT, Webhook, claim, read_response, review_of, wait_until  # noqa: E402
+from test_webhook import PKI, WAIT, Webhook, claim, read_response, review_of, stop_together, wait_until  # noqa: E402
 
 PROBE_LIMIT = 0.100  # seconds
 RULES = CASES / "webhook_abuse" / "rules"
@@ -37,20 +37,27 @@ def pki(tmp_path_factory) -> PKI:
 
 
 @pytest.fixture(scope="module")
-def strict(pki, tmp_path_factory):
+def running() -> list[Webhook]:
+    return []
+
+
+@pytest.fixture(scope="module")
+def strict(pki, running, tmp_path_factory):
     """--on-error deny (the default), short timeouts."""
     hook = Webhook(pki, tmp_path_factory.mktemp("strict"), "--read-timeout", "1", "--review-timeout", "1", "--judges", "2")
+    running.append(hook)
     yield hook
-    assert hook.stop() == 0, hook.log_text()
+    assert stop_together(hook, running) == 0, hook.log_text()
     assert "Traceback" not in "".join(e.get("raw", "") for e in hook.logs()), hook.log_text()
 
 
 @pytest.fixture(scope="module")
-def lenient(pki, tmp_path_factory):
+def lenient(pki, running, tmp_path_factory):
     """--on-error allow, and a local rule with a bug."""
     hook = Webhook(pki, tmp_path_factory.mktemp("lenient"), "--on-error", "allow", "--rules-dir", str(RULES))
+    running.append(hook)
     yield hook
-    assert hook.stop() == 0, hook.log_text()
+    assert stop_together(hook, running) == 0, hook.log_text()
     assert "Traceback" not in "".join(e.get("raw", "") for e in hook.logs()), hook.log_text()
 
 

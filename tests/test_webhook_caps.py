@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("uvicorn", reason="the webhook extra is not installed")
 pytest.importorskip("cryptography.x509", reason="cryptography is needed to make a test CA")
 
-from test_webhook import PKI, Webhook, claim, read_response, review_of, wait_until  # noqa: E402
+from test_webhook import PKI, Webhook, claim, read_response, review_of, stop_together, wait_until  # noqa: E402
 
 MiB = 1024 * 1024
 
@@ -26,12 +26,18 @@ def pki(tmp_path_factory) -> PKI:
 
 
 @pytest.fixture(scope="module")
-def capped(pki, tmp_path_factory):
+def running() -> list[Webhook]:
+    return []
+
+
+@pytest.fixture(scope="module")
+def capped(pki, running, tmp_path_factory):
     """Three reviews in flight, 2 MiB of bodies, 1 MiB per body, 16 MiB per judge."""
     hook = Webhook(pki, tmp_path_factory.mktemp("capped"), "--max-in-flight", "3", "--max-buffered-bytes", str(2 * MiB),
                    "--max-body-bytes", str(MiB), "--read-timeout", "10", "--judge-memory-bytes", str(16 * MiB))
+    running.append(hook)
     yield hook
-    assert hook.stop() == 0, hook.log_text()
+    assert stop_together(hook, running) == 0, hook.log_text()
     assert "Traceback" not in hook.log_text()
 
 
@@ -142,11 +148,12 @@ def test_max_buffered_bytes_below_max_body_bytes_is_a_usage_error(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def hurried(pki, tmp_path_factory):
+def hurried(pki, running, tmp_path_factory):
     """A review time no review meets: every review is answered as not judged in time."""
     hook = Webhook(pki, tmp_path_factory.mktemp("hurried"), "--review-timeout", "0.001")
+    running.append(hook)
     yield hook
-    assert hook.stop() == 0, hook.log_text()
+    assert stop_together(hook, running) == 0, hook.log_text()
 
 
 def test_a_review_not_judged_in_time_is_answered_from_the_head_of_its_body(hurried):
