@@ -267,11 +267,13 @@ def read_response(sock: ssl.SSLSocket) -> tuple[int, dict[str, str], bytes]:
 
 def wait_until(predicate, what: str, timeout: float = WAIT):
     deadline = time.monotonic() + timeout
+    pause = 0.005
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
-        time.sleep(0.05)
+        time.sleep(pause)
+        pause = min(2 * pause, 0.05)  # soon for what is nearly there; then not so often as to load the server
     raise AssertionError(f"gave up waiting for {what}")
 
 
