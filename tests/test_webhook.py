@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -120,7 +121,7 @@ class Webhook:
         self.ctx = pki.client_context()
         self._wait_ready()
         self._conn: http.client.HTTPSConnection | None = None
-        self._terminated = False
+        self.terminated = False
 
     def _wait_for_port(self) -> int:
         deadline = time.monotonic() + WAIT
@@ -211,9 +212,9 @@ class Webhook:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-        if self.proc.poll() is None and not self._terminated:
+        if self.proc.poll() is None and not self.terminated:
             self.proc.send_signal(signal.SIGTERM)
-            self._terminated = True
+            self.terminated = True
 
     def stop(self) -> int:
         self.terminate()
@@ -278,13 +279,22 @@ def wait_until(predicate, what: str, timeout: float = WAIT):
 
 
 @pytest.fixture(scope="module")
-def server(pki, tmp_path_factory):
-    # The certificate files are looked at often, so that a rotation is seen within a test.
-    hook = Webhook(pki, tmp_path_factory.mktemp("server"), "--read-timeout", "2", "--kubernetes-version", "1.35",
-                   "--cert-reload-interval", "0.1")
-    yield hook
-    assert hook.stop() == 0, hook.log_text()
-    assert "Traceback" not in "".join(e.get("raw", "") for e in hook.logs())
+def started() -> Iterator[list[Webhook]]:
+    """The module's servers: one, unless a test stops it (the SIGTERM test, the last to use it)."""
+    hooks: list[Webhook] = []
+    yield hooks
+    for hook in hooks:
+        assert hook.stop() == 0, hook.log_text()
+        assert "Traceback" not in "".join(e.get("raw", "") for e in hook.logs())
+
+
+@pytest.fixture
+def server(pki, tmp_path_factory, started) -> Webhook:
+    """The module's server, started again if a test stopped it."""
+    if not started or started[-1].terminated or started[-1].proc.poll() is not None:
+        # The certificate files are looked at often, so that a rotation is seen within a test.
+        started.append(Webhook(pki, tmp_path_factory.mktemp("server"), "--kubernetes-version", "1.35", "--cert-reload-interval", "0.1"))
+    return started[-1]
 
 
 # --------------------------------------------------------------------------- reviews
@@ -573,27 +583,6 @@ def test_each_review_is_logged_as_json_with_its_uid(server):
 # --------------------------------------------------------------------------- lifecycle
 
 
-def test_sigterm_lets_the_request_in_flight_finish(pki, tmp_path):
-    hook = Webhook(pki, tmp_path)
-    try:
-        body = json.dumps(review_of(claim())).encode()
-        sock = hook.raw_socket()
-        sock.sendall(b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: %d\r\n\r\n" % len(body) + body[:10])
-        # The server has the request once it counts it in flight.
-        wait_until(lambda: hook.metrics()["dralint_webhook_in_flight_requests"] == 1, "the request to be in flight")
-        hook.proc.send_signal(signal.SIGTERM)
-        wait_until(lambda: any(e.get("msg", "").startswith("stopping") for e in hook.logs()), "the server to start stopping")
-        sock.sendall(body[10:])
-        status, _, data = read_response(sock)
-        sock.close()
-        assert status == 200
-        assert json.loads(data)["response"]["allowed"] is True
-        assert hook.proc.wait(timeout=WAIT) == 0
-    finally:
-        hook.stop()
-
-
 def test_certificate_is_reloaded_when_its_files_change(server):
     def served_serial() -> int:
         with server.raw_socket() as sock:
@@ -608,6 +597,24 @@ def test_certificate_is_reloaded_when_its_files_change(server):
     wait_until(lambda: served_serial() == server.serial, "the new certificate to be served")
     assert server.review(review_of(claim()))[1]["response"]["allowed"] is True  # the old connection still works
     assert server.metrics()[reloads] - before >= 1
+
+
+def test_sigterm_lets_the_request_in_flight_finish(server):
+    # It stops the module's server: the last test of the module to use it.
+    body = json.dumps(review_of(claim())).encode()
+    sock = server.raw_socket()
+    sock.sendall(b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n" % len(body) + body[:10])
+    # The server has the request once it counts it in flight.
+    wait_until(lambda: server.metrics()["dralint_webhook_in_flight_requests"] == 1, "the request to be in flight")
+    server.terminate()
+    wait_until(lambda: any(e.get("msg", "").startswith("stopping") for e in server.logs()), "the server to start stopping")
+    sock.sendall(body[10:])
+    status, _, data = read_response(sock)
+    sock.close()
+    assert status == 200
+    assert json.loads(data)["response"]["allowed"] is True
+    assert server.proc.wait(timeout=WAIT) == 0
 
 
 def test_several_workers_share_the_port_and_the_metrics(pki, tmp_path):
