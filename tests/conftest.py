@@ -63,10 +63,12 @@ subprocess.Popen.__init__ = _counting_popen_init
 # order): started last, one of them would leave a worker running alone at the end. Only the order
 # depends on this list, never a result; a module missing from it runs in its alphabetical place.
 LONGEST_FIRST = (
-    "test_webhook", "test_precommit", "test_load_replay", "test_dispatch", "test_lsp", "test_extractor",
-    "test_lsp_fuzz", "test_repairs_hostile", "test_parallel", "test_fuzz", "test_migrate", "test_plugins",
-    "test_lsp_framing", "test_plugin_output", "test_schema_validators", "test_result_cache", "test_partial",
-    "test_sources", "test_lsp_buffer", "test_lsp_incremental", "test_lsp_neovim", "test_webhook_abuse",
+    "test_precommit", "test_lsp_fuzz", "test_repairs_hostile", "test_webhook", "test_plugin_output",
+    "test_webhook_abuse", "test_parallel", "test_schema_validators", "test_forkserver", "test_extractor",
+    "test_lsp", "test_load_replay", "test_fuzz", "test_dispatch", "test_suppress", "test_partial",
+    "test_lsp_incremental", "test_lsp_neovim", "test_plugins", "test_json_fast", "test_robustness",
+    "test_migrate", "test_webhook_caps", "test_result_cache", "test_architecture", "test_pod_references_hostile",
+    "test_cases", "test_lsp_buffer", "test_hostile_output",
 )
 
 
@@ -78,6 +80,50 @@ def pytest_collection_modifyitems(items):
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
         _compile_checkout()
+        _rewrite_test_modules_ahead(config)
+
+
+_rewriters: list[int] = []
+
+
+def _rewrite_test_modules_ahead(config) -> None:
+    """Assertion-rewrite the test modules into pytest's cache (tests/__pycache__) in two processes
+    forked from the controller while the workers start, instead of in every worker.
+
+    On a clean checkout each worker would otherwise rewrite every test module itself, the largest
+    part of its collection. Best effort, never a change in what runs: a worker that reaches a
+    module first rewrites it as pytest always does, a cached module is checked against its source
+    hash on every import, and pytest writes each file whole (a rename). The helpers are pytest's
+    own; where they are missing (another pytest), the workers rewrite as before."""
+    workers = config.getoption("numprocesses", None)
+    if not isinstance(workers, int) or workers < 1 or not hasattr(os, "fork"):
+        return
+    try:
+        from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test, _write_pyc, assertstate_key, get_cache_dir
+
+        state = config.stash[assertstate_key]
+    except (ImportError, KeyError):
+        return
+    modules = [Path(__file__), *sorted(Path(__file__).parent.glob("test_*.py"))]
+    for share in range(2):
+        pid = os.fork()
+        if pid:
+            _rewriters.append(pid)
+            continue
+        try:
+            for module in modules[share::2]:
+                pyc = get_cache_dir(module) / (module.name[:-3] + PYC_TAIL)
+                if _read_pyc(module, pyc, lambda _message: None) is None:
+                    pyc.parent.mkdir(exist_ok=True)
+                    source_hash, code = _rewrite_test(module, config)
+                    _write_pyc(state, code, source_hash, pyc)
+        finally:
+            os._exit(0)
+
+
+def pytest_unconfigure(config):
+    for pid in _rewriters:
+        os.waitpid(pid, 0)
 
 
 def _compile_checkout() -> None:
