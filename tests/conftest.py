@@ -104,7 +104,7 @@ def _rewrite_test_modules_ahead(config) -> None:
         state = config.stash[assertstate_key]
     except (ImportError, KeyError):
         return
-    modules = [Path(__file__), *sorted(Path(__file__).parent.glob("test_*.py"))]
+    modules = [Path(__file__), *_test_modules(config)]
     for share in range(2):
         pid = os.fork()
         if pid:
@@ -119,6 +119,15 @@ def _rewrite_test_modules_ahead(config) -> None:
                     _write_pyc(state, code, source_hash, pyc)
         finally:
             os._exit(0)
+
+
+def _test_modules(config) -> list[Path]:
+    """The test modules the run's arguments name (a folder: its test modules), in collection order."""
+    found: set[Path] = set()
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
+        found.update(path.glob("test_*.py") if path.is_dir() else [path] if path.suffix == ".py" else [])
+    return sorted(found)
 
 
 def pytest_unconfigure(config):
