@@ -63,12 +63,12 @@ subprocess.Popen.__init__ = _counting_popen_init
 # order): started last, one of them would leave a worker running alone at the end. Only the order
 # depends on this list, never a result; a module missing from it runs in its alphabetical place.
 LONGEST_FIRST = (
-    "test_precommit", "test_lsp_fuzz", "test_repairs_hostile", "test_webhook", "test_plugin_output",
-    "test_webhook_abuse", "test_parallel", "test_schema_validators", "test_forkserver", "test_extractor",
-    "test_lsp", "test_load_replay", "test_fuzz", "test_dispatch", "test_suppress", "test_partial",
-    "test_lsp_incremental", "test_lsp_neovim", "test_plugins", "test_json_fast", "test_robustness",
-    "test_migrate", "test_webhook_caps", "test_result_cache", "test_architecture", "test_pod_references_hostile",
-    "test_cases", "test_lsp_buffer", "test_hostile_output",
+    "test_precommit", "test_parallel", "test_webhook_abuse", "test_schema_validators", "test_fuzz",
+    "test_load_replay", "test_dispatch", "test_forkserver", "test_suppress", "test_extractor", "test_lsp",
+    "test_repairs_hostile", "test_lsp_incremental", "test_plugins", "test_partial", "test_json_fast",
+    "test_webhook", "test_result_cache", "test_lsp_fuzz", "test_lsp_neovim", "test_migrate", "test_robustness",
+    "test_plugin_output", "test_hostile_output", "test_cases", "test_pod_references_hostile", "test_webhook_caps",
+    "test_architecture", "test_load", "test_hostile_lines",
 )
 
 
@@ -104,7 +104,7 @@ def _rewrite_test_modules_ahead(config) -> None:
         state = config.stash[assertstate_key]
     except (ImportError, KeyError):
         return
-    modules = [Path(__file__), *sorted(Path(__file__).parent.glob("test_*.py"))]
+    modules = [Path(__file__), *_test_modules(config)]
     for share in range(2):
         pid = os.fork()
         if pid:
@@ -119,6 +119,15 @@ def _rewrite_test_modules_ahead(config) -> None:
                     _write_pyc(state, code, source_hash, pyc)
         finally:
             os._exit(0)
+
+
+def _test_modules(config) -> list[Path]:
+    """The test modules the run's arguments name (a folder: its test modules), in collection order."""
+    found: set[Path] = set()
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
+        found.update(path.glob("test_*.py") if path.is_dir() else [path] if path.suffix == ".py" else [])
+    return sorted(found)
 
 
 def pytest_unconfigure(config):

@@ -4,6 +4,7 @@ and the lint path's start-up kept free of what a clean file does not need."""
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import subprocess
 import sys
@@ -26,11 +27,18 @@ def _modules() -> dict[str, Path]:
     return modules
 
 
+@functools.cache
+def _parsed(file: Path) -> tuple[str, ast.Module]:
+    """The text and syntax tree of `file`, read once for the tests below (which only read the tree)."""
+    text = file.read_text(encoding="utf-8")
+    return text, ast.parse(text)
+
+
 def _imports(name: str, file: Path, modules: dict[str, Path]) -> set[str]:
     """Every dralint module `name` imports, also inside functions (a cycle hidden in a function is still one)."""
     package = name.split(".") if file.name == "__init__.py" else name.split(".")[:-1]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+    for node in ast.walk(_parsed(file)[1]):
         if isinstance(node, ast.ImportFrom):
             base = package[: len(package) - node.level + 1] if node.level else []
             target = ".".join(base + ([node.module] if node.module else []))
@@ -89,10 +97,15 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_import_cycles():
+@functools.cache
+def _graph() -> dict[str, frozenset[str]]:
+    """Each dralint module -> the dralint modules it imports."""
     modules = _modules()
-    graph = {name: _imports(name, file, modules) for name, file in modules.items()}
-    assert _cycles(graph) == []
+    return {name: frozenset(_imports(name, file, modules)) for name, file in modules.items()}
+
+
+def test_no_import_cycles():
+    assert _cycles(_graph()) == []
 
 
 def test_the_cycle_finder_finds_cycles():
@@ -125,8 +138,7 @@ def _upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
 def test_imports_run_from_front_doors_to_the_pipeline_to_the_core():
     modules = _modules()
     assert {".".join(m.split(".")[:2]) for m in modules if _layer(m) == 2} == FRONT_DOORS - {"dralint"}
-    graph = {name: _imports(name, file, modules) for name, file in modules.items()}
-    assert _upward_imports(graph) == []
+    assert _upward_imports(_graph()) == []
 
 
 def test_the_layer_check_finds_an_upward_import():
@@ -144,11 +156,11 @@ def _docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 def test_modules_and_functions_stay_small():
     too_long = []
     for name, file in _modules().items():
-        text = file.read_text(encoding="utf-8")
+        text, tree = _parsed(file)
         lines = text.count("\n")
         if lines > MAX_MODULE_LINES:
             too_long.append(f"{name}: {lines} lines")
-        for node in ast.walk(ast.parse(text)):
+        for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = node.end_lineno - node.lineno + 1 - _docstring_lines(node)
                 if length > MAX_FUNCTION_LINES:

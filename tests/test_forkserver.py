@@ -92,7 +92,7 @@ def test_a_run_past_its_timeout_is_killed_and_the_server_goes_on(tmp_path):
     """))
     (tmp_path / "claim.yaml").write_text(CLAIM)
     with pytest.raises(subprocess.TimeoutExpired):
-        run_dralint("--no-config", "--rules-dir", str(rules), "claim.yaml", cwd=tmp_path, timeout=1.5)
+        run_dralint("--no-config", "--rules-dir", str(rules), "claim.yaml", cwd=tmp_path, timeout=0.5)
     after = run_dralint("--version")
     assert after.code == 0 and after.stdout.startswith("dralint ")
 

@@ -295,3 +295,33 @@ def test_sarif_of_a_file_whose_name_is_not_utf8(project):
     assert list(_sarif_validator().iter_errors(log)) == []
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
     assert uris == {"k8s/bad%FF%FEname.yaml", "k8s/claims.yaml"}
+
+
+def test_sarif_indents_as_json_dumps_does_byte_for_byte():
+    """The SARIF writer's own indenting (json's is pure Python) against json.dumps(indent=2) itself:
+    nested data with escapes, astral and lone-surrogate characters, every number json writes its own
+    way, empty containers, tuples, and what it hands back to json (non-string keys, int subclasses)."""
+    import enum
+    import random
+
+    from dralint.report.sarif import _indented
+
+    rng = random.Random(20261127)
+    leaves = [None, True, False, 0, -1, 2**70, 1.5, -0.0, 1e300, float("nan"), float("inf"), float("-inf"),
+              "", 'a"b\\c\n\t\x00\x1f\u2028é😀\ud800', "plain", 3.141592653589793]
+
+    def value(depth: int):
+        roll = rng.random()
+        if depth > 4 or roll < 0.4:
+            return rng.choice(leaves)
+        if roll < 0.7:
+            return {rng.choice(["a", "é", "\n", ""]) + str(i): value(depth + 1) for i in range(rng.randint(0, 4))}
+        return (tuple if rng.random() < 0.2 else list)(value(depth + 1) for _ in range(rng.randint(0, 4)))
+
+    class Level(enum.IntEnum):
+        ERROR = 1
+
+    values = [value(0) for _ in range(3000)] + [{1: "a"}, {None: 1, "b": [2]}, [Level.ERROR], {"k": Level.ERROR}]
+    for v in values:
+        indent = rng.choice(["", "  ", " " * 8])
+        assert _indented(v, indent) == json.dumps(v, indent=2, ensure_ascii=False).replace("\n", "\n" + indent), v

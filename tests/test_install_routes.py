@@ -30,10 +30,15 @@ def sdist_members(tmp_path_factory) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def wheel_members(tmp_path_factory) -> set[str]:
+def wheel(tmp_path_factory) -> str:
     out = tmp_path_factory.mktemp("wheel")
     (built,) = hatchling_wheel.WheelBuilder(str(ROOT)).build(directory=str(out), versions=["standard"])
-    with zipfile.ZipFile(built) as archive:
+    return built
+
+
+@pytest.fixture(scope="module")
+def wheel_members(wheel) -> set[str]:
+    with zipfile.ZipFile(wheel) as archive:
         return set(archive.namelist())
 
 
@@ -136,8 +141,7 @@ def test_a_checkout_and_an_editable_install_import_the_top_level_rules_folder(tm
     assert out == f"{[str(ROOT / 'rules')]} {ROOT / 'rules' / 'taints.py'}\n"
 
 
-def test_the_wheel_carries_the_rules_folder_not_the_checkout_pointer(tmp_path):
-    (built,) = hatchling_wheel.WheelBuilder(str(ROOT)).build(directory=str(tmp_path), versions=["standard"])
-    with zipfile.ZipFile(built) as archive:
+def test_the_wheel_carries_the_rules_folder_not_the_checkout_pointer(wheel):
+    with zipfile.ZipFile(wheel) as archive:
         assert archive.read("dralint/rules/__init__.py") == (ROOT / "rules" / "__init__.py").read_bytes()
         assert archive.read("dralint/rules/taints.py") == (ROOT / "rules" / "taints.py").read_bytes()

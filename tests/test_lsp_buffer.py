@@ -8,6 +8,7 @@ push diagnostics, incremental sync)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import textwrap
 from pathlib import Path
 
@@ -30,10 +31,13 @@ from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from dralint.lint import lint  # noqa: E402
 from dralint.lsp import convert, engine  # noqa: E402
-from dralint.lsp.text import Text, lintable  # noqa: E402
+from dralint.lsp.encode import lintable  # noqa: E402
+from dralint.lsp.text import Text  # noqa: E402
 from dralint.pipeline.sources import Source  # noqa: E402
 
-SERVER = ClientServerConfig(server_command=SERVER_COMMAND)
+# No pause after typing: every test here waits for its edit's lint (and the held lint is held in the
+# rule, not in the pause).
+SERVER = ClientServerConfig(server_command=SERVER_COMMAND, server_env={**os.environ, "DRALINT_LSP_DELAY_MS": "0"})
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 CLAIM = """\

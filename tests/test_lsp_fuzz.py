@@ -7,6 +7,7 @@ them (Neovim). Bounded: a few dozen edits per buffer, the same ones on every run
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -17,7 +18,10 @@ from lsp_helpers import SERVER_COMMAND, ClientText, buffer_text, change_partial,
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
-SERVER = ClientServerConfig(server_command=SERVER_COMMAND)
+# A short pause after typing: the edits of a burst still come inside it (each waits only for a
+# bufferText answer), so most are linted once, at the burst's end; a pull sent then still waits
+# out the pause (dralint.lsp.server.pull). The test waits for that pause once per burst.
+SERVER = ClientServerConfig(server_command=SERVER_COMMAND, server_env={**os.environ, "DRALINT_LSP_DELAY_MS": "20"})
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SEED = 20261126

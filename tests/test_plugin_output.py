@@ -99,7 +99,10 @@ class TestLanguageServer:
 
         _rules(tmp_path)
         (tmp_path / ".dralint.yaml").write_text("rules-dirs: [rules]\nselect: [LOCAL]\n", encoding="utf-8")
-        raw = RawServer(tmp_path, env={"DRALINT_LSP_TIMEOUT_S": "3"})
+        # A lint here takes a small fraction of the timeout (the config's rules are imported, and a
+        # fresh lint process's start is not counted): only the rule that never returns reaches it.
+        # No pause after typing: the test waits for the edit's lint.
+        raw = RawServer(tmp_path, env={"DRALINT_LSP_TIMEOUT_S": "1", "DRALINT_LSP_DELAY_MS": "0"})
         raw.initialize(tmp_path)
         yield raw
         raw.kill()
@@ -132,7 +135,7 @@ class TestLanguageServer:
         self._open(server, uri, "spin")
         [d] = self._published(server, uri, 1)
         assert d["code"] == "DRA901" and d["range"] == {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
-        assert d["message"].startswith("dralint stopped linting this buffer after 3 s: a rule or plugin did not finish")
+        assert d["message"].startswith("dralint stopped linting this buffer after 1 s: a rule or plugin did not finish")
         change = {"range": {"start": {"line": 3, "character": 8}, "end": {"line": 3, "character": 12}}, "text": "calm"}
         server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [change]})
         [d] = self._published(server, uri, 2)

@@ -63,6 +63,8 @@ def _mutations(data, rng):
     walk(data, ())
     for path in rng.sample(paths, min(6, len(paths))):
         for how in ("unknown", "type", "drop"):
+            if how == "unknown" and not isinstance(_at(data, path), dict):
+                continue  # only a mapping takes an unknown key: the copy would be `data` itself, compared already
             copy = json.loads(json.dumps(data))
             parent = copy
             for part in path[:-1]:
@@ -75,6 +77,12 @@ def _mutations(data, rng):
             elif how == "drop":
                 del parent[key]
             yield copy
+
+
+def _at(data, path):
+    for part in path:
+        data = data[part]
+    return data
 
 
 def _with_a_null(data, rng):

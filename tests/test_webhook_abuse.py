@@ -25,7 +25,7 @@ from conftest import CASES
 pytest.importorskip("uvicorn", reason="the webhook extra is not installed")
 pytest.importorskip("cryptography.x509", reason="cryptography is needed to make a test CA")
 
-from test_webhook import PKI, WAIT, Webhook, claim, read_response, review_of, wait_until  # noqa: E402
+from test_webhook import PKI, WAIT, Webhook, claim, read_response, review_of, stop_together, wait_until  # noqa: E402
 
 PROBE_LIMIT = 0.100  # seconds
 RULES = CASES / "webhook_abuse" / "rules"
@@ -37,20 +37,27 @@ def pki(tmp_path_factory) -> PKI:
 
 
 @pytest.fixture(scope="module")
-def strict(pki, tmp_path_factory):
+def running() -> list[Webhook]:
+    return []
+
+
+@pytest.fixture(scope="module")
+def strict(pki, running, tmp_path_factory):
     """--on-error deny (the default), short timeouts."""
-    hook = Webhook(pki, tmp_path_factory.mktemp("strict"), "--read-timeout", "1", "--review-timeout", "1.5", "--judges", "2")
+    hook = Webhook(pki, tmp_path_factory.mktemp("strict"), "--read-timeout", "1", "--review-timeout", "1", "--judges", "2")
+    running.append(hook)
     yield hook
-    assert hook.stop() == 0, hook.log_text()
+    assert stop_together(hook, running) == 0, hook.log_text()
     assert "Traceback" not in "".join(e.get("raw", "") for e in hook.logs()), hook.log_text()
 
 
 @pytest.fixture(scope="module")
-def lenient(pki, tmp_path_factory):
+def lenient(pki, running, tmp_path_factory):
     """--on-error allow, and a local rule with a bug."""
     hook = Webhook(pki, tmp_path_factory.mktemp("lenient"), "--on-error", "allow", "--rules-dir", str(RULES))
+    running.append(hook)
     yield hook
-    assert hook.stop() == 0, hook.log_text()
+    assert stop_together(hook, running) == 0, hook.log_text()
     assert "Traceback" not in "".join(e.get("raw", "") for e in hook.logs()), hook.log_text()
 
 
@@ -135,7 +142,7 @@ def test_probes_stay_fast_while_a_heavy_claim_is_judged(strict):
     response = json.loads(data)["response"]
     assert response["uid"] == heavy["request"]["uid"]
     assert response["allowed"] is False and response["status"]["code"] == 500
-    assert "not judged within --review-timeout=1.5s" in response["status"]["message"]
+    assert "not judged within --review-timeout=1s" in response["status"]["message"]
     after = strict.metrics()
     assert after["dralint_webhook_review_timeouts_total"] - before["dralint_webhook_review_timeouts_total"] == 1
     assert after["dralint_webhook_internal_errors_total"] - before["dralint_webhook_internal_errors_total"] == 1
@@ -209,7 +216,7 @@ def test_a_judge_stopped_while_judging_is_replaced_and_the_review_judged_again(l
     before = lenient.metrics()
     pid_file = tmp_path / "pids"
     obj = claim()
-    obj["metadata"]["name"] = "slow-judge"  # the local rule LOCAL902 says which judge has it, then takes 0.5 s
+    obj["metadata"]["name"] = "slow-judge"  # the local rule LOCAL902 says which judge has it; the first one takes 10 s
     obj["metadata"]["annotations"] = {"test.dralint.dev/pid-file": str(pid_file)}
     review = review_of(obj)
     with lenient.raw_socket() as sock:
@@ -241,21 +248,29 @@ def test_slow_clients_are_cut_off_after_the_read_timeout(strict):
     slow_headers = [strict.raw_socket() for _ in range(5)]
     for sock in slow_headers:
         sock.sendall(b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Ty")
+    slow_body = strict.raw_socket()
+    slow_body.sendall(b"POST /validate HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 1000\r\n\r\n{\"apiVersion\":")
     started = time.monotonic()
     try:
         probes = strict.connection()
         for _ in range(5):
             seconds, status, _ = timed_get(probes, "/healthz")
             assert status == 200 and seconds < PROBE_LIMIT
+        for _ in range(3):  # and reviews are judged
+            status, answer = strict.review(review_of(claim()))
+            assert status == 200 and answer["response"]["allowed"] is True
         for sock in [*no_tls, *half_tls, *slow_headers]:
             try:
                 assert sock.recv(1024) == b""  # closed by the server, without an answer
             except ConnectionResetError:
                 pass
+        status, headers, _ = read_response(slow_body)  # a body that never finishes is answered
+        assert status == 408 and headers.get("connection") == "close"
         # --read-timeout 1, not the 60 s the event loop allows a TLS handshake by default.
         assert time.monotonic() - started < 10
     finally:
-        for sock in [*no_tls, *half_tls, *slow_headers]:
+        for sock in [*no_tls, *half_tls, *slow_headers, slow_body]:
             sock.close()
 
 

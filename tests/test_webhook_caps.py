@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("uvicorn", reason="the webhook extra is not installed")
 pytest.importorskip("cryptography.x509", reason="cryptography is needed to make a test CA")
 
-from test_webhook import PKI, Webhook, claim, read_response, review_of, wait_until  # noqa: E402
+from test_webhook import PKI, Webhook, claim, read_response, review_of, stop_together, wait_until  # noqa: E402
 
 MiB = 1024 * 1024
 
@@ -26,12 +26,18 @@ def pki(tmp_path_factory) -> PKI:
 
 
 @pytest.fixture(scope="module")
-def capped(pki, tmp_path_factory):
-    """Three reviews in flight, 2 MiB of bodies, 1 MiB per body."""
+def running() -> list[Webhook]:
+    return []
+
+
+@pytest.fixture(scope="module")
+def capped(pki, running, tmp_path_factory):
+    """Three reviews in flight, 2 MiB of bodies, 1 MiB per body, 16 MiB per judge."""
     hook = Webhook(pki, tmp_path_factory.mktemp("capped"), "--max-in-flight", "3", "--max-buffered-bytes", str(2 * MiB),
-                   "--max-body-bytes", str(MiB), "--read-timeout", "10")
+                   "--max-body-bytes", str(MiB), "--read-timeout", "10", "--judge-memory-bytes", str(16 * MiB))
+    running.append(hook)
     yield hook
-    assert hook.stop() == 0, hook.log_text()
+    assert stop_together(hook, running) == 0, hook.log_text()
     assert "Traceback" not in hook.log_text()
 
 
@@ -142,11 +148,12 @@ def test_max_buffered_bytes_below_max_body_bytes_is_a_usage_error(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def hurried(pki, tmp_path_factory):
+def hurried(pki, running, tmp_path_factory):
     """A review time no review meets: every review is answered as not judged in time."""
     hook = Webhook(pki, tmp_path_factory.mktemp("hurried"), "--review-timeout", "0.001")
+    running.append(hook)
     yield hook
-    assert hook.stop() == 0, hook.log_text()
+    assert stop_together(hook, running) == 0, hook.log_text()
 
 
 def test_a_review_not_judged_in_time_is_answered_from_the_head_of_its_body(hurried):
@@ -168,22 +175,14 @@ def test_a_review_not_judged_in_time_is_answered_from_the_head_of_its_body(hurri
     assert entry["kind"] == "ResourceClaim"
 
 
-@pytest.fixture(scope="module")
-def frugal(pki, tmp_path_factory):
-    hook = Webhook(pki, tmp_path_factory.mktemp("frugal"), "--judge-memory-bytes", str(48 * MiB))
-    yield hook
-    assert hook.stop() == 0, hook.log_text()
-    assert "Traceback" not in hook.log_text()
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="judges' memory is capped on Linux (RLIMIT_DATA, /proc)")
-def test_a_review_that_needs_more_memory_than_a_judge_has_is_answered_per_on_error(frugal):
-    # Within the 3 MiB body limit, a million empty objects: ~250 MiB once parsed and checked.
-    before = frugal.metrics()
+def test_a_review_that_needs_more_memory_than_a_judge_has_is_answered_per_on_error(capped):
+    # Within the 1 MiB body limit, a third of a million empty objects: ~80 MiB once parsed and checked.
+    before = capped.metrics()
     review = review_of(claim())
-    text = json.dumps(review).replace('"count": 2', '"count": 2, "extra": [' + "{}," * 1_000_000 + "{}]")
-    assert len(text) < 3 * MiB
-    status, data = frugal.request("POST", "/validate", text.encode(), {"Content-Type": "application/json"})
+    text = json.dumps(review).replace('"count": 2', '"count": 2, "extra": [' + "{}," * 330_000 + "{}]")
+    assert len(text) < MiB
+    status, data = capped.request("POST", "/validate", text.encode(), {"Content-Type": "application/json"})
     assert status == 200, data
     response = json.loads(data)["response"]
     assert response["uid"] == review["request"]["uid"] and response["allowed"] is False
@@ -191,9 +190,9 @@ def test_a_review_that_needs_more_memory_than_a_judge_has_is_answered_per_on_err
         "status": "Failure", "code": 500, "reason": "InternalError",
         "message": "dralint could not check this object (it needs more memory than --judge-memory-bytes allows); denied by --on-error=deny",
     }
-    after = frugal.metrics()
+    after = capped.metrics()
     assert after["dralint_webhook_internal_errors_total"] - before["dralint_webhook_internal_errors_total"] == 1
     # The judges go on judging.
     for _ in range(3):
-        status, answer = frugal.review(review_of(claim()))
+        status, answer = capped.review(review_of(claim()))
         assert status == 200 and answer["response"]["allowed"] is True

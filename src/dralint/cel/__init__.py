@@ -252,9 +252,10 @@ def _compile(env: Any, expression: str, rel: tuple[int, int]) -> tuple[Any, list
 
 def _issues(text: str, expression: str, rel: tuple[int, int]) -> list[CelIssue]:
     line_starts = [0]
-    for i, ch in enumerate(expression):
-        if ch == "\n":
-            line_starts.append(i + 1)
+    at = expression.find("\n")
+    while at != -1:  # a step per line, not per character: a selector can be megabytes on one line
+        line_starts.append(at + 1)
+        at = expression.find("\n", at + 1)
     found: list[CelIssue] = []
     seen = set()
     for m in _ERROR.finditer(text):

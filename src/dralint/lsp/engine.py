@@ -24,7 +24,7 @@ from ..pipeline.run import LintOptions, lint
 from ..pipeline.sources import Source
 from ..registry import RuleLoadError
 from . import incremental, workspace
-from .text import lintable
+from .encode import lintable
 
 
 class Outcome(NamedTuple):

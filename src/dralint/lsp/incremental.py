@@ -40,7 +40,7 @@ from ..pipeline.partial import LintResult, PartialResult
 from ..pipeline.releases import file_release
 from ..pipeline.run import Alone, LintOptions
 from ..pipeline.sources import Source
-from .text import lintable
+from .encode import lintable
 
 # Where the YAML reader itself resumes after an error (dralint.pipeline.load.yaml_reader._DOC_MARKER): a document start.
 _MARKER = re.compile(r"^---(?=[ \t\n]|$)", re.M)

@@ -24,17 +24,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
 _BREAK = re.compile(r"\r\n|\r|\n")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 UTF8, UTF16, UTF32 = types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf32
-
-
-def lintable(text: str) -> bytes:
-    """The buffer as UTF-8 for the linter. A lone surrogate (a client may send one, JSON can carry it)
-    cannot be encoded: it becomes U+FFFD, one code point for one, so every position stays where it was."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text).encode("utf-8")
 
 
 def units(text: str, encoding: str) -> int:

@@ -14,13 +14,14 @@ reader), and a forked copy of a threaded process may hold their locks.
 
 from __future__ import annotations
 
-import asyncio
 import multiprocessing
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+
+if TYPE_CHECKING:
+    import asyncio
 
 
 def lint_timeout() -> float:
@@ -120,9 +121,14 @@ def serve(conn: Connection) -> None:
 
 
 class Worker:
-    """The server's handle on the child: `await call(operation, *args)`; requests are answered in order."""
+    """The server's handle on the child: `await call(operation, *args)`; requests are answered in order.
+
+    asyncio and the thread pool are imported here, on the server's side only: the child imports this
+    module for `serve` and lints without them."""
 
     def __init__(self, timeout: float | None = None):
+        from concurrent.futures import ThreadPoolExecutor
+
         self.timeout = timeout  # None: `lint_timeout()` when the first request is sent
         self._process: Any = None
         self._conn: Connection | None = None
@@ -132,6 +138,8 @@ class Worker:
     async def call(self, operation: str, *args: Any, wanted: Callable[[], bool] | None = None) -> Any:
         """The operation's result. `wanted` is asked when the request's turn comes: typing queues a lint
         per pause, and one of a version already edited again is skipped, not run."""
+        import asyncio
+
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:

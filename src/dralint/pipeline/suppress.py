@@ -327,6 +327,9 @@ class Suppressor:
     def __init__(self, selection: Selection, known: dict[str, str], ignore: IgnorePaths | None = None, inline: bool = True):
         self.selection = selection
         self.known = known  # code -> slug of every rule the run knows
+        self._code_of_slug: dict[str, str] = {}  # the first code of each slug, as a scan of `known` finds it
+        for code, slug in known.items():
+            self._code_of_slug.setdefault(slug, code)
         self.ignore = ignore
         self.inline = inline
         self._directives: dict[str, list[Directive]] = {}
@@ -394,10 +397,8 @@ class Suppressor:
     def _resolve(self, text: str) -> tuple[str, str | None] | None:
         if text in self.known:
             return text, self.known[text]
-        for code, slug in self.known.items():
-            if slug == text:
-                return code, slug
-        return None
+        code = self._code_of_slug.get(text)
+        return None if code is None else (code, text)
 
     def _unused_inline(self) -> list[Problem]:
         out: list[Problem] = []

@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import os
+from json.encoder import encode_basestring as _string  # json.dumps's own (C) string encoder, ensure_ascii=False
 from typing import Any, Iterator
 from urllib.parse import quote
 
@@ -244,13 +245,61 @@ _RULES_INDENT = " " * 10
 _INDENTED_RULES: dict[str, str] = {}
 
 
+class _Unusual(Exception):
+    """A value `_write` does not render itself: json.dumps does."""
+
+
+def _indented(value: Any, indent: str) -> str:
+    """`json.dumps(value, indent=2, ensure_ascii=False)` with every line after the first indented
+    further by `indent`, byte for byte. json's indenting encoder is its pure-Python one, slower
+    than the lint that found the problems; this writes the plain data a SARIF log is made of with
+    json's C string encoder, and hands anything else to json.dumps."""
+    parts: list[str] = []
+    try:
+        _write(value, "\n" + indent, parts)
+    except _Unusual:
+        return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
+    return "".join(parts)
+
+
+def _write(value: Any, newline: str, parts: list[str]) -> None:
+    kind = type(value)
+    if kind is str:
+        parts.append(_string(value))
+    elif kind is dict or kind is list or kind is tuple:
+        if not value:
+            parts.append("{}" if kind is dict else "[]")
+            return
+        inner = newline + "  "
+        separator = ("{" if kind is dict else "[") + inner
+        for key in value:
+            parts.append(separator)
+            if kind is dict:
+                if type(key) is not str:
+                    raise _Unusual
+                parts.append(_string(key) + ": ")
+                _write(value[key], inner, parts)
+            else:
+                _write(key, inner, parts)
+            separator = "," + inner
+        parts.append(newline + ("}" if kind is dict else "]"))
+    elif value is None or kind is bool:
+        parts.append("null" if value is None else "true" if value else "false")
+    elif kind is int:
+        parts.append(int.__repr__(value))
+    elif kind is float and value == value and value not in (float("inf"), float("-inf")):
+        parts.append(float.__repr__(value))
+    else:
+        raise _Unusual
+
+
 def _indented_rules(rules: list[dict[str, Any]]) -> str:
     key = json.dumps(rules, ensure_ascii=False, separators=(",", ":"))  # the C encoder: cheap
     text = _INDENTED_RULES.get(key)
     if text is None:
         if len(_INDENTED_RULES) >= 8:
             _INDENTED_RULES.clear()
-        text = _INDENTED_RULES[key] = json.dumps(rules, indent=2, ensure_ascii=False).replace("\n", "\n" + _RULES_INDENT)
+        text = _INDENTED_RULES[key] = _indented(rules, _RULES_INDENT)
     return text
 
 
@@ -265,7 +314,7 @@ def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
     log, rule_index = sarif_log(result, cwd, _RESULTS)
     driver = log["runs"][0]["tool"]["driver"]
     rules, driver["rules"] = driver["rules"], _RULES
-    head, found, tail = json.dumps(log, indent=2, ensure_ascii=False).partition(_RESULTS_DUMPED)
+    head, found, tail = _indented(log, "").partition(_RESULTS_DUMPED)
     assert found and head.count(_RULES_DUMPED) == 1, "the log holds the placeholders once each"
     # A JSON string holds no newline (it is escaped): re-indenting the lines is safe.
     head = head.replace(_RULES_DUMPED, _indented_rules(rules))
@@ -276,6 +325,6 @@ def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
     separator = ""
     for item in _results(result.problems, rule_index, cwd):
         # A JSON string holds no newline (it is escaped): re-indenting the lines is safe.
-        yield separator + json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n" + _ITEM_INDENT)
+        yield separator + _indented(item, _ITEM_INDENT)
         separator = ",\n" + _ITEM_INDENT
     yield "\n" + _ITEM_INDENT[:-2] + "]" + tail + "\n"

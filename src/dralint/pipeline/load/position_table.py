@@ -52,6 +52,20 @@ _HELD: list = [None]
 _DROPPED = object()  # Replay._pos of a replay that was stopped part of the way and dropped
 
 
+def _line_start(text: str, end: int) -> int:
+    """Offset just after the last line break before `end` (0 if none). Searched back a window at a
+    time, each twice the last: a block scalar at the end of a megabyte-long line costs that line at
+    C speed, one in a file of short lines costs its own line, never the file."""
+    window, stop = 256, end
+    while stop > 0:
+        start = max(0, stop - window)
+        found = max(text.rfind(c, start, stop) for c in "\r\n\x85\u2028\u2029")
+        if found != -1:
+            return found + 1
+        stop, window = start, window * 2
+    return 0
+
+
 def _hold(replay: "Replay") -> None:
     held = _HELD[0]
     if held is not replay:
@@ -429,10 +443,7 @@ class Replay:
             j -= 1
         if not moved_line:
             return line, col - (i - j)
-        k = j
-        while k > 0 and text[k - 1] not in "\r\n\x85\u2028\u2029":
-            k -= 1
-        return line, j - k + 1
+        return line, j - _line_start(text, j) + 1
 
     def _data_at(self, path: Path) -> Any:
         d = self.data
