@@ -8,8 +8,10 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,8 +83,10 @@ subprocess.Popen.__init__ = _counting_popen_init
 # order): started last, one of them would leave a worker running alone at the end. Only the order
 # depends on this list, never a result; a module missing from it runs in its alphabetical place.
 LONGEST_FIRST = (
-    "test_precommit", "test_parallel", "test_webhook_abuse", "test_schema_validators", "test_fuzz",
+    "test_parallel", "test_webhook_abuse", "test_schema_validators", "test_fuzz",
     "test_load_replay", "test_dispatch", "test_forkserver", "test_suppress", "test_extractor", "test_lsp",
+    # Its hook environment is built meanwhile, where the workers wait (`_build_hooks_ahead`).
+    "test_precommit",
     "test_repairs_hostile", "test_lsp_incremental", "test_plugins", "test_partial", "test_json_fast",
     "test_webhook", "test_result_cache", "test_lsp_fuzz", "test_lsp_neovim", "test_migrate", "test_robustness",
     "test_plugin_output", "test_hostile_output", "test_cases", "test_pod_references_hostile", "test_webhook_caps",
@@ -95,10 +99,12 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.module.__name__ if item.module else "", len(rank)))
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's own: the temporary folders exist
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
         _compile_checkout()
         _rewrite_test_modules_ahead(config)
+        _build_hooks_ahead(config)
 
 
 _rewriters: list[int] = []
@@ -151,6 +157,11 @@ def _test_modules(config) -> list[Path]:
 def pytest_unconfigure(config):
     for pid in _rewriters:
         os.waitpid(pid, 0)
+    for pid in _hooks_ahead:  # a build no test waited for (test_precommit deselected) is not waited for either
+        if os.waitpid(pid, os.WNOHANG) == (0, 0):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
 
 
 def _compile_checkout() -> None:
@@ -308,19 +319,10 @@ def _working_tree_files() -> list[str]:
         return [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and not skip & set(p.relative_to(ROOT).parts)]
 
 
-@pytest.fixture(scope="session")
-def hook_repo(tmp_path_factory) -> tuple[Path, str]:
-    """This checkout as a git repository pre-commit can install hooks from: (path, commit).
-
-    The checkout may have uncommitted or untracked changes (and `pre-commit
-    try-repo` only sees tracked ones), so the working tree is copied into a
-    throw-away repository and committed there. pre-commit builds the hook's
-    virtualenv with pip from that copy (PyPI must be reachable for the build
-    backend and dependencies the first time).
-    """
-    if shutil.which("git") is None or not PRE_COMMIT.exists():
-        pytest.skip("git or pre-commit is not available")
-    copy = tmp_path_factory.mktemp("dralint-hooks")
+def _snapshot(copy: Path) -> str:
+    """This checkout's working tree (tracked and untracked files, as `git ls-files -co` lists them) copied
+    into `copy` and committed there; the commit. The checkout may have uncommitted or untracked changes,
+    and `pre-commit try-repo` only sees tracked ones."""
     for rel in _working_tree_files():
         dst = copy / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -329,20 +331,102 @@ def hook_repo(tmp_path_factory) -> tuple[Path, str]:
     git("init", "-q", ".", cwd=copy)
     git("add", "-A", cwd=copy)
     git("commit", "-q", "--no-verify", "-m", "snapshot of the checkout under test", cwd=copy)
-    return copy, git("rev-parse", "HEAD", cwd=copy)
+    return git("rev-parse", "HEAD", cwd=copy)
+
+
+# The folder where the controller builds the hook environment ahead (`_build_hooks_ahead`), for the workers.
+_HOOKS_AHEAD = "DRALINT_TEST_HOOKS_AHEAD"
+
+
+def _build_hooks_ahead(config) -> None:
+    """The pre-commit hook's environment, built by the real `pre-commit install-hooks` from a snapshot
+    of this checkout in a process forked from the controller, at a low priority, while the workers run
+    other modules.
+
+    pip building the environment is most of test_precommit's time and mostly CPU; at a low priority
+    it runs where the workers wait (servers, timeouts), and the worker that gets test_precommit
+    finds it built (or waits for it: `hook_repo`). The hooks then run as a user's first
+    `pre-commit run` after `pre-commit install-hooks` would. Only for a run with workers that
+    includes test_precommit; otherwise `hook_repo` builds it in the test process as before."""
+    workers = config.getoption("numprocesses", None)
+    if not isinstance(workers, int) or workers < 1 or not hasattr(os, "fork") or shutil.which("git") is None or not PRE_COMMIT.exists():
+        return
+    if not any(m.name == "test_precommit.py" for m in _test_modules(config)):
+        return
+    try:
+        base = config._tmp_path_factory.mktemp("hooks-ahead")  # removed with the run's other folders
+    except AttributeError:
+        return
+    pid = os.fork()
+    if pid:
+        _hooks_ahead.append(pid)
+        os.environ[_HOOKS_AHEAD] = str(base)
+        return
+    status = "1"
+    try:
+        os.setpgid(0, 0)  # pytest_unconfigure ends the group if no test waited for it
+        os.nice(10)
+        rev = _snapshot(base / "repo")
+        project = base / "project"
+        project.mkdir()
+        git("init", "-q", ".", cwd=project)
+        (project / ".pre-commit-config.yaml").write_text(f"repos:\n- repo: {base / 'repo'}\n  rev: {rev}\n  hooks:\n  - id: dralint\n")
+        with open(base / "log", "w") as log:
+            done = subprocess.run([str(PRE_COMMIT), "install-hooks"], cwd=project, env=_pre_commit_env(base / "home"),
+                                  stdout=log, stderr=subprocess.STDOUT, timeout=900)
+        (base / "rev").write_text(rev)
+        status = str(done.returncode)
+    except BaseException as exc:  # the waiting test shows it
+        with open(base / "log", "a") as log:
+            log.write(f"\n{type(exc).__name__}: {exc}\n")
+    finally:
+        (base / "status.part").write_text(status)
+        os.replace(base / "status.part", base / "status")
+        os._exit(0)
+
+
+_hooks_ahead: list[int] = []
 
 
 @pytest.fixture(scope="session")
-def pre_commit_home(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")
+def hook_repo(tmp_path_factory) -> tuple[Path, str]:
+    """This checkout as a git repository pre-commit can install hooks from: (path, commit).
+
+    pre-commit builds the hook's virtualenv with pip from that copy (PyPI must be reachable for the
+    build backend and dependencies the first time): ahead, in the controller (`_build_hooks_ahead`),
+    or here, in the first test that asks."""
+    if shutil.which("git") is None or not PRE_COMMIT.exists():
+        pytest.skip("git or pre-commit is not available")
+    ahead = os.environ.get(_HOOKS_AHEAD)
+    if ahead:
+        base = Path(ahead)
+        deadline = time.monotonic() + 900
+        while not (base / "status").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        log = (base / "log").read_text() if (base / "log").exists() else ""
+        if not (base / "status").exists() or (base / "status").read_text() != "0":
+            pytest.fail(f"`pre-commit install-hooks` did not build the hook environment:\n{log}")
+        return base / "repo", (base / "rev").read_text()
+    copy = tmp_path_factory.mktemp("dralint-hooks")
+    return copy, _snapshot(copy)
 
 
-def run_pre_commit(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "VIRTUAL_ENV", "PYTHONPATH")}
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory, hook_repo) -> Path:
+    ahead = os.environ.get(_HOOKS_AHEAD)
+    return Path(ahead) / "home" if ahead else tmp_path_factory.mktemp("pre-commit-home")
+
+
+def _pre_commit_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "VIRTUAL_ENV", "PYTHONPATH", _HOOKS_AHEAD)}
     env["PRE_COMMIT_HOME"] = str(home)
     env["PRE_COMMIT_COLOR"] = "never"
     env["NO_COLOR"] = "1"
-    return subprocess.run([str(PRE_COMMIT), "run", *args], cwd=project, env=env, capture_output=True, text=True, timeout=900)
+    return env
+
+
+def run_pre_commit(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(PRE_COMMIT), "run", *args], cwd=project, env=_pre_commit_env(home), capture_output=True, text=True, timeout=900)
 
 
 @dataclass

@@ -14,8 +14,9 @@ import re
 import shutil
 from pathlib import Path
 
-# The hook_repo and pre_commit_home fixtures (conftest.py) are built once per worker: every test that
-# runs the real hook is in this module, so the hook environment is built once.
+# The hook_repo and pre_commit_home fixtures (conftest.py): the hook environment is built once per run,
+# by `pre-commit install-hooks` in the background while other modules run (with workers), or by the
+# first test here; every test that runs the real hook is in this module.
 from conftest import CASES, run_dralint
 from conftest import git as _git
 from conftest import run_pre_commit as _run
