@@ -85,9 +85,9 @@ subprocess.Popen.__init__ = _counting_popen_init
 LONGEST_FIRST = (
     "test_parallel", "test_webhook_abuse", "test_schema_validators", "test_fuzz",
     "test_load_replay", "test_dispatch", "test_forkserver", "test_suppress", "test_extractor", "test_lsp",
+    "test_repairs_hostile", "test_lsp_incremental", "test_plugins", "test_partial", "test_json_fast",
     # Its hook environment is built meanwhile, where the workers wait (`_build_hooks_ahead`).
     "test_precommit",
-    "test_repairs_hostile", "test_lsp_incremental", "test_plugins", "test_partial", "test_json_fast",
     "test_webhook", "test_result_cache", "test_lsp_fuzz", "test_lsp_neovim", "test_migrate", "test_robustness",
     "test_plugin_output", "test_hostile_output", "test_cases", "test_pod_references_hostile", "test_webhook_caps",
     "test_architecture", "test_load", "test_hostile_lines",
