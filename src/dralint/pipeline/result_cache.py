@@ -521,26 +521,14 @@ class _InRun:
         return has_text, plain
 
     def _join(self, mine: tuple) -> None:
-        """The file's set-aside part joins the run's (dralint.pipeline.partial.PartialResult.merge)."""
+        """The file's set-aside part joins the run's, as `_Run.absorb` joins a partial (PartialResult.merge)."""
         run = self.run
         file_problems, file_texts, file_records, file_first, file_late, file_rendered, file_suppressor = mine
-        run.result.problems.extend(file_problems)
-        if file_texts:
-            run.result.texts.update(file_texts)
-        for release, by_key in file_records.items():
-            run.first.setdefault(release, file_first[release])
-            records = run.records.setdefault(release, {})
-            for key, found in by_key.items():
-                records.setdefault(key, []).extend(found)
-        if file_late:
-            run.late.extend(file_late)
-        if file_rendered:
-            run.rendered.update(file_rendered)
-        if file_suppressor is not None:
-            if run.suppressor is None:
-                run.suppressor = file_suppressor
-            else:
-                run.suppressor.absorb(file_suppressor)
+        part = LintResult()  # its counters and names are already the run's: only problems and texts were set aside
+        part.problems, part.texts = file_problems, file_texts
+        joined = PartialResult(run.result, run.records, run.first, run.late, run.suppressor, run.rendered)
+        joined.merge(PartialResult(part, file_records, file_first, file_late, file_suppressor, file_rendered))
+        run.suppressor = joined.suppressor
 
 
 RUN = "\0run"  # the pack's entry for the last run whose every file hit: its finished result
