@@ -21,7 +21,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 # A short pause after typing: the edits of a burst still come inside it (each waits only for a
 # bufferText answer), so most are linted once, at the burst's end; a pull sent then still waits
 # out the pause (dralint.lsp.server.pull). The test waits for that pause once per burst.
-SERVER = ClientServerConfig(server_command=SERVER_COMMAND, server_env={**os.environ, "DRALINT_LSP_DELAY_MS": "20"})
+SERVER = ClientServerConfig(server_command=SERVER_COMMAND, server_env={**os.environ, "DRALINT_LSP_DELAY_MS": "10"})
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SEED = 20261126
