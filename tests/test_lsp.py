@@ -22,6 +22,7 @@ from dralint.lint import lint  # noqa: E402
 from dralint.pipeline.sources import Source  # noqa: E402
 
 CASES = Path(__file__).parent / "cases" / "lsp"
+GATES_CASE = Path(__file__).parent / "cases" / "gates" / "list-attribute-default.yaml"
 SERVER = ClientServerConfig(server_command=SERVER_COMMAND)
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # one server for the module (xdist: --dist loadfile)
 
@@ -269,3 +270,19 @@ async def test_pull_client_gets_the_new_config_on_its_next_pull(neovim: Language
     assert again.kind == "full" and list(again.items) == []
     # Neovim 0.11 does not announce workspace/diagnostic/refresh support: it is not sent one, nor a push.
     assert neovim.diagnostic_refresh_count == 0 and uri not in neovim.diagnostics
+
+
+async def test_the_configs_feature_gates_apply_to_open_buffers(vscode: LanguageClient, tmp_path: Path):
+    """The language server judges with the feature gates of the buffer's `.dralint.yaml`, as the CLI does."""
+    config = tmp_path / ".dralint.yaml"
+    config.write_text('kubernetes-version: "1.37"\n', encoding="utf-8")
+    target = tmp_path / "slice.yaml"
+    target.write_text(GATES_CASE.read_text(encoding="utf-8"), encoding="utf-8")
+    _open(vscode, target.as_uri(), target.read_text(encoding="utf-8"))
+    default = (await _published(vscode, target.as_uri())).diagnostics
+    assert [(d.range.start.line, d.range.start.character, str(d.code)) for d in default] == [(16, 6, "DRA566"), (16, 30, "DRA801")]
+    config.write_text('kubernetes-version: "1.37"\nfeature-gates: {DRAListTypeAttributes: true}\n', encoding="utf-8")
+    vscode.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)])
+    )
+    assert list((await _published(vscode, target.as_uri())).diagnostics) == []
