@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from lsp_helpers import start as _start  # noqa: E402
 from lsp_helpers import where as _where  # noqa: E402
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+from test_lsp_fuzz import FUZZ_DELAY_MS, SEED, _fuzz  # noqa: E402
 
 from dralint.lint import lint  # noqa: E402
 from dralint.pipeline.sources import Source  # noqa: E402
@@ -46,7 +48,12 @@ async def emacs(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFac
     await lsp_client.shutdown_session()
 
 
-@pytest_lsp.fixture(config=SERVER, scope="module")
+# The pull client's server pauses briefly after typing, as test_lsp_fuzz's servers do: its random edits
+# run here too (test_random_edits_utf8_pull); the other tests on it do not type.
+PULL_SERVER = ClientServerConfig(server_command=SERVER_COMMAND, server_env={**os.environ, "DRALINT_LSP_DELAY_MS": FUZZ_DELAY_MS})
+
+
+@pytest_lsp.fixture(config=PULL_SERVER, scope="module")
 async def neovim(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
     """Neovim 0.11 pulls diagnostics (textDocument/diagnostic) and offers UTF-8 first."""
     await _start(lsp_client, "neovim@v0.11.0", tmp_path_factory.mktemp("workspace"))
@@ -286,3 +293,8 @@ async def test_the_configs_feature_gates_apply_to_open_buffers(vscode: LanguageC
         types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)])
     )
     assert list((await _published(vscode, target.as_uri())).diagnostics) == []
+
+
+async def test_random_edits_utf8_pull(neovim: LanguageClient, tmp_path: Path):
+    """test_lsp_fuzz's leg for a client that counts UTF-8 and pulls diagnostics (Neovim)."""
+    await _fuzz(neovim, tmp_path, "utf-8", SEED + 1, pull=True)
