@@ -20,6 +20,7 @@ from dralint.config import Overrides, build_options
 from dralint.pipeline import parallel
 from dralint.report import FORMATS, ReportOptions, renderer
 
+import cases_reference as reference
 from conftest import CASES, SHARED, run_dralint
 
 ALL_KEPT = ("texts", "objects", "fixes")
@@ -59,28 +60,50 @@ def test_tests_cases_give_the_same_report_in_every_format(monkeypatch, unfrozen)
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
     monkeypatch.setattr(parallel, "CHUNK_BYTES", 4096)  # tests/cases: ~50 chunks
     calls = _parallel_taken(monkeypatch)
-    serial_result = _run([str(CASES)], 1)
+    serial_result, serial = reference.serial((str(CASES),))
     assert calls == []
     split = _reports(_run([str(CASES)], 2))
     assert calls == [serial_result.files] and serial_result.files > 100
-    serial = _reports(serial_result)
     for fmt in FORMATS:
         assert split[fmt] == serial[fmt], fmt
     assert "DRA712" in serial["text"] and "DRA101" in serial["text"] and "| " in serial["text"]
 
 
-def test_ignore_paths_and_unused_suppressions_are_judged_over_every_chunk(monkeypatch, unfrozen, tmp_path):
-    config = tmp_path / ".dralint.yaml"
-    cases = os.path.relpath(CASES, tmp_path)  # globs are relative to the config's folder
-    config.write_text(f"ignore-paths:\n- paths: ['{cases}/pods/**']\n  rules: [DRA712]\n- paths: ['{cases}/core/**']\n  fields: [nothing]\n"
-                      "- paths: ['none/**']\n")
+def _chunks_cut(monkeypatch) -> list[list[str]]:
+    """The names in each chunk the runs cut, in order."""
+    cut: list[list[str]] = []
+    real = parallel._chunks
+
+    def recording(entries, jobs):
+        for chunk in real(entries, jobs):
+            cut.append([name for name, _ in chunk])
+            yield chunk
+
+    monkeypatch.setattr(parallel, "_chunks", recording)
+    return cut
+
+
+def test_ignore_paths_and_unused_suppressions_are_judged_over_every_chunk(monkeypatch, unfrozen, tmp_path_factory):
+    config = reference.ignore_config(tmp_path_factory.getbasetemp())
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
-    serial, split = _reports(_run([str(CASES)], 1, config=str(config))), _reports(_run([str(CASES)], 2, config=str(config)))
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(parallel, "TAIL_BYTES", 1024)
+    chunks = _chunks_cut(monkeypatch)
+    _, serial = reference.serial(reference.IGNORE_FOLDERS, config)
+    assert chunks == []
+    split = _reports(_run(list(reference.IGNORE_FOLDERS), 2, config=config))
     assert split == serial
+    # Each folder's files in chunks of their own, several each: the entry used in pods and the one in scope in
+    # core are judged over chunks that never held the other's files, and the pods' references cross chunks.
+    folders = [{Path(name).parent.name for name in chunk} for chunk in chunks]
+    assert folders.count({"pods"}) > 1 and folders.count({"core"}) > 1
+    assert sum(len(chunk) for chunk in chunks) == 14
+    cases = os.path.relpath(CASES, Path(config).parent)
     unused = [line for line in serial["text"].splitlines() if "unused config ignore" in line]
     assert unused == [f"{os.path.relpath(config)}:4:3: warning: unused config ignore: ignore-paths[1] (paths: {cases}/core/**; "
                       "fields: nothing) suppressed no problem [DRA900 unused-suppression]"]
-    assert "DRA712" not in "\n".join(line for line in serial["text"].splitlines() if "/pods/" in line.split(":")[0])
+    pods = [line for line in serial["text"].splitlines() if "/pods/" in line.split(":")[0]]
+    assert pods and "DRA712" not in "\n".join(pods)
 
 
 def test_the_corpus_gives_the_same_report(monkeypatch, unfrozen):
