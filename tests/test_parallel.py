@@ -1,13 +1,14 @@
 """`--jobs N` (dralint.pipeline.parallel): the same report, byte for byte, as `--jobs 1`; a dead worker is exit 2.
 
-The in-process runs lower MIN_FILES (and the fixtures are small) so that the 115 fixtures of tests/cases
-are split into several chunks; the CLI runs use generated sets above it.
+The in-process runs lower MIN_FILES (and the fixtures are small) so that the fixtures of tests/cases and
+generated sets are split into several chunks; the console script's runs use generated sets above it.
 """
 
 from __future__ import annotations
 
 import gc
 import io
+import json
 import os
 import sys
 import textwrap
@@ -166,16 +167,28 @@ def _cross_references(root: Path, count: int) -> None:
     (root / "zz-class.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu\n")
 
 
-def test_cross_file_references_across_chunks_on_the_command_line(tmp_path):
-    _cross_references(tmp_path, parallel.MIN_FILES + 50)
-    runs = {jobs: run_dralint("--no-config", "--format", "json", "--jobs", jobs, str(tmp_path)) for jobs in ("1", "2")}
-    assert runs["1"].code == runs["2"].code == 0, runs["2"].stderr  # warnings and infos only
-    assert runs["2"].stdout == runs["1"].stdout and runs["2"].stderr == runs["1"].stderr
-    rules = {p["rule"] for p in runs["1"].problems}
+def test_cross_file_references_across_chunks_on_the_command_line(monkeypatch, tmp_path, unfrozen, capsys):
+    """The command line's whole run (cli.main: walk, workers, report, exit status), in this process with
+    MIN_FILES lowered: a_worker_that_dies runs the console script above it."""
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 2048)  # ~8 files a chunk: most references cross chunks
+    monkeypatch.setattr(parallel, "TAIL_BYTES", 512)
+    calls = _parallel_taken(monkeypatch)
+    count = 100  # not a multiple of 3: a template is in the pod's namespace for some pods only
+    _cross_references(tmp_path, count)
+    runs = {}
+    for jobs in ("1", "2"):
+        code = cli.main(["--no-config", "--format", "json", "--jobs", jobs, str(tmp_path)])
+        out, err = capsys.readouterr()
+        runs[jobs] = (code, out, err)
+    assert calls == [count + 1]
+    assert runs["2"] == runs["1"] and runs["1"][0] == 0, runs["2"][2]  # warnings and infos only
+    problems = json.loads(runs["1"][1])["problems"]
+    rules = {p["rule"] for p in problems}
     assert {"DRA711", "DRA712", "DRA713"} <= rules
-    assert any("did you mean 'tmpl-" in p["message"] for p in runs["1"].problems)
+    assert any("did you mean 'tmpl-" in p["message"] for p in problems)
     # Every other file found its template across files: not all pods are reported.
-    assert sum(p["rule"] in ("DRA711", "DRA712") for p in runs["1"].problems) < (parallel.MIN_FILES + 50) // 2
+    assert sum(p["rule"] in ("DRA711", "DRA712") for p in problems) < count // 2
 
 
 def test_jobs_in_the_config_must_be_a_positive_number(tmp_path):
