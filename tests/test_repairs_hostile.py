@@ -129,7 +129,7 @@ CEL_HEAD = ("# dralint: kubernetes-version=1.31\napiVersion: resource.k8s.io/v1a
 
 
 @pytest.mark.parametrize("style", ["'", '"', "|"])
-def test_a_6_mb_cel_selector_at_1_31_is_positioned_in_little_memory(tmp_path, style):
+def test_a_6_mb_cel_selector_at_1_31_is_positioned_in_little_memory(tmp_path, style, monkeypatch):
     # No 10 KiB selector limit before 1.32: DRA401 points at the expression's first character. A
     # mapping of every character to a tuple (~150 bytes a character: 900 MB for these 6M) does not
     # fit in the 256 MiB of address space the run gets beyond its parent's (at least 512 MiB in all);
@@ -144,6 +144,9 @@ def test_a_6_mb_cel_selector_at_1_31_is_positioned_in_little_memory(tmp_path, st
     else:
         body, line, column = '"' + expression.replace('"', '\\"') + '"\n', 13, 24
     (tmp_path / "cel.yaml").write_text(CEL_HEAD + "          expression: " + body)
+    # A new process, which inherits the limit: a run forked from the fork server (started before, without
+    # it) would not, and a server started under it would keep it for every later run.
+    monkeypatch.setenv("DRALINT_TEST_FORK", "0")
     with _children_limited_to(max(512 << 20, _own_address_space() + (256 << 20))):
         run = lint_json(str(tmp_path / "cel.yaml"), timeout=30)
     cel = [p for p in json.loads(run.stdout)["problems"] if p["rule"] == "DRA401"]
