@@ -22,7 +22,7 @@ from dralint.pipeline import parallel
 from dralint.report import FORMATS, ReportOptions, renderer
 
 import cases_reference as reference
-from conftest import CASES, SHARED, run_dralint
+from conftest import CASES, corpus_clusters, run_dralint
 
 ALL_KEPT = ("texts", "objects", "fixes")
 
@@ -107,17 +107,21 @@ def test_ignore_paths_and_unused_suppressions_are_judged_over_every_chunk(monkey
     assert pods and "DRA712" not in "\n".join(pods)
 
 
-def test_the_corpus_gives_the_same_report(monkeypatch, unfrozen):
-    corpus = SHARED / "corpus" / "real-world"
-    if not corpus.is_dir():
-        pytest.skip("no corpus")
+def test_the_corpus_gives_the_same_report(monkeypatch, unfrozen, corpus):
+    """Each cluster of the real-world corpus (its release and feature gates), on two workers, against the
+    session's serial run of it (conftest.corpus)."""
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
-    monkeypatch.setattr(parallel, "CHUNK_BYTES", 16384)  # 354 files: ~60 chunks
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 16384)  # 353 files: ~60 chunks
     calls = _parallel_taken(monkeypatch)
-    serial, split = _run([str(corpus)], 1, "1.34"), _run([str(corpus)], 2, "1.34")
-    assert len(calls) == 1 and calls[0] > 300
-    assert _reports(split) == _reports(serial)
-    assert serial.files == split.files > 300 and serial.documents == split.documents
+    for cluster, files in corpus_clusters(corpus.rows):
+        release, gates = cluster
+        options, _ = build_options(Overrides(no_config=True, kubernetes_version=release,
+                                             feature_gates=tuple(f"{gate}={str(on).lower()}" for gate, on in gates)))
+        options.keep = ALL_KEPT
+        split, serial = cli._lint([str(f) for f in files], options, 2), corpus.results[cluster]
+        assert _reports(split) == _reports(serial), cluster
+        assert split.files == serial.files == len(files) and split.documents == serial.documents
+    assert sum(calls) > 300 and len(calls) > 5  # every cluster of two files or more, on workers
 
 
 POD = """\
