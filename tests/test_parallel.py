@@ -195,16 +195,17 @@ def test_cross_file_references_across_chunks_on_the_command_line(monkeypatch, tm
     assert sum(p["rule"] in ("DRA711", "DRA712") for p in problems) < count // 2
 
 
-def test_jobs_in_the_config_must_be_a_positive_number(tmp_path):
+def test_jobs_in_the_config_must_be_a_positive_number(tmp_path, monkeypatch, capsys):
+    """Usage errors of the command line (cli.main, in this process: a traceback would fail the test)."""
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")
     for value in ("0", "-2", "two", "true"):
         (tmp_path / ".dralint.yaml").write_text(f"fail-on: error\njobs: {value}\n")
-        run = run_dralint("a.yaml", cwd=tmp_path)
-        assert run.code == 2, value
-        assert ".dralint.yaml:2:7: 'jobs' must be a whole number of worker processes, at least 1" in run.stderr, run.stderr
-        assert "Traceback" not in run.stderr
-    run = run_dralint("--no-config", "--jobs", "0", "a.yaml", cwd=tmp_path)
-    assert run.code == 2 and "--jobs must be at least 1" in run.stderr
+        assert cli.main(["a.yaml"]) == 2, value
+        out, err = capsys.readouterr()
+        assert out == "" and ".dralint.yaml:2:7: 'jobs' must be a whole number of worker processes, at least 1" in err, err
+    assert cli.main(["--no-config", "--jobs", "0", "a.yaml"]) == 2
+    assert "--jobs must be at least 1" in capsys.readouterr().err
 
 
 def test_jobs_past_a_few_per_core_are_capped_with_a_warning(tmp_path):
