@@ -208,15 +208,17 @@ def test_jobs_in_the_config_must_be_a_positive_number(tmp_path, monkeypatch, cap
     assert "--jobs must be at least 1" in capsys.readouterr().err
 
 
-def test_jobs_past_a_few_per_core_are_capped_with_a_warning(tmp_path):
+def test_jobs_past_a_few_per_core_are_capped_with_a_warning(tmp_path, monkeypatch, capsys, unfrozen):
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "a.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: a\nspec:\n  colour: red\n")
     (tmp_path / ".dralint.yaml").write_text("jobs: 300\n")
     cap = parallel.JOBS_PER_CORE * parallel.usable_cores()
-    run = run_dralint("--format", "json", "a.yaml", cwd=tmp_path)
-    assert run.code == 1 and [(p["rule"], p["line"], p["column"]) for p in run.problems] == [("DRA101", 6, 3)]
-    assert run.stderr == f"dralint: warning: 300 worker processes asked for, {cap} used (2 per usable core, {parallel.usable_cores()} usable)\n"
-    run = run_dralint("--format", "json", "--jobs", str(cap), "a.yaml", cwd=tmp_path)
-    assert run.code == 1 and run.stderr == ""
+    assert cli.main(["--format", "json", "a.yaml"]) == 1
+    out, err = capsys.readouterr()
+    assert [(p["rule"], p["line"], p["column"]) for p in json.loads(out)["problems"]] == [("DRA101", 6, 3)]
+    assert err == f"dralint: warning: 300 worker processes asked for, {cap} used (2 per usable core, {parallel.usable_cores()} usable)\n"
+    assert cli.main(["--format", "json", "--jobs", str(cap), "a.yaml"]) == 1
+    assert capsys.readouterr().err == ""
 
 
 def test_the_capped_number_of_workers_is_what_the_pool_gets(monkeypatch, tmp_path, unfrozen, capsys):
