@@ -99,12 +99,23 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.module.__name__ if item.module else "", len(rank)))
 
 
-@pytest.hookimpl(trylast=True)  # after pytest's own: the temporary folders exist
+@pytest.hookimpl(trylast=True)  # after pytest's own and xdist's: the temporary folders and the scheduler exist
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
         _compile_checkout()
         _rewrite_test_modules_ahead(config)
         _build_hooks_ahead(config)
+    if not config.pluginmanager.has_plugin("dsession"):
+        _load_pytest_lsp(config)
+
+
+def _load_pytest_lsp(config) -> None:
+    """pytest-lsp, in a process that runs tests. pyproject.toml keeps it from loading as pytest loads
+    plugins (`-p no:pytest-lsp`): it imports lsprotocol's types, ~0.45 s of CPU, and an xdist
+    controller, which runs no test, would spend that before it starts any worker. An option the
+    plugin adds this late gets its default (`Config._processopt`)."""
+    with contextlib.suppress(ImportError):  # the language-server tests skip without it
+        config.pluginmanager.import_plugin("pytest_lsp")
 
 
 _rewriters: list[int] = []
