@@ -198,13 +198,9 @@ def _fix(fix: Fix, artifact: dict[str, Any]) -> dict[str, Any]:
     return {"description": {"text": fix.description}, "artifactChanges": [{"artifactLocation": artifact, "replacements": replacements}]}
 
 
-def sarif_log(result: LintResult, cwd: str, results: Any) -> tuple[dict[str, Any], dict[str, int]]:
-    """The log with `results` where its list of results goes, and each rule code's index in it."""
-    log, rule_index, _ = _sarif_log(result, cwd, results)
-    return log, rule_index
-
-
-def _sarif_log(result: LintResult, cwd: str, results: Any) -> tuple[dict[str, Any], dict[str, int], tuple]:
+def sarif_log(result: LintResult, cwd: str, results: Any) -> tuple[dict[str, Any], dict[str, int], tuple]:
+    """The log with `results` where its list of results goes, each rule code's index in it, and what its
+    rule descriptors are made of (_rule_descriptors)."""
     descriptors, rule_index, made_of = _rule_descriptors(result)
     base = "file://" + _quoted(cwd.replace(os.sep, "/").rstrip("/") + "/")
     if not base.startswith("file:///"):
@@ -320,7 +316,7 @@ def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
     """What json.dumps(log, indent=2) writes, one result at a time: the log of a large run is never
     built whole (bench/memory.py)."""
     cwd = os.getcwd()
-    log, rule_index, made_of = _sarif_log(result, cwd, _RESULTS)
+    log, rule_index, made_of = sarif_log(result, cwd, _RESULTS)
     driver = log["runs"][0]["tool"]["driver"]
     rules, driver["rules"] = driver["rules"], _RULES
     head, found, tail = _indented(log, "").partition(_RESULTS_DUMPED)
