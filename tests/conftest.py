@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import gc
 import json
 import os
 import shutil
@@ -185,6 +186,21 @@ def _compile_checkout() -> None:
 
     for folder in (ROOT / "src", ROOT / "rules"):
         compileall.compile_dir(str(folder), quiet=1)
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a test module's last test, its module fixtures gone: what is still alive lives on for
+    the session (imported modules, session fixtures such as the corpus's lints, caches), and the
+    cyclic collector would scan all of it again at each full collection in every module to come
+    (docs/performance.md, "The test suite"). Collected once and frozen here (`gc.freeze`), it is
+    not. What dies later is still freed by reference counting; only a frozen cycle that becomes
+    garbage stays until the process ends, which a test process can afford. A test that unfreezes
+    (test_streaming) leaves the next module's end to freeze again."""
+    yield
+    if nextitem is None or getattr(nextitem, "module", None) is not getattr(item, "module", None):
+        gc.collect()
+        gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)
