@@ -134,7 +134,7 @@ def test_sarif_written_result_by_result_is_the_whole_log_dumped(project, tmp_pat
     written = {}
     for paths in (("k8s", str(outside)), (str(project / "k8s" / "claims.yaml"),), ()):
         result = lint(collect(list(paths)), LintOptions(keep=frozenset({"fixes"})))
-        log, rule_index = sarif.sarif_log(result, str(project), None)
+        log, rule_index, _ = sarif.sarif_log(result, str(project), None)
         log["runs"][0]["results"] = list(sarif._results(result.problems, rule_index, str(project)))
         assert sarif.render(result, ReportOptions()) == json.dumps(log, indent=2, ensure_ascii=False) + "\n"
         written[paths] = log["runs"][0]["results"]
@@ -142,7 +142,7 @@ def test_sarif_written_result_by_result_is_the_whole_log_dumped(project, tmp_pat
     # rules written for the runs above are not reused for this log.
     result = lint(collect([str(project / "k8s" / "claims.yaml")]), LintOptions())
     result.problems[0].rule = "XT777"
-    log, rule_index = sarif.sarif_log(result, str(project), None)
+    log, rule_index, _ = sarif.sarif_log(result, str(project), None)
     log["runs"][0]["results"] = list(sarif._results(result.problems, rule_index, str(project)))
     assert "XT777" in rule_index
     assert sarif.render(result, ReportOptions()) == json.dumps(log, indent=2, ensure_ascii=False) + "\n"
