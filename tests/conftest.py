@@ -84,14 +84,14 @@ subprocess.Popen.__init__ = _counting_popen_init
 # order): started last, one of them would leave a worker running alone at the end. Only the order
 # depends on this list, never a result; a module missing from it runs in its alphabetical place.
 LONGEST_FIRST = (
-    "test_parallel", "test_webhook_abuse", "test_schema_validators", "test_fuzz",
-    "test_load_replay", "test_dispatch", "test_forkserver", "test_suppress", "test_extractor", "test_lsp",
-    "test_repairs_hostile", "test_lsp_incremental", "test_plugins", "test_partial", "test_json_fast",
+    "test_parallel", "test_webhook_abuse", "test_lsp", "test_dispatch", "test_suppress", "test_result_cache",
+    "test_repairs_hostile", "test_plugins", "test_forkserver", "test_webhook", "test_migrate", "test_lsp_neovim",
+    "test_hostile_output", "test_lsp_buffer", "test_extractor",
     # Its hook environment is built meanwhile, where the workers wait (`_build_hooks_ahead`).
     "test_precommit",
-    "test_webhook", "test_result_cache", "test_lsp_fuzz", "test_lsp_neovim", "test_migrate", "test_robustness",
-    "test_plugin_output", "test_hostile_output", "test_cases", "test_pod_references_hostile", "test_webhook_caps",
-    "test_architecture", "test_load", "test_hostile_lines",
+    "test_fuzz", "test_cases", "test_json_fast", "test_plugin_output", "test_lsp_incremental", "test_robustness",
+    "test_schema_validators", "test_lsp_fuzz", "test_load_replay", "test_releases", "test_migrate_safety",
+    "test_formats", "test_webhook_caps", "test_pod_references_hostile", "test_runtime_seam", "test_fix",
 )
 
 
