@@ -367,13 +367,14 @@ _HOOKS_AHEAD = "DRALINT_TEST_HOOKS_AHEAD"
 
 def _build_hooks_ahead(config) -> None:
     """The pre-commit hook's environment, built by the real `pre-commit install-hooks` from a snapshot
-    of this checkout in a process forked from the controller, at a low priority, while the workers run
-    other modules.
+    of this checkout in a process forked from the controller, while the workers run other modules.
 
-    pip building the environment is most of test_precommit's time and mostly CPU; at a low priority
-    it runs where the workers wait (servers, timeouts), and the worker that gets test_precommit
-    finds it built (or waits for it: `hook_repo`). The hooks then run as a user's first
-    `pre-commit run` after `pre-commit install-hooks` would. Only for a run with workers that
+    pip building the environment is most of test_precommit's time and mostly CPU: a fixed amount of
+    work, which the run pays whichever process does it. Built ahead at the workers' own priority, it
+    is done before the worker that gets test_precommit reaches it (`LONGEST_FIRST`), which would
+    otherwise sit idle while pip runs (it waits if it must: `hook_repo`); a lower priority would leave
+    the build behind the busy workers. The hooks then run as a user's first `pre-commit run` after
+    `pre-commit install-hooks` would. Only for a run with workers that
     includes test_precommit; otherwise `hook_repo` builds it in the test process as before."""
     workers = config.getoption("numprocesses", None)
     if not isinstance(workers, int) or workers < 1 or not hasattr(os, "fork") or shutil.which("git") is None or not PRE_COMMIT.exists():
@@ -392,7 +393,6 @@ def _build_hooks_ahead(config) -> None:
     status = "1"
     try:
         os.setpgid(0, 0)  # pytest_unconfigure ends the group if no test waited for it
-        os.nice(10)
         rev = _snapshot(base / "repo")
         project = base / "project"
         project.mkdir()
