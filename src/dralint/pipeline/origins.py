@@ -24,8 +24,8 @@ This runs after suppressions and selection, on the problems that are reported:
 it moves positions, it judges nothing.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: this module defines a named tuple on the lint path, and
+# typing would compile each of its string annotations at import (dralint.model says the same).
 import os
 import re
 from typing import Any, NamedTuple
