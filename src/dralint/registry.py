@@ -202,6 +202,9 @@ def builtin_index() -> dict[str, Any]:
             for name, e in sorted(modules.items())}
 
 
+_index_file: list[dict[str, Any] | None] = []  # the package's index, once read
+
+
 class BuiltinRules:
     """The built-in rules of a run, imported module by module: first those every document needs, then,
     as each kind turns up, the modules with a rule for it. `codes`: code -> slug of every built-in rule."""
@@ -213,15 +216,19 @@ class BuiltinRules:
 
     @classmethod
     def from_package(cls) -> BuiltinRules | None:
-        """From the package's index file; None when it has none (every rule is then loaded at once)."""
-        package = importlib.import_module(BUILTIN_PACKAGE)
-        for folder in getattr(package, "__path__", []):
-            try:
-                with open(os.path.join(folder, INDEX_FILE), encoding="utf-8") as handle:
-                    return cls(json.load(handle)["modules"])
-            except OSError:
-                continue
-        return None
+        """From the package's index file, read once in a process (a server makes a run per request); None when
+        it has none (every rule is then loaded at once)."""
+        if not _index_file:
+            _index_file.append(None)
+            package = importlib.import_module(BUILTIN_PACKAGE)
+            for folder in getattr(package, "__path__", []):
+                try:
+                    with open(os.path.join(folder, INDEX_FILE), encoding="utf-8") as handle:
+                        _index_file[0] = json.load(handle)["modules"]
+                        break
+                except OSError:
+                    continue
+        return None if _index_file[0] is None else cls(_index_file[0])
 
     def always(self) -> list[Rule]:
         return self._load(name for name, entry in self._index.items() if entry["always"])
