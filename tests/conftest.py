@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import gc
 import json
 import os
 import shutil
@@ -99,12 +100,23 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.module.__name__ if item.module else "", len(rank)))
 
 
-@pytest.hookimpl(trylast=True)  # after pytest's own: the temporary folders exist
+@pytest.hookimpl(trylast=True)  # after pytest's own and xdist's: the temporary folders and the scheduler exist
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
         _compile_checkout()
         _rewrite_test_modules_ahead(config)
         _build_hooks_ahead(config)
+    if not config.pluginmanager.has_plugin("dsession"):
+        _load_pytest_lsp(config)
+
+
+def _load_pytest_lsp(config) -> None:
+    """pytest-lsp, in a process that runs tests. pyproject.toml keeps it from loading as pytest loads
+    plugins (`-p no:pytest-lsp`): it imports lsprotocol's types, ~0.45 s of CPU, and an xdist
+    controller, which runs no test, would spend that before it starts any worker. An option the
+    plugin adds this late gets its default (`Config._processopt`)."""
+    with contextlib.suppress(ImportError):  # the language-server tests skip without it
+        config.pluginmanager.import_plugin("pytest_lsp")
 
 
 _rewriters: list[int] = []
@@ -174,6 +186,21 @@ def _compile_checkout() -> None:
 
     for folder in (ROOT / "src", ROOT / "rules"):
         compileall.compile_dir(str(folder), quiet=1)
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a test module's last test, its module fixtures gone: what is still alive lives on for
+    the session (imported modules, session fixtures such as the corpus's lints, caches), and the
+    cyclic collector would scan all of it again at each full collection in every module to come
+    (docs/performance.md, "The test suite"). Collected once and frozen here (`gc.freeze`), it is
+    not. What dies later is still freed by reference counting; only a frozen cycle that becomes
+    garbage stays until the process ends, which a test process can afford. A test that unfreezes
+    (test_streaming) leaves the next module's end to freeze again."""
+    yield
+    if nextitem is None or getattr(nextitem, "module", None) is not getattr(item, "module", None):
+        gc.collect()
+        gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)

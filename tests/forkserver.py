@@ -66,8 +66,11 @@ class ForkServer:
             [sys.executable, __file__, str(script), self.address],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=script.parent,
         )
-        if _read(self.proc.stdout) != "ready":
+        ready = _read(self.proc.stdout)
+        if not (isinstance(ready, tuple) and ready[0] == "ready"):
             raise RuntimeError("the fork server did not start")
+        # What the server imported, and what of the environment and working directory it read meanwhile.
+        self.preloaded: dict = ready[1]
 
     def command(self, args: list[str]) -> list[str]:
         """A command line whose process runs `dralint ARGS` forked from this server (tests/forkshim.py)."""
@@ -131,6 +134,35 @@ def preload() -> list[str]:
         raise RuntimeError("a preloaded module imported ruamel.yaml: add it to _NOT_PRELOADED")
     return [*names, *_LIBRARIES]
 
+
+def traced_preload() -> dict:
+    """`preload()`, and what it read meanwhile: the environment's keys, and the working directory
+    (by the module that asked). Read at import, a variable or the folder would be the server's,
+    not the run's (tests/test_forkserver.py)."""
+    read: list[str] = []
+    environ_class, getcwd = type(os.environ), os.getcwd
+
+    class Tracing(environ_class):  # type: ignore[misc, valid-type]
+        def __getitem__(self, key):
+            read.append(key)
+            return super().__getitem__(key)
+
+        def __contains__(self, key):
+            read.append(key)
+            return super().__contains__(key)
+
+    def traced_getcwd() -> str:
+        read.append("<cwd of %s>" % sys._getframe(1).f_globals.get("__name__"))
+        return getcwd()
+
+    os.environ.__class__, os.getcwd = Tracing, traced_getcwd
+    try:
+        names = preload()
+    finally:
+        os.environ.__class__, os.getcwd = environ_class, getcwd
+    return {"read": read, "names": names, "ruamel": "ruamel.yaml" in sys.modules}
+
+
 def _serve(script: str, address: str) -> None:
     # The console script's folder first on the path, as when the script itself runs.
     sys.path[0] = os.path.dirname(script)
@@ -142,9 +174,9 @@ def _serve(script: str, address: str) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen()
-    preload()
+    preloaded = traced_preload()
     startup = startup_environment(dict(os.environ))
-    _write(replies, "ready")
+    _write(replies, ("ready", preloaded))
     keep = (requests.fileno(), replies.fileno(), listener.fileno())
     while True:
         # A run request is answered before the next is sent, so the reader's buffer is empty here.

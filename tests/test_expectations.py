@@ -92,3 +92,24 @@ def test_a_release_comment_and_an_expect_release_conflict(tmp_path):
     path.write_text("# dralint: kubernetes-version=1.33\n" + CLAIM.format(inline="") + "# expect-release: 1.35\n# expect: none\n")
     with pytest.raises(ExpectationError):
         read_fixture(path)
+
+
+@pytest.mark.parametrize("body", [
+    'DRA202 :9 metadata.name Invalid "must be lowercase"',
+    "DRA202 3:1 - Required 'a b'",
+    "DRA202 3:1 spec.x\\ y Invalid",
+    "DRA202 3:1 spec.x\u00a0y Invalid",  # a no-break space is no shell separator
+    "DRA202 3:1 spec.x\u2003y warning =text",
+    "DRA202\t3:1  spec.devices.requests[0]\r\nInvalid   error",
+])
+def test_an_expectation_is_read_as_shell_words(body):
+    """The quick reading of plain expectations gives shlex's words, and only shlex reads the rest."""
+    import shlex
+
+    from dralint.testing import parse_expect
+
+    code, position, path, *rest = shlex.split(body)
+    expectation = parse_expect(body, 3)
+    assert (expectation.key.code, expectation.key.path or "-") == (code, path)
+    assert [*expectation.contains, *([f"={expectation.equals}"] if expectation.equals else [])] == [
+        w for w in rest if w not in ("Invalid", "Required", "warning", "error")]

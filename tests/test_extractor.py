@@ -133,14 +133,20 @@ def test_every_schema_is_valid_2020_12():
     files = _all_schema_files()
     assert len(files) == 118  # 1.38: v1, v1beta2 (5 kinds each) and v1alpha3 (2); no v1beta1
     # The meta-schema checks each entry of $defs as a schema of its own, and most definitions recur in
-    # every release: checking each distinct one once is the same verdict at an eighth of the time.
+    # every release: checking each distinct one once is the same verdict at an eighth of the time. So
+    # does the rest of a kind's schema, but for its `$id`, which is asserted exactly.
     checked_defs: set[str] = set()
+    checked_tops: set[str] = set()
     for path in files:
         schema = json.loads(path.read_text(encoding="utf-8"))
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         rel = path.relative_to(SCHEMAS).as_posix()
         assert schema["$id"] == f"https://dralint.dev/schemas/{rel}"
-        jsonschema.Draft202012Validator.check_schema({k: v for k, v in schema.items() if k != "$defs"})
+        top = {k: v for k, v in schema.items() if k != "$defs"}
+        key = json.dumps({k: v for k, v in top.items() if k != "$id"}, sort_keys=True)
+        if key not in checked_tops:
+            checked_tops.add(key)
+            jsonschema.Draft202012Validator.check_schema(top)
         for definition in schema["$defs"].values():
             key = json.dumps(definition, sort_keys=True)
             if key not in checked_defs:

@@ -2,13 +2,15 @@
 only (not at NEL, LS, PS, VT, FF, which may sit inside a quoted string), and every position it
 sends or reads is in those lines. And code actions and hover never wait for a lint: a rule of the
 test holds a lint in the lint process until the test releases it, and the answers come meanwhile.
-Driven over stdio by a real LSP client (pytest-lsp) with VS Code's capabilities (UTF-16 positions,
-push diagnostics, incremental sync)."""
+And after each of test_lsp_incremental's seeded edits, what the server publishes and offers is what a
+fresh lint of the whole buffer finds. Driven over stdio by a real LSP client (pytest-lsp) with VS Code's
+capabilities (UTF-16 positions, push diagnostics, incremental sync), one server for the module."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import random
 import textwrap
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from lsp_helpers import (  # noqa: E402
 )
 from lsprotocol import types  # noqa: E402
 from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+from test_lsp_incremental import _buffer, _edit, _whole  # noqa: E402
 
 from dralint.lint import lint  # noqa: E402
 from dralint.lsp import convert, engine  # noqa: E402
@@ -56,7 +59,8 @@ spec:
 
 @pytest_lsp.fixture(config=SERVER, scope="module")
 async def vscode(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
-    await start(lsp_client, "visual-studio-code", tmp_path_factory.mktemp("workspace"))
+    lsp_client.root = tmp_path_factory.mktemp("workspace")
+    await start(lsp_client, "visual-studio-code", lsp_client.root)
     yield
     await lsp_client.shutdown_session()
 
@@ -308,3 +312,43 @@ async def test_requests_on_one_buffer_are_answered_while_another_buffers_lint_is
     assert code.contents.value.startswith("**DRA101** `unknown-field` (error)")
     assert nothing == []
     assert on_a.contents.value.startswith("**spec.devices.requests[0].exactly.deviceClassName** — resource.k8s.io/v1 ResourceClaim at Kubernetes ")
+
+
+# -- the incremental lint through the client (its edits and oracle: test_lsp_incremental.py) --------------
+
+
+def _diagnostics_shown(diagnostics) -> list[tuple]:
+    r = lambda d: (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character)  # noqa: E731
+    return [(r(d), str(d.code), d.severity, d.message) for d in diagnostics]
+
+
+@pytest.mark.parametrize(("seed", "header"), [(1, ""), (2, "# dralint: kubernetes-version=1.34\n")])
+async def test_published_diagnostics_equal_a_fresh_lint_of_the_whole_buffer_after_each_edit(vscode: LanguageClient, seed: int, header: str):
+    rng = random.Random(seed)
+    path = str(vscode.root / f"buffer{seed}.yaml")
+    uri = Path(path).as_uri()
+    buffer = ClientText(header + _buffer(rng, 14))
+    open_document(vscode, uri, buffer.text)
+    assert _diagnostics_shown((await published_version(vscode, uri, 1)).diagnostics) == _diagnostics_shown(convert.diagnostic(p, Text(buffer.text)) for p in _whole(path, buffer.text))
+    for version in range(2, 30):
+        start, end, new = _edit(rng, buffer.text)
+        change_partial(vscode, uri, version, buffer.edit(start, end, new))
+        offered = await _quick_fixes(vscode, uri, buffer)  # at once: from this version's lint or the last one's
+        published = await published_version(vscode, uri, version)
+        whole, text = _whole(path, buffer.text), Text(buffer.text)
+        expected = [convert.diagnostic(p, text) for p in whole]
+        assert _diagnostics_shown(published.diagnostics) == _diagnostics_shown(expected), f"after edit {version - 1} ({start}, {end}, {new!r}):\n{buffer.text}"
+        fresh = [_action(convert.code_action(uri, fix, rank == 0, convert.diagnostic(p, text), text), uri) for p in whole for rank, fix in enumerate(p.fixes)]
+        # Never a fix that a fresh lint of the client's text does not offer at that very place, with those edits.
+        assert [_action(a, uri) for a in offered] == [f for f in fresh if f in [_action(a, uri) for a in offered]]
+
+
+async def _quick_fixes(client: LanguageClient, uri: str, buffer: ClientText) -> list[types.CodeAction]:
+    everywhere = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=len(buffer.lines()), character=0))
+    params = types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=uri), range=everywhere, context=types.CodeActionContext(diagnostics=[]))
+    return [a for a in await client.text_document_code_action_async(params) if a.kind == types.CodeActionKind.QuickFix]
+
+
+def _action(action: types.CodeAction, uri: str) -> tuple:
+    r = lambda x: (x.start.line, x.start.character, x.end.line, x.end.character)  # noqa: E731
+    return (action.title, action.is_preferred, [(r(d.range), d.code, d.message) for d in action.diagnostics], [(r(e.range), e.new_text) for e in action.edit.changes[uri]])

@@ -1,32 +1,25 @@
 """The language server judges only the documents of a buffer that changed (dralint.lsp.incremental), and
-what it publishes is what a fresh lint of the whole buffer finds: after each of a seeded series of edits
-sent as an editor sends them (documents edited, lines added and removed so that later documents move,
-`---` added and removed, whole documents inserted, the objects other documents reference renamed or
-moved to another namespace, syntax broken and mended), the published diagnostics equal a full `lint`'s.
+what it publishes is what a fresh lint of the whole buffer finds. The seeded edits here (documents edited,
+lines added and removed so that later documents move, `---` added and removed, whole documents inserted,
+the objects other documents reference renamed or moved to another namespace, syntax broken and mended)
+are also sent by a real client, as an editor sends them, in test_lsp_buffer.py, on that module's server.
 In process: a one-document edit checks that document alone again, problems and fixes land where the
 whole buffer's lint puts them, and buffers a piece cannot stand for are linted whole."""
 
 from __future__ import annotations
 
-import os
 import random
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
-pytest_lsp = pytest.importorskip("pytest_lsp")
-from lsp_helpers import SERVER_COMMAND, ClientText, change_partial, open_document, published_version, start  # noqa: E402
-from lsprotocol import types  # noqa: E402
-from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
-
+pytest.importorskip("pygls")
 from dralint.lint import Source, lint  # noqa: E402
-from dralint.lsp import carry, convert, engine, incremental  # noqa: E402
+from dralint.lsp import carry, engine, incremental  # noqa: E402
 from dralint.lsp.encode import lintable  # noqa: E402
 from dralint.lsp.text import Text  # noqa: E402
 from dralint.pipeline import run as run_module  # noqa: E402
-
-SERVER = ClientServerConfig(server_command=SERVER_COMMAND, server_env={**os.environ, "DRALINT_LSP_DELAY_MS": "0"})
 
 CLASS = """apiVersion: resource.k8s.io/v1
 kind: DeviceClass
@@ -143,52 +136,6 @@ def _whole(path: str, text: str) -> list:
     """The buffer's problems as a fresh lint of it finds them, filtered as the server filters them."""
     result = lint([Source(path, lintable(text))], engine.settings_for(path).options.at_the_stream())
     return [p for p in result.problems if p.source == path and p.rule not in engine.OUTSIDE_THE_WORKSPACE]
-
-
-def _shown(diagnostics) -> list[tuple]:
-    r = lambda d: (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character)  # noqa: E731
-    return [(r(d), str(d.code), d.severity, d.message) for d in diagnostics]
-
-
-@pytest_lsp.fixture(config=SERVER, scope="module")
-async def editor(lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory):
-    lsp_client.root = tmp_path_factory.mktemp("workspace")
-    await start(lsp_client, "visual-studio-code", lsp_client.root)
-    yield
-    await lsp_client.shutdown_session()
-
-
-@pytest.mark.asyncio(loop_scope="module")
-@pytest.mark.parametrize(("seed", "header"), [(1, ""), (2, "# dralint: kubernetes-version=1.34\n")])
-async def test_published_diagnostics_equal_a_fresh_lint_of_the_whole_buffer_after_each_edit(editor: LanguageClient, seed: int, header: str):
-    rng = random.Random(seed)
-    path = str(editor.root / f"buffer{seed}.yaml")
-    uri = Path(path).as_uri()
-    buffer = ClientText(header + _buffer(rng, 14))
-    open_document(editor, uri, buffer.text)
-    assert _shown((await published_version(editor, uri, 1)).diagnostics) == _shown(convert.diagnostic(p, Text(buffer.text)) for p in _whole(path, buffer.text))
-    for version in range(2, 30):
-        start, end, new = _edit(rng, buffer.text)
-        change_partial(editor, uri, version, buffer.edit(start, end, new))
-        offered = await _quick_fixes(editor, uri, buffer)  # at once: from this version's lint or the last one's
-        published = await published_version(editor, uri, version)
-        whole, text = _whole(path, buffer.text), Text(buffer.text)
-        expected = [convert.diagnostic(p, text) for p in whole]
-        assert _shown(published.diagnostics) == _shown(expected), f"after edit {version - 1} ({start}, {end}, {new!r}):\n{buffer.text}"
-        fresh = [_action(convert.code_action(uri, fix, rank == 0, convert.diagnostic(p, text), text), uri) for p in whole for rank, fix in enumerate(p.fixes)]
-        # Never a fix that a fresh lint of the client's text does not offer at that very place, with those edits.
-        assert [_action(a, uri) for a in offered] == [f for f in fresh if f in [_action(a, uri) for a in offered]]
-
-
-async def _quick_fixes(client: LanguageClient, uri: str, buffer: ClientText) -> list[types.CodeAction]:
-    everywhere = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=len(buffer.lines()), character=0))
-    params = types.CodeActionParams(text_document=types.TextDocumentIdentifier(uri=uri), range=everywhere, context=types.CodeActionContext(diagnostics=[]))
-    return [a for a in await client.text_document_code_action_async(params) if a.kind == types.CodeActionKind.QuickFix]
-
-
-def _action(action: types.CodeAction, uri: str) -> tuple:
-    r = lambda x: (x.start.line, x.start.character, x.end.line, x.end.character)  # noqa: E731
-    return (action.title, action.is_preferred, [(r(d.range), d.code, d.message) for d in action.diagnostics], [(r(e.range), e.new_text) for e in action.edit.changes[uri]])
 
 
 # -- in process ---------------------------------------------------------------------------------

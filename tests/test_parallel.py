@@ -1,13 +1,14 @@
 """`--jobs N` (dralint.pipeline.parallel): the same report, byte for byte, as `--jobs 1`; a dead worker is exit 2.
 
-The in-process runs lower MIN_FILES (and the fixtures are small) so that the 115 fixtures of tests/cases
-are split into several chunks; the CLI runs use generated sets above it.
+The in-process runs lower MIN_FILES (and the fixtures are small) so that the fixtures of tests/cases and
+generated sets are split into several chunks; the console script's runs use generated sets above it.
 """
 
 from __future__ import annotations
 
 import gc
 import io
+import json
 import os
 import sys
 import textwrap
@@ -20,7 +21,8 @@ from dralint.config import Overrides, build_options
 from dralint.pipeline import parallel
 from dralint.report import FORMATS, ReportOptions, renderer
 
-from conftest import CASES, SHARED, run_dralint
+import cases_reference as reference
+from conftest import CASES, corpus_clusters, run_dralint
 
 ALL_KEPT = ("texts", "objects", "fixes")
 
@@ -59,41 +61,67 @@ def test_tests_cases_give_the_same_report_in_every_format(monkeypatch, unfrozen)
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
     monkeypatch.setattr(parallel, "CHUNK_BYTES", 4096)  # tests/cases: ~50 chunks
     calls = _parallel_taken(monkeypatch)
-    serial_result = _run([str(CASES)], 1)
+    serial_result, serial = reference.serial((str(CASES),))
     assert calls == []
     split = _reports(_run([str(CASES)], 2))
     assert calls == [serial_result.files] and serial_result.files > 100
-    serial = _reports(serial_result)
     for fmt in FORMATS:
         assert split[fmt] == serial[fmt], fmt
     assert "DRA712" in serial["text"] and "DRA101" in serial["text"] and "| " in serial["text"]
 
 
-def test_ignore_paths_and_unused_suppressions_are_judged_over_every_chunk(monkeypatch, unfrozen, tmp_path):
-    config = tmp_path / ".dralint.yaml"
-    cases = os.path.relpath(CASES, tmp_path)  # globs are relative to the config's folder
-    config.write_text(f"ignore-paths:\n- paths: ['{cases}/pods/**']\n  rules: [DRA712]\n- paths: ['{cases}/core/**']\n  fields: [nothing]\n"
-                      "- paths: ['none/**']\n")
+def _chunks_cut(monkeypatch) -> list[list[str]]:
+    """The names in each chunk the runs cut, in order."""
+    cut: list[list[str]] = []
+    real = parallel._chunks
+
+    def recording(entries, jobs):
+        for chunk in real(entries, jobs):
+            cut.append([name for name, _ in chunk])
+            yield chunk
+
+    monkeypatch.setattr(parallel, "_chunks", recording)
+    return cut
+
+
+def test_ignore_paths_and_unused_suppressions_are_judged_over_every_chunk(monkeypatch, unfrozen, tmp_path_factory):
+    config = reference.ignore_config(tmp_path_factory.getbasetemp())
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
-    serial, split = _reports(_run([str(CASES)], 1, config=str(config))), _reports(_run([str(CASES)], 2, config=str(config)))
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(parallel, "TAIL_BYTES", 1024)
+    chunks = _chunks_cut(monkeypatch)
+    _, serial = reference.serial(reference.IGNORE_FOLDERS, config)
+    assert chunks == []
+    split = _reports(_run(list(reference.IGNORE_FOLDERS), 2, config=config))
     assert split == serial
+    # Each folder's files in chunks of their own, several each: the entry used in pods and the one in scope in
+    # core are judged over chunks that never held the other's files, and the pods' references cross chunks.
+    folders = [{Path(name).parent.name for name in chunk} for chunk in chunks]
+    assert folders.count({"pods"}) > 1 and folders.count({"core"}) > 1
+    assert sum(len(chunk) for chunk in chunks) == 14
+    cases = os.path.relpath(CASES, Path(config).parent)
     unused = [line for line in serial["text"].splitlines() if "unused config ignore" in line]
     assert unused == [f"{os.path.relpath(config)}:4:3: warning: unused config ignore: ignore-paths[1] (paths: {cases}/core/**; "
                       "fields: nothing) suppressed no problem [DRA900 unused-suppression]"]
-    assert "DRA712" not in "\n".join(line for line in serial["text"].splitlines() if "/pods/" in line.split(":")[0])
+    pods = [line for line in serial["text"].splitlines() if "/pods/" in line.split(":")[0]]
+    assert pods and "DRA712" not in "\n".join(pods)
 
 
-def test_the_corpus_gives_the_same_report(monkeypatch, unfrozen):
-    corpus = SHARED / "corpus" / "real-world"
-    if not corpus.is_dir():
-        pytest.skip("no corpus")
+def test_the_corpus_gives_the_same_report(monkeypatch, unfrozen, corpus):
+    """Each cluster of the real-world corpus (its release and feature gates), on two workers, against the
+    session's serial run of it (conftest.corpus)."""
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
-    monkeypatch.setattr(parallel, "CHUNK_BYTES", 16384)  # 354 files: ~60 chunks
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 16384)  # 353 files: ~60 chunks
     calls = _parallel_taken(monkeypatch)
-    serial, split = _run([str(corpus)], 1, "1.34"), _run([str(corpus)], 2, "1.34")
-    assert len(calls) == 1 and calls[0] > 300
-    assert _reports(split) == _reports(serial)
-    assert serial.files == split.files > 300 and serial.documents == split.documents
+    for cluster, files in corpus_clusters(corpus.rows):
+        release, gates = cluster
+        options, _ = build_options(Overrides(no_config=True, kubernetes_version=release,
+                                             feature_gates=tuple(f"{gate}={str(on).lower()}" for gate, on in gates)))
+        options.keep = ALL_KEPT
+        split, serial = cli._lint([str(f) for f in files], options, 2), corpus.results[cluster]
+        assert _reports(split) == _reports(serial), cluster
+        assert split.files == serial.files == len(files) and split.documents == serial.documents
+    assert sum(calls) > 300 and len(calls) > 5  # every cluster of two files or more, on workers
 
 
 POD = """\
@@ -143,39 +171,54 @@ def _cross_references(root: Path, count: int) -> None:
     (root / "zz-class.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu\n")
 
 
-def test_cross_file_references_across_chunks_on_the_command_line(tmp_path):
-    _cross_references(tmp_path, parallel.MIN_FILES + 50)
-    runs = {jobs: run_dralint("--no-config", "--format", "json", "--jobs", jobs, str(tmp_path)) for jobs in ("1", "2")}
-    assert runs["1"].code == runs["2"].code == 0, runs["2"].stderr  # warnings and infos only
-    assert runs["2"].stdout == runs["1"].stdout and runs["2"].stderr == runs["1"].stderr
-    rules = {p["rule"] for p in runs["1"].problems}
+def test_cross_file_references_across_chunks_on_the_command_line(monkeypatch, tmp_path, unfrozen, capsys):
+    """The command line's whole run (cli.main: walk, workers, report, exit status), in this process with
+    MIN_FILES lowered: a_worker_that_dies runs the console script above it."""
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 2048)  # ~8 files a chunk: most references cross chunks
+    monkeypatch.setattr(parallel, "TAIL_BYTES", 512)
+    calls = _parallel_taken(monkeypatch)
+    count = 100  # not a multiple of 3: a template is in the pod's namespace for some pods only
+    _cross_references(tmp_path, count)
+    runs = {}
+    for jobs in ("1", "2"):
+        code = cli.main(["--no-config", "--format", "json", "--jobs", jobs, str(tmp_path)])
+        out, err = capsys.readouterr()
+        runs[jobs] = (code, out, err)
+    assert calls == [count + 1]
+    assert runs["2"] == runs["1"] and runs["1"][0] == 0, runs["2"][2]  # warnings and infos only
+    problems = json.loads(runs["1"][1])["problems"]
+    rules = {p["rule"] for p in problems}
     assert {"DRA711", "DRA712", "DRA713"} <= rules
-    assert any("did you mean 'tmpl-" in p["message"] for p in runs["1"].problems)
+    assert any("did you mean 'tmpl-" in p["message"] for p in problems)
     # Every other file found its template across files: not all pods are reported.
-    assert sum(p["rule"] in ("DRA711", "DRA712") for p in runs["1"].problems) < (parallel.MIN_FILES + 50) // 2
+    assert sum(p["rule"] in ("DRA711", "DRA712") for p in problems) < count // 2
 
 
-def test_jobs_in_the_config_must_be_a_positive_number(tmp_path):
+def test_jobs_in_the_config_must_be_a_positive_number(tmp_path, monkeypatch, capsys):
+    """Usage errors of the command line (cli.main, in this process: a traceback would fail the test)."""
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")
     for value in ("0", "-2", "two", "true"):
         (tmp_path / ".dralint.yaml").write_text(f"fail-on: error\njobs: {value}\n")
-        run = run_dralint("a.yaml", cwd=tmp_path)
-        assert run.code == 2, value
-        assert ".dralint.yaml:2:7: 'jobs' must be a whole number of worker processes, at least 1" in run.stderr, run.stderr
-        assert "Traceback" not in run.stderr
-    run = run_dralint("--no-config", "--jobs", "0", "a.yaml", cwd=tmp_path)
-    assert run.code == 2 and "--jobs must be at least 1" in run.stderr
+        assert cli.main(["a.yaml"]) == 2, value
+        out, err = capsys.readouterr()
+        assert out == "" and ".dralint.yaml:2:7: 'jobs' must be a whole number of worker processes, at least 1" in err, err
+    assert cli.main(["--no-config", "--jobs", "0", "a.yaml"]) == 2
+    assert "--jobs must be at least 1" in capsys.readouterr().err
 
 
-def test_jobs_past_a_few_per_core_are_capped_with_a_warning(tmp_path):
+def test_jobs_past_a_few_per_core_are_capped_with_a_warning(tmp_path, monkeypatch, capsys, unfrozen):
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "a.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: a\nspec:\n  colour: red\n")
     (tmp_path / ".dralint.yaml").write_text("jobs: 300\n")
     cap = parallel.JOBS_PER_CORE * parallel.usable_cores()
-    run = run_dralint("--format", "json", "a.yaml", cwd=tmp_path)
-    assert run.code == 1 and [(p["rule"], p["line"], p["column"]) for p in run.problems] == [("DRA101", 6, 3)]
-    assert run.stderr == f"dralint: warning: 300 worker processes asked for, {cap} used (2 per usable core, {parallel.usable_cores()} usable)\n"
-    run = run_dralint("--format", "json", "--jobs", str(cap), "a.yaml", cwd=tmp_path)
-    assert run.code == 1 and run.stderr == ""
+    assert cli.main(["--format", "json", "a.yaml"]) == 1
+    out, err = capsys.readouterr()
+    assert [(p["rule"], p["line"], p["column"]) for p in json.loads(out)["problems"]] == [("DRA101", 6, 3)]
+    assert err == f"dralint: warning: 300 worker processes asked for, {cap} used (2 per usable core, {parallel.usable_cores()} usable)\n"
+    assert cli.main(["--format", "json", "--jobs", str(cap), "a.yaml"]) == 1
+    assert capsys.readouterr().err == ""
 
 
 def test_the_capped_number_of_workers_is_what_the_pool_gets(monkeypatch, tmp_path, unfrozen, capsys):

@@ -3,41 +3,19 @@ cache sends it) and merged back, it gives the report one serial run gives, in ev
 
 from __future__ import annotations
 
-import os
 import pickle
 
-from dralint.config import Overrides, build_options
 from dralint.pipeline.run import PartialResult, _Run
 from dralint.pipeline.sources import files, read_all
-from dralint.report import FORMATS, ReportOptions, renderer
 
+import cases_reference as reference
 from conftest import CASES
 
-ALL_KEPT = frozenset(("texts", "objects", "fixes"))
 
-
-def _options(config: str | None = None):
-    options, _ = build_options(Overrides(no_config=config is None, config=config))
-    options.keep = ALL_KEPT
-    return options
-
-
-def _reports(result) -> dict[str, str]:
-    shown = ReportOptions(show_source=True)
-    return {fmt: renderer(fmt)(result, shown) for fmt in FORMATS}
-
-
-def _serial(options):
-    run = _Run(options)
-    for source in read_all(files([str(CASES)])):
-        run.check_source(source)
-    return run.finish()
-
-
-def _file_by_file(options):
+def _file_by_file(options, paths=(str(CASES),)):
     checking, judging = _Run(options), _Run(options)
     parts = 0
-    for source in read_all(files([str(CASES)])):
+    for source in read_all(files(list(paths))):
         checking.check_source(source)
         partial = pickle.loads(pickle.dumps(checking.take_partial()))
         assert isinstance(partial, PartialResult) and partial.result.files == 1
@@ -48,33 +26,29 @@ def _file_by_file(options):
 
 
 def test_file_partials_merged_give_the_serial_report():
-    options = _options()
-    serial = _serial(options)
-    merged, parts = _file_by_file(options)
+    serial, reports = reference.serial((str(CASES),))
+    merged, parts = _file_by_file(reference.options())
     assert parts == serial.files > 100
-    reports = _reports(serial)
-    assert _reports(merged) == reports
+    assert reference.reports(merged) == reports
     text = reports["text"]
     assert "DRA712" in text and "DRA900" in text  # a run-scope rule and an unused suppression, judged at the end
 
 
-def test_ignore_paths_are_judged_over_every_file_partial(tmp_path):
-    config = tmp_path / ".dralint.yaml"
-    cases = os.path.relpath(CASES, tmp_path)
-    config.write_text(f"ignore-paths:\n- paths: ['{cases}/pods/**']\n  rules: [DRA712]\n- paths: ['{cases}/core/**']\n  fields: [nothing]\n")
-    options = _options(str(config))
-    serial = _serial(options)
-    merged, _ = _file_by_file(options)
-    reports = _reports(serial)
-    assert _reports(merged) == reports
+def test_ignore_paths_are_judged_over_every_file_partial(tmp_path_factory):
+    config = reference.ignore_config(tmp_path_factory.getbasetemp())
+    _, reports = reference.serial(reference.IGNORE_FOLDERS, config)
+    merged, parts = _file_by_file(reference.options(config), reference.IGNORE_FOLDERS)
+    assert parts == 14
+    assert reference.reports(merged) == reports
     lines = reports["text"].splitlines()
     unused = [line for line in lines if "unused config ignore" in line]
     assert len(unused) == 1 and "ignore-paths[1]" in unused[0]  # used by no file: judged once, over all partials
-    assert "DRA712" not in "\n".join(line for line in lines if "/pods/" in line.split(":")[0])
+    pods = [line for line in lines if "/pods/" in line.split(":")[0]]
+    assert pods and "DRA712" not in "\n".join(pods)
 
 
 def test_a_partial_merges_into_an_empty_one_unchanged():
-    run = _Run(_options())
+    run = _Run(reference.options())
     for source in read_all(files([str(CASES / "pods")])):
         run.check_source(source)
     taken = run.take_partial()

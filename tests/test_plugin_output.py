@@ -89,23 +89,33 @@ def test_a_printing_rule_in_forked_workers_leaves_the_report_intact(tmp_path: Pa
     assert run.stderr.count("checking") == 2 and "quiet0" in run.stderr and "quiet1" in run.stderr
 
 
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("workspace")
+    _rules(root)
+    (root / ".dralint.yaml").write_text("rules-dirs: [rules]\nselect: [LOCAL]\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(workspace: Path):
+    pytest.importorskip("pygls")
+    from lsp_helpers import RawServer
+
+    # A lint here takes a small fraction of the timeout (the config's rules are imported, and a
+    # fresh lint process's start is not counted): only the rule that never returns reaches it.
+    # No pause after typing: the test waits for the edit's lint.
+    raw = RawServer(workspace, env={"DRALINT_LSP_TIMEOUT_S": "0.5", "DRALINT_LSP_DELAY_MS": "0"})
+    raw.initialize(workspace)
+    yield raw
+    raw.kill()
+
+
 class TestLanguageServer:
-    """The same rule, configured for the editor's workspace (.dralint.yaml: rules-dirs), under `dralint lsp`."""
+    """The same rule, configured for the editor's workspace (.dralint.yaml: rules-dirs), under `dralint lsp`.
 
-    @pytest.fixture
-    def server(self, tmp_path: Path):
-        pytest.importorskip("pygls")
-        from lsp_helpers import RawServer
-
-        _rules(tmp_path)
-        (tmp_path / ".dralint.yaml").write_text("rules-dirs: [rules]\nselect: [LOCAL]\n", encoding="utf-8")
-        # A lint here takes a small fraction of the timeout (the config's rules are imported, and a
-        # fresh lint process's start is not counted): only the rule that never returns reaches it.
-        # No pause after typing: the test waits for the edit's lint.
-        raw = RawServer(tmp_path, env={"DRALINT_LSP_TIMEOUT_S": "1", "DRALINT_LSP_DELAY_MS": "0"})
-        raw.initialize(tmp_path)
-        yield raw
-        raw.kill()
+    One server for both, as an editor keeps one: the rule that never returns is met first, and the
+    server that outlived it is the one whose stream and exit are checked last."""
 
     @staticmethod
     def _open(server, uri: str, name: str, version: int = 1) -> None:
@@ -117,8 +127,19 @@ class TestLanguageServer:
         wanted = lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri and m["params"]["version"] == version  # noqa: E731
         return server.wait(wanted)["params"]["diagnostics"]
 
-    def test_its_prints_stay_out_of_the_json_rpc_stream(self, server, tmp_path: Path):
-        uri = (tmp_path / "claim.yaml").as_uri()
+    def test_a_rule_that_never_returns_costs_one_lint_not_the_server(self, server, workspace: Path):
+        uri = (workspace / "spin.yaml").as_uri()
+        self._open(server, uri, "spin")
+        [d] = self._published(server, uri, 1)
+        assert d["code"] == "DRA901" and d["range"] == {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+        assert d["message"].startswith("dralint stopped linting this buffer after 0.5 s: a rule or plugin did not finish")
+        change = {"range": {"start": {"line": 3, "character": 8}, "end": {"line": 3, "character": 12}}, "text": "calm"}
+        server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [change]})
+        [d] = self._published(server, uri, 2)
+        assert d["message"] == "calm was checked by a noisy rule (at metadata.name)"
+
+    def test_its_prints_stay_out_of_the_json_rpc_stream(self, server, workspace: Path):
+        uri = (workspace / "claim.yaml").as_uri()
         self._open(server, uri, "quiet")
         [d] = self._published(server, uri, 1)
         assert (d["code"], d["range"]["start"], d["message"]) == ("LOCAL001", {"line": 3, "character": 8}, "quiet was checked by a noisy rule (at metadata.name)")
@@ -129,14 +150,3 @@ class TestLanguageServer:
         assert code == 0
         assert server.stray == []
         assert "checking quiet" in stderr
-
-    def test_a_rule_that_never_returns_costs_one_lint_not_the_server(self, server, tmp_path: Path):
-        uri = (tmp_path / "claim.yaml").as_uri()
-        self._open(server, uri, "spin")
-        [d] = self._published(server, uri, 1)
-        assert d["code"] == "DRA901" and d["range"] == {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
-        assert d["message"].startswith("dralint stopped linting this buffer after 1 s: a rule or plugin did not finish")
-        change = {"range": {"start": {"line": 3, "character": 8}, "end": {"line": 3, "character": 12}}, "text": "calm"}
-        server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [change]})
-        [d] = self._published(server, uri, 2)
-        assert d["message"] == "calm was checked by a noisy rule (at metadata.name)"

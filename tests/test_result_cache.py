@@ -24,7 +24,7 @@ from dralint.pipeline.result_store import MAGIC, encode, read_pack
 from dralint.pipeline.sources import Source
 from dralint.report import FORMATS, ReportOptions, renderer
 
-from conftest import CASES, ROOT, dralint_command
+from conftest import CASES, ROOT, dralint_command, run_dralint
 
 ALL_KEPT = frozenset(("texts", "objects", "fixes"))
 CLASS = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata:\n  name: gpu.example.com\n"
@@ -212,7 +212,7 @@ def test_an_edited_rule_module_invalidates_the_results(tmp_path):
     seen = []
     for message in ("first", "second", "second"):
         (rules / "claims.py").write_text(RULE.format(message=message))
-        out, err = _cli("--no-config", "--rules-dir", "rules", "claim.yaml", cwd=tmp_path, env_extra=user).communicate(timeout=60)
+        out = _run("--no-config", "--rules-dir", "rules", "claim.yaml", cwd=tmp_path, env_extra=user).stdout
         seen.append([p["message"] for p in json.loads(out)["problems"] if p["rule"] == "X901"])
     assert seen == [["first"], ["second"], ["second"]]
     assert len(list((tmp_path / ".dralint_cache").glob("results-*.pack"))) == 2  # one per rule module's content
@@ -282,11 +282,19 @@ def test_a_hostile_pack_committed_to_a_repository_is_never_unpickled(cached, tmp
     assert _problems(result) == [("DRA713", str(target), 11, 26)]
 
 
-def _cli(*args, cwd, env_extra=None):
+def _cli(*args, cwd):
+    """`dralint --format json -j 1 ARGS` started, with the cache on: for runs at once."""
     env = {k: v for k, v in os.environ.items() if k not in ("DRALINT_NO_CACHE", "GITHUB_ACTIONS")}
-    env.update(env_extra or {})
     return subprocess.Popen(dralint_command("--format", "json", "-j", "1", *args), cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _run(*args, cwd, env_extra=None):
+    """`dralint --format json -j 1 ARGS` run to its end (conftest.run_dralint), with the cache on."""
+    env = {"DRALINT_NO_CACHE": None, "DRALINT_CACHE_DIR": os.environ.get("DRALINT_CACHE_DIR"), **(env_extra or {})}
+    run = run_dralint("--format", "json", "-j", "1", *args, cwd=cwd, env=env)
+    assert run.code in (0, 1) and "Traceback" not in run.stderr, run.stderr
+    return run
 
 
 def test_two_runs_at_once_are_both_right_and_keep_each_others_entries(cached, tmp_path):
@@ -295,12 +303,12 @@ def test_two_runs_at_once_are_both_right_and_keep_each_others_entries(cached, tm
         for i in range(30):
             (tmp_path / side / f"c{i}.yaml").write_text(CLAIM.format(labels=f"\n  labels: {{n: '{i}'}}"))
     (tmp_path / ".dralint.yaml").write_text("cache-dir: shared-cache\n")
-    expected = {side: _cli("--no-cache", side, cwd=tmp_path).communicate() for side in ("left", "right")}
+    expected = {side: _run("--no-cache", side, cwd=tmp_path) for side in ("left", "right")}
     for _ in range(2):
         running = {side: _cli(side, cwd=tmp_path) for side in ("left", "right")}
         for side, proc in running.items():
             out, err = proc.communicate(timeout=60)
-            assert (out, err) == expected[side]
+            assert (out.decode(), err.decode()) == (expected[side].stdout, expected[side].stderr)
     names = set(_pack_entries(tmp_path / "shared-cache"))
     assert {f"{side}/c{i}.yaml" for side in ("left", "right") for i in range(30)} <= names
     assert (tmp_path / "shared-cache" / ".gitignore").read_text().splitlines()[-1] == "*"
@@ -311,14 +319,14 @@ def test_the_default_folder_is_at_the_project_root_and_no_cache_writes_nothing(t
     (tmp_path / "deploy").mkdir()
     (tmp_path / "deploy" / "claim.yaml").write_text(CLAIM.format(labels=""))
     user = {"DRALINT_CACHE_DIR": str(tmp_path / "user")}
-    out, _ = _cli("--no-cache", "--no-config", "claim.yaml", cwd=tmp_path / "deploy", env_extra=user).communicate()
+    out = _run("--no-cache", "--no-config", "claim.yaml", cwd=tmp_path / "deploy", env_extra=user).stdout
     assert not (tmp_path / ".dralint_cache").exists() and not (tmp_path / "deploy" / ".dralint_cache").exists()
-    again, _ = _cli("--no-config", "claim.yaml", cwd=tmp_path / "deploy", env_extra=user).communicate()
+    again = _run("--no-config", "claim.yaml", cwd=tmp_path / "deploy", env_extra=user).stdout
     assert again == out and list((tmp_path / ".dralint_cache").glob("results-*.pack"))
-    moved, _ = _cli("--no-config", "--cache-dir", str(tmp_path / "elsewhere"), "claim.yaml", cwd=tmp_path / "deploy", env_extra=user).communicate()
+    moved = _run("--no-config", "--cache-dir", str(tmp_path / "elsewhere"), "claim.yaml", cwd=tmp_path / "deploy", env_extra=user).stdout
     assert moved == out and list((tmp_path / "elsewhere").glob("results-*.pack"))
-    off, _ = _cli("--no-config", "claim.yaml", cwd=tmp_path / "deploy", env_extra={**user, "DRALINT_NO_CACHE": "1",
-                                                                                     "DRALINT_CACHE_DIR": str(tmp_path / "u2")}).communicate()
+    off = _run("--no-config", "claim.yaml", cwd=tmp_path / "deploy", env_extra={**user, "DRALINT_NO_CACHE": "1",
+                                                                              "DRALINT_CACHE_DIR": str(tmp_path / "u2")}).stdout
     assert off == out and not (tmp_path / "u2").exists()
 
 

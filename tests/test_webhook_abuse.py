@@ -43,8 +43,9 @@ def running() -> list[Webhook]:
 
 @pytest.fixture(scope="module")
 def strict(pki, running, tmp_path_factory):
-    """--on-error deny (the default), short timeouts."""
-    hook = Webhook(pki, tmp_path_factory.mktemp("strict"), "--read-timeout", "1", "--review-timeout", "1", "--judges", "2")
+    """--on-error deny (the default), short timeouts: a slow client is cut off after --read-timeout (a
+    test waits it out), yet every client here sends at once, so half a second leaves a wide margin."""
+    hook = Webhook(pki, tmp_path_factory.mktemp("strict"), "--read-timeout", "0.5", "--review-timeout", "1", "--judges", "2")
     running.append(hook)
     yield hook
     assert stop_together(hook, running) == 0, hook.log_text()
@@ -267,7 +268,7 @@ def test_slow_clients_are_cut_off_after_the_read_timeout(strict):
                 pass
         status, headers, _ = read_response(slow_body)  # a body that never finishes is answered
         assert status == 408 and headers.get("connection") == "close"
-        # --read-timeout 1, not the 60 s the event loop allows a TLS handshake by default.
+        # --read-timeout 0.5, not the 60 s the event loop allows a TLS handshake by default.
         assert time.monotonic() - started < 10
     finally:
         for sock in [*no_tls, *half_tls, *slow_headers, slow_body]:

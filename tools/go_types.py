@@ -481,11 +481,19 @@ def parse_file(text: str, path: str = "<go>") -> GoFile:
     return _Parser(tokenize(text, path), path).file()
 
 
+# File text -> its parse, read only by parse_package: one extraction reads each package for its schemas,
+# field docs, feature gates and lifecycle, and consecutive releases carry many identical files.
+_PARSED: dict[str, GoFile] = {}
+
+
 def parse_package(paths: Iterable[Path]) -> GoPackage:
     """Parse the non-test .go files of one package; declarations are merged."""
     pkg: GoPackage | None = None
     for path in sorted(paths):
-        parsed = parse_file(Path(path).read_text(encoding="utf-8"), str(path))
+        text = Path(path).read_text(encoding="utf-8")
+        parsed = _PARSED.get(text)
+        if parsed is None:
+            parsed = _PARSED[text] = parse_file(text, str(path))
         if pkg is None:
             pkg = GoPackage(parsed.package)
         elif parsed.package != pkg.name:

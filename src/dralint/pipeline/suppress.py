@@ -122,7 +122,11 @@ def parse_comments(source: str, text: str, documents: list[Document]) -> tuple[l
         column = i - line_start + 1
         if strings is None:
             strings = _Strings(_string_spans(documents))
-        if strings.inside(line, column):
+        within = strings.around(line, column)
+        if within is not None:
+            if within.end_line == line:
+                # On from the string's end: the rest of a string full of comment-like text is not searched again.
+                at = line_start + within.end_column - 1
             continue
         # A comment: the rest of its line is its text, read once.
         end = _LINE_END.search(text, body_start)
@@ -206,15 +210,16 @@ class _Strings:
             furthest = max(furthest, (s.end_line, s.end_column))
             self.reach.append(furthest)
 
-    def inside(self, line: int, column: int) -> bool:
+    def around(self, line: int, column: int) -> Span | None:
+        """The span of a scalar the point lies inside, or None."""
         point = (line, column)
         i = bisect.bisect_right(self.starts, point) - 1  # the last span that starts at or before it
         while i >= 0 and self.reach[i] > point:
             span = self.spans[i]
             if point < (span.end_line, span.end_column):
-                return True
+                return span
             i -= 1
-        return False
+        return None
 
 
 def _string_spans(documents: list[Document]) -> list[Span]:

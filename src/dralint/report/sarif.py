@@ -82,7 +82,9 @@ def fingerprint(p: Problem, uri: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
-def _rule_descriptors(result: LintResult) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def _rule_descriptors(result: LintResult) -> tuple[list[dict[str, Any]], dict[str, int], tuple]:
+    """The descriptors, each code's index among them, and all they are made of but constants (the rows
+    and the documentation URL): what their indented text is kept by (_indented_rules)."""
     try:
         rows = all_checks()
     except Exception:  # a broken plugin must not cost the report
@@ -95,6 +97,7 @@ def _rule_descriptors(result: LintResult) -> tuple[list[dict[str, Any]], dict[st
             rows.append({"code": p.rule, "slug": p.name, "severity": str(p.severity), "summary": p.name, "doc": ""})
     rows.sort(key=lambda row: row["code"])
     base = docs_url()
+    made_of = (base, *(tuple(row.items()) for row in rows))
     descriptors = []
     index: dict[str, int] = {}
     for row in rows:
@@ -113,7 +116,7 @@ def _rule_descriptors(result: LintResult) -> tuple[list[dict[str, Any]], dict[st
                 "properties": {"tags": ["kubernetes", "dra"]},
             }
         )
-    return descriptors, index
+    return descriptors, index, made_of
 
 
 def _result(p: Problem, rule_index: dict[str, int], where: tuple[str, bool]) -> dict[str, Any]:
@@ -195,9 +198,10 @@ def _fix(fix: Fix, artifact: dict[str, Any]) -> dict[str, Any]:
     return {"description": {"text": fix.description}, "artifactChanges": [{"artifactLocation": artifact, "replacements": replacements}]}
 
 
-def sarif_log(result: LintResult, cwd: str, results: Any) -> tuple[dict[str, Any], dict[str, int]]:
-    """The log with `results` where its list of results goes, and each rule code's index in it."""
-    descriptors, rule_index = _rule_descriptors(result)
+def sarif_log(result: LintResult, cwd: str, results: Any) -> tuple[dict[str, Any], dict[str, int], tuple]:
+    """The log with `results` where its list of results goes, each rule code's index in it, and what its
+    rule descriptors are made of (_rule_descriptors)."""
+    descriptors, rule_index, made_of = _rule_descriptors(result)
     base = "file://" + _quoted(cwd.replace(os.sep, "/").rstrip("/") + "/")
     if not base.startswith("file:///"):
         base = "file:///" + base[len("file://"):]
@@ -216,7 +220,7 @@ def sarif_log(result: LintResult, cwd: str, results: Any) -> tuple[dict[str, Any
         "results": results,
         "invocations": [{"executionSuccessful": True}],
     }
-    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, rule_index
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, rule_index, made_of
 
 
 def _results(problems: list[Problem], rule_index: dict[str, int], cwd: str) -> Iterator[dict[str, Any]]:
@@ -239,10 +243,10 @@ _RULES = "\0rules\0"
 _RULES_DUMPED = '"\\u0000rules\\u0000"'
 # json.dumps(indent=2) puts `runs[0].tool.driver.rules` at this depth.
 _RULES_INDENT = " " * 10
-# The rule descriptors as json.dumps(indent=2) writes them, by their compact JSON: most of a log's
+# The rule descriptors as json.dumps(indent=2) writes them, by what they are made of: most of a log's
 # head, and json's indenting encoder is the pure-Python one, so a process that renders many logs
 # (tests, library callers) writes each set of rules once.
-_INDENTED_RULES: dict[str, str] = {}
+_INDENTED_RULES: dict[tuple, str] = {}
 
 
 class _Unusual(Exception):
@@ -293,13 +297,14 @@ def _write(value: Any, newline: str, parts: list[str]) -> None:
         raise _Unusual
 
 
-def _indented_rules(rules: list[dict[str, Any]]) -> str:
-    key = json.dumps(rules, ensure_ascii=False, separators=(",", ":"))  # the C encoder: cheap
-    text = _INDENTED_RULES.get(key)
+def _indented_rules(rules: list[dict[str, Any]], made_of: tuple) -> str:
+    """`rules` indented, kept by what they are made of (_rule_descriptors): cheaper to hash than the
+    rules' own JSON, which is as long as the text kept."""
+    text = _INDENTED_RULES.get(made_of)
     if text is None:
         if len(_INDENTED_RULES) >= 8:
             _INDENTED_RULES.clear()
-        text = _INDENTED_RULES[key] = _indented(rules, _RULES_INDENT)
+        text = _INDENTED_RULES[made_of] = _indented(rules, _RULES_INDENT)
     return text
 
 
@@ -311,13 +316,13 @@ def pieces(result: LintResult, options: ReportOptions) -> Iterator[str]:
     """What json.dumps(log, indent=2) writes, one result at a time: the log of a large run is never
     built whole (bench/memory.py)."""
     cwd = os.getcwd()
-    log, rule_index = sarif_log(result, cwd, _RESULTS)
+    log, rule_index, made_of = sarif_log(result, cwd, _RESULTS)
     driver = log["runs"][0]["tool"]["driver"]
     rules, driver["rules"] = driver["rules"], _RULES
     head, found, tail = _indented(log, "").partition(_RESULTS_DUMPED)
     assert found and head.count(_RULES_DUMPED) == 1, "the log holds the placeholders once each"
     # A JSON string holds no newline (it is escaped): re-indenting the lines is safe.
-    head = head.replace(_RULES_DUMPED, _indented_rules(rules))
+    head = head.replace(_RULES_DUMPED, _indented_rules(rules, made_of))
     if not result.problems:
         yield head + "[]" + tail + "\n"
         return
