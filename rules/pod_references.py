@@ -14,8 +14,8 @@ apply`. So a missing namespace on either side matches any namespace; only two
 explicit, different namespaces are a mismatch.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: this module defines a named tuple on the lint path, and
+# typing would compile each of its string annotations at import (dralint.model says the same).
 from typing import Any, Iterator, NamedTuple
 
 from dralint.api import DocumentView, Place, RunIndex, rule, shared

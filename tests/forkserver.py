@@ -305,7 +305,7 @@ def _child(script: str, args: list[str], cwd: str, env: dict[str, str]) -> int:
         sys.modules["__main__"] = main_module
         sys.argv = [script, *args]
         _fresh_stdio()
-        from dralint.cli import main
+        from dralint.console import main  # the console script's entry (pyproject.toml)
 
         code = _exit_code(main)
     except BaseException:  # what the interpreter does with an exception nothing caught

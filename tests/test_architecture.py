@@ -136,7 +136,7 @@ def test_the_cycle_finder_finds_cycles():
 # schemas, k8s, cel, rules, ...), the pipeline's stages on it, and the front doors that feed the
 # pipeline and report what it returns. Imports run down the layers, never up.
 FRONT_DOORS = frozenset({
-    "dralint.__main__", "dralint.cli", "dralint.arguments", "dralint.commands", "dralint.gates_command",
+    "dralint.__main__", "dralint.console", "dralint.cli", "dralint.arguments", "dralint.commands", "dralint.gates_command",
     "dralint.config", "dralint.policy", "dralint.lint", "dralint.testing", "dralint.report", "dralint.lsp",
     "dralint.webhook", "dralint.migrate", "dralint.migration_fixes", "dralint.moved_comments", "dralint.rewrite",
     "dralint.fix",
@@ -192,19 +192,32 @@ def test_a_clean_lint_imports_nothing_it_does_not_need(tmp_path):
     (decimal: ~2.5 ms, only quantity comparisons of ResourceSlice capacities need it;
     glob: only a Helm-rendered origin looking for its chart needs it; hashlib and hmac load OpenSSL:
     the caches use BLAKE2 and the comparison without it; ruamel's writer side: dralint.runtime;
-    dralint.pipeline.gitignore: only a folder walked needs it).
+    dralint.pipeline.gitignore: only a folder walked needs it; threading: dralint takes its lock and
+    thread-local from _thread; base64: only `format: byte` fields need it). Nor is compile() called on a
+    string: the first call sets up the compiler's AST types, as costly as a large import, and typing calls it
+    for each string annotation of a NamedTuple or in a typing.Callable (dralint.model, dralint.api). Nor is a
+    LazyPattern compiled (dralint.lazy_re: re compiles in Python, so a pattern only some inputs need waits).
     A re-run the result cache answers whole loads none of the pipeline, no rule and no YAML parser."""
     clean = tmp_path / "claim.yaml"
     clean.write_bytes((ROOT / "examples" / "resourceclaim.yaml").read_bytes() + b"---\n" + (ROOT / "examples" / "deviceclass.yaml").read_bytes())
     heavy = ["jsonschema", "dataclasses", "difflib", "inspect", "pathlib", "tempfile", "dralint.migrate", "dralint.policy", "decimal", "glob",
              "hashlib", "hmac", "_hashlib", "ruamel.yaml.constructor", "ruamel.yaml.representer", "ruamel.yaml.emitter", "ruamel.yaml.composer",
-             "dralint.pipeline.gitignore"]
+             "dralint.pipeline.gitignore", "threading", "base64"]
+    # The built-in rule modules with no rule for a claim or a class (rules/kinds.json, dralint.registry.BuiltinRules).
+    heavy += [f"dralint.rules.{m}" for m in ("slices", "slice_devices", "compatibility_groups", "taints", "taint_rule_scope", "pool_status")]
     pipeline = [f"dralint.pipeline.{m}" for m in ("run", "load", "engine", "schema_check", "triage", "resolve", "origins")]
     pipeline += ["_ruamel_yaml", "ruamel", "dralint.api", "dralint.rules.requests"]
     probe = (
-        "import sys; from dralint.cli import main; code = main(['--no-config', '-f', 'json', '--cache-dir', *sys.argv[2:], sys.argv[1]]);"
+        # compile() of a file's source (a module without bytecode) is the import system's, not a string's.
+        "import builtins, sys; strings = []; compile_ = builtins.compile;"
+        "builtins.compile = lambda source, name, *a, **k: (name == '<string>' and strings.append(source)) or compile_(source, name, *a, **k);"
+        "from dralint.cli import main; code = main(['--no-config', '-f', 'json', '--cache-dir', *sys.argv[2:], sys.argv[1]]);"
         f"heavy = {heavy + pipeline!r};"
-        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr); sys.exit(code)"
+        # A regular expression only some inputs need is a LazyPattern: compiled on its first use, not by this lint.
+        "from dralint.lazy_re import LazyPattern;"
+        "compiled = [f'{m}.{n}' for m, module in list(sys.modules.items()) if m.startswith('dralint') for n, v in vars(module).items()"
+        " if isinstance(v, LazyPattern) and v._compiled is not None];"
+        "print(sorted(m for m in heavy if m in sys.modules) + [f'compile({s!r})' for s in strings] + compiled, file=sys.stderr); sys.exit(code)"
     )
     # As a pre-commit hook runs it: the CEL verdict cache and the result cache warmed by an earlier run.
     env = {**os.environ, "DRALINT_CACHE_DIR": str(tmp_path / "cache")}

@@ -28,7 +28,11 @@ DIR is loaded).
 
 
 import functools
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
+
+# collections.abc's Callable, not typing's: typing turns the string "DocumentView" in `Callable[["DocumentView"], Any]`
+# into a ForwardRef, whose compile() is the interpreter's first and sets up the compiler's AST types, on every start-up.
+from collections.abc import Callable
+from typing import Any, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
 from .model import Document, MapKey, Path, Severity, Span, fields_reduce
 

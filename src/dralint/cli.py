@@ -100,6 +100,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 return run_lint(rest)
             finally:
                 gc.unfreeze()  # what the run froze (dralint.pipeline.parallel.frozen), for callers of main() in process
+        runtime.start_up_over()  # the other subcommands' work (a server's, a migration's) runs with the collector on
         if command in EXTRAS and not {"-h", "--help"} & set(rest):
             _require_extra(command)
         # Each other subcommand loads only what it runs: `rules` (jsonschema and every rule's docs), `serve`
@@ -165,6 +166,8 @@ def _run_lint(args: argparse.Namespace, out: TextIO) -> int:
         options, settings = build_options(overrides_from(args))
     except (ConfigError, RuleLoadError) as exc:
         raise UsageError(str(exc)) from exc
+    if args.fix:
+        runtime.start_up_over()  # fixing runs outside the serial run's frozen sources (dralint.pipeline.parallel.frozen)
     if args.fix and "-" in args.paths:
         return _fix_standard_input(args, options, settings, out)
 
@@ -273,6 +276,7 @@ def _lint(paths: list[str], options, jobs: int | None, pack=None):
     entries = files(paths)
     head = list(itertools.islice(entries, max(parallel.MIN_FILES, 2)))  # what serial_reason needs to see
     if parallel.serial_reason(head, options, jobs) is None:
+        runtime.start_up_over()  # before the workers are forked: they inherit the collector's state
         return parallel.lint_parallel(itertools.chain(head, entries), options, jobs, **({"pack": pack} if pack else {}))
     return _serial(parallel.frozen(read_all(itertools.chain(head, entries))), options, pack)
 

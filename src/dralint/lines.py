@@ -11,13 +11,12 @@ keeps every position inside the file.
 
 from __future__ import annotations
 
-import re
-
+from .lazy_re import LazyPattern
 from .model import Span
 
 __all__ = ["LineTable"]
 
-_PARSER_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_PARSER_BREAK = LazyPattern("\r\n|[\r\n\x85\u2028\u2029]")  # only for text with odd line breaks: compiled on first use
 
 
 def _has_other_breaks(text: str) -> bool:

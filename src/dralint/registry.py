@@ -7,6 +7,7 @@ so they can use nothing a plugin could not.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import sys
 from types import ModuleType
@@ -175,6 +176,74 @@ def _rule_class() -> type:
     from .api import Rule  # noqa: PLC0415 - what only needs the names here (the result cache's key) loads no rule API
 
     return Rule
+
+
+# What each built-in rule module declares, read without importing it (rules/kinds.json, written by
+# tools/gen_rule_index.py; tests/test_rule_index.py checks it against the modules): a run of built-in
+# rules only imports the modules with a rule for the kinds it meets (`BuiltinRules`).
+INDEX_FILE = "kinds.json"
+
+
+def builtin_index() -> dict[str, Any]:
+    """module -> {"kinds": the kinds its document rules judge, "always": whether it must load for every run
+    (a run-scope rule, or a document rule of every kind), "codes": code -> slug}, from every built-in rule."""
+    package = importlib.import_module(BUILTIN_PACKAGE)
+    modules: dict[str, Any] = {}
+    if rules_in_module(package):
+        raise RuleLoadError(f"{BUILTIN_PACKAGE} declares rules in its __init__: the index has no place for them")
+    for rule in rules_in_package(package):
+        entry = modules.setdefault(rule.origin.rpartition(".")[2], {"kinds": set(), "always": False, "codes": {}})
+        entry["codes"][rule.code] = rule.slug
+        if rule.scope != "document" or rule.kinds is None:
+            entry["always"] = True
+        else:
+            entry["kinds"].update(rule.kinds)
+    return {name: {"kinds": sorted(e["kinds"]), "always": e["always"], "codes": dict(sorted(e["codes"].items()))}
+            for name, e in sorted(modules.items())}
+
+
+_index_file: list[dict[str, Any] | None] = []  # the package's index, once read
+
+
+class BuiltinRules:
+    """The built-in rules of a run, imported module by module: first those every document needs, then,
+    as each kind turns up, the modules with a rule for it. `codes`: code -> slug of every built-in rule."""
+
+    def __init__(self, index: dict[str, Any]):
+        self._index = index
+        self._loaded: set[str] = set()
+        self.codes = dict(sorted((code, slug) for entry in index.values() for code, slug in entry["codes"].items()))
+
+    @classmethod
+    def from_package(cls) -> BuiltinRules | None:
+        """From the package's index file, read once in a process (a server makes a run per request); None when
+        it has none (every rule is then loaded at once)."""
+        if not _index_file:
+            _index_file.append(None)
+            package = importlib.import_module(BUILTIN_PACKAGE)
+            for folder in getattr(package, "__path__", []):
+                try:
+                    with open(os.path.join(folder, INDEX_FILE), encoding="utf-8") as handle:
+                        _index_file[0] = json.load(handle)["modules"]
+                        break
+                except OSError:
+                    continue
+        return None if _index_file[0] is None else cls(_index_file[0])
+
+    def always(self) -> list[Rule]:
+        return self._load(name for name, entry in self._index.items() if entry["always"])
+
+    def for_kind(self, kind: str | None) -> list[Rule]:
+        """The rules of the modules not loaded yet that judge `kind` (none for a document without a kind)."""
+        return self._load(name for name, entry in self._index.items() if kind in entry["kinds"])
+
+    def _load(self, names: Iterable[str]) -> list[Rule]:
+        rules: list[Rule] = []
+        for name in names:
+            if name not in self._loaded:
+                self._loaded.add(name)
+                rules.extend(rules_in_module(importlib.import_module(f"{BUILTIN_PACKAGE}.{name}")))
+        return sorted(rules, key=lambda r: r.code)
 
 
 _cache: dict[tuple, list[Rule]] = {}

@@ -6,7 +6,8 @@ Switched on (`enable()`), by the front doors that own their process (the CLI, it
 * ruamel's C parser module gets one-frame event classes (dralint.pipeline.load.cheap_events);
 * ruamel's parser modules are imported under a stand-in ``ruamel.yaml`` package, without
   running ``ruamel/yaml/__init__`` (the round-trip machinery a lint never uses);
-* the cyclic garbage collector is paused while a file loads (`collector_paused`);
+* the cyclic garbage collector is off while the console script starts (`start_up_paused`) and paused
+  while a file loads (`collector_paused`);
 * what the process keeps is frozen out of the collector's sight (`freeze`).
 
 Off (the default: `dralint.lint()` called from a host), dralint leaves the process as it
@@ -26,16 +27,18 @@ import gc
 import importlib
 import importlib.util
 import sys
-import threading
 import types
+
+# threading.Lock is _thread's: taken from there, a lint does not import threading (bench/startup.py).
+from _thread import allocate_lock
 from typing import Any, Callable, Iterator
 
-__all__ = ["enable", "disable", "enabled", "is_enabled", "on_disable", "collector_paused", "freeze", "loads_frozen",
+__all__ = ["enable", "disable", "enabled", "is_enabled", "on_disable", "start_up_paused", "start_up_over", "collector_paused", "freeze", "loads_frozen",
            "import_ruamel_parts"]
 
-_state = {"on": False, "freeze_loads": False}
+_state = {"on": False, "freeze_loads": False, "start_up": False}
 _undo: list[Callable[[], None]] = []
-_import_lock = threading.Lock()
+_import_lock = allocate_lock()
 
 
 def enable() -> None:
@@ -69,6 +72,23 @@ def enabled() -> Iterator[None]:
 def on_disable(undo: Callable[[], None]) -> None:
     """Run `undo` when the seam is switched off (what a trick changed in shared state)."""
     _undo.append(undo)
+
+
+def start_up_paused(collecting: bool) -> None:
+    """The console script (dralint.console) turned the collector off before its first import; `collecting`:
+    whether it was on. Start-up builds what lives as long as the process (modules, classes, rules and
+    their tables): collections then would free nothing. `start_up_over` turns it on again."""
+    _state["start_up"] = collecting
+
+
+def start_up_over() -> None:
+    """The end of start-up, called before a front door's work (the first file of a lint, a subcommand, the
+    workers): what start-up built frozen out of the collector's sight, the collector on again if start-up
+    turned it off. Otherwise nothing, so that every path may call it, and more than once."""
+    if _state["start_up"]:
+        _state["start_up"] = False
+        gc.freeze()
+        gc.enable()
 
 
 def collector_paused(run: Callable[..., Any], *args: Any) -> Any:

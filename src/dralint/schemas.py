@@ -12,7 +12,6 @@ file when first asked for, and both are cached.
 
 import json
 import os
-import re
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -34,6 +33,7 @@ __all__ = [
 ]
 
 from .k8s.resource import GROUP
+from .lazy_re import LazyPattern
 
 _STABILITY_RANK = {"alpha": 1, "beta": 2, "ga": 3}
 
@@ -60,7 +60,7 @@ def release_key(release: str) -> tuple[int, ...]:
     return tuple(int(p) for p in release.split("."))
 
 
-_VERSION_RE = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
+_VERSION_RE = LazyPattern(r"^v(\d+)(?:(alpha|beta)(\d+))?$")  # compiled on first use: a lint may never sort versions
 
 
 def version_key(api_version: str) -> tuple[int, int, int]:

@@ -45,8 +45,8 @@ Policy files
     `CelEvalError` for a runtime error (missing key, bad type, ...).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: this module defines named tuples on the lint path, and
+# typing would compile each of their string annotations at import (dralint.model says the same).
 import functools
 import re
 from typing import Any, Iterable, NamedTuple

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 
+from ..lazy_re import LazyPattern
+
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
 QUALIFIED_NAME_MAX = 63
@@ -19,8 +21,9 @@ DEVICE_MAX_ID = 32
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Compiled on first use: a claim names no qualified name or C identifier.
+_QUALIFIED_NAME = LazyPattern(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_C_IDENTIFIER = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # Values already found valid, per validator: a repository repeats the same names (namespaces,
 # class names, request names, label keys) in every document, and a set lookup is a tenth of a

@@ -7,7 +7,8 @@ worker's. Only Ctrl-C (KeyboardInterrupt) goes through and stops the run.
 
 from __future__ import annotations
 
-import threading
+# threading.local is _thread's: taken from there, a lint does not import threading (bench/startup.py).
+from _thread import _local as thread_local
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..api import DocumentView, Place, Rule, RunIndex, RunView
@@ -142,7 +143,7 @@ def run_document_rules(rules: Sequence[Rule], view: DocumentView) -> list[Proble
 # Per thread (a host may lint in several at once): id(rules) -> (rules, a reporter for each rule), for the
 # rule sequences the caller passes (one per release and document type). By identity: hashing the Rules'
 # fields on every call would cost more than the reporters save. Bounded for long-lived processes.
-_BOUND = threading.local()
+_BOUND = thread_local()
 
 
 def run_run_rules(rules: Iterable[Rule], views: list[DocumentView], release: str) -> list[Problem]:

@@ -16,15 +16,17 @@ from typing import Any
 
 from .. import gates
 from ..catalog import ENGINE_CHECKS
+from ..lazy_re import LazyPattern
 from ..model import Problem, Span
 
 __all__ = ["parse_gate_list", "check_gates", "file_gates", "GATE_DIRECTIVE"]
 
 _VALUES = {"true": True, "false": False}
 # What a feature-gates comment starts with, spelt right or not: the suppression parser leaves these to this module.
-GATE_DIRECTIVE = re.compile(r"feature.?gates", re.IGNORECASE)
-_EXACT = re.compile(r"#[ \t]*dralint:[ \t]*feature-gates=[ \t]*(\S*)")
-_LOOSE = re.compile(r"#[ \t]*dralint[ \t]*:?[ \t]*" + GATE_DIRECTIVE.pattern, re.IGNORECASE)
+# For files (and suppression comments) that say "dralint": compiled on first use.
+GATE_DIRECTIVE = LazyPattern(r"feature.?gates", re.IGNORECASE)
+_EXACT = LazyPattern(r"#[ \t]*dralint:[ \t]*feature-gates=[ \t]*(\S*)")
+_LOOSE = LazyPattern(r"#[ \t]*dralint[ \t]*:?[ \t]*" + GATE_DIRECTIVE.pattern, re.IGNORECASE)
 
 
 def parse_gate_list(text: str) -> dict[str, bool]:

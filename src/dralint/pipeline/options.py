@@ -16,6 +16,7 @@ from .selection import Selection
 
 if TYPE_CHECKING:
     from ..api import Rule
+    from ..registry import BuiltinRules
     from .ignore_paths import IgnorePaths
 
 PLUGIN_GROUP = "dralint.rules"  # the entry points plugins declare their rules under
@@ -90,6 +91,15 @@ class LintOptions(Record):
         from ..registry import all_rules  # noqa: PLC0415
 
         return [*all_rules(self.rules_dirs, plugins=self.plugins), *self.extra_rules]
+
+    def builtin_by_kind(self) -> BuiltinRules | None:
+        """The built-in rules, imported as the kinds they judge turn up (dralint.registry.BuiltinRules), when
+        they are all the rules these options load besides policies; None otherwise: `rules()` then."""
+        if not self.builtin_rules_only():
+            return None
+        from ..registry import BuiltinRules  # noqa: PLC0415
+
+        return BuiltinRules.from_package()
 
     def builtin_rules_only(self) -> bool:
         """Whether the rules are the built-in ones (and policies): no rules folder, no plugin installed."""

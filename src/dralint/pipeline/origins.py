@@ -24,20 +24,22 @@ This runs after suppressions and selection, on the problems that are reported:
 it moves positions, it judges nothing.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: this module defines a named tuple on the lint path, and
+# typing would compile each of its string annotations at import (dralint.model says the same).
 import os
 import re
 from typing import Any, NamedTuple
 
+from ..lazy_re import LazyPattern
 from ..model import Document, Origin, Path, Problem, Span, value_at
 
 ANNOTATION = "config.kubernetes.io/origin"
 _MARKERS = (b"# Source: ", ANNOTATION.encode())
-_HELM_SOURCE = re.compile(r"^#\s*Source:\s*(\S.*?)\s*$")
-_ORIGIN_PATH = re.compile(r"^\s*path:\s*['\"]?(.*?)['\"]?\s*$", re.MULTILINE)
-_SEPARATOR = re.compile(r"^---")
-_TYPE_KEY = re.compile(r"^(?:apiVersion|kind)\s*:")
+# Only rendered streams (may_name_origins) need these: compiled on first use.
+_HELM_SOURCE = LazyPattern(r"^#\s*Source:\s*(\S.*?)\s*$")
+_ORIGIN_PATH = LazyPattern(r"^\s*path:\s*['\"]?(.*?)['\"]?\s*$", re.MULTILINE)
+_SEPARATOR = LazyPattern(r"^---")
+_TYPE_KEY = LazyPattern(r"^(?:apiVersion|kind)\s*:")
 MAX_FILE = 4 * 1024 * 1024
 MAX_FILES = 256  # origin files kept read in one run
 

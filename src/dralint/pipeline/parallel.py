@@ -124,6 +124,7 @@ def frozen(sources: Iterable[Source]) -> Iterator[Source]:
     run does not pay ever longer collections for it; what each load builds is frozen as soon as it is
     built (runtime.loads_frozen). Only for the CLI (a process that ends with the run)."""
     with runtime.loads_frozen():
+        runtime.start_up_over()  # the run's rules and tables are made by now (dralint.console)
         for source in sources:
             yield source
             runtime.freeze()

@@ -15,15 +15,17 @@ import re
 
 from .. import schemas
 from ..catalog import ENGINE_CHECKS
+from ..lazy_re import LazyPattern
 from ..model import Problem, Span
 
-_RELEASE = re.compile(r"v?(1)\.(\d+)(?:\.\d+)?")
-# Only lines that mention both words are looked at; linear in the file, no backtracking.
-_EXACT = re.compile(r"#[ \t]*dralint:[ \t]*kubernetes-version=[ \t]*(\S+)")
+_RELEASE = LazyPattern(r"v?(1)\.(\d+)(?:\.\d+)?")  # a release given with -k, in a config or a comment
+# Only lines that mention both words are looked at; linear in the file, no backtracking. These are for files
+# (and suppression comments) that say "dralint": compiled on first use.
+_EXACT = LazyPattern(r"#[ \t]*dralint:[ \t]*kubernetes-version=[ \t]*(\S+)")
 # What a release comment starts with, spelt right or not: the suppression parser leaves these to this module.
-RELEASE_DIRECTIVE = re.compile(r"kubernetes.?version", re.IGNORECASE)
-_LOOSE = re.compile(r"#[ \t]*dralint[ \t]*:?[ \t]*" + RELEASE_DIRECTIVE.pattern, re.IGNORECASE)
-_VALUE = re.compile(r"kubernetes.?version[ \t]*[=:]?[ \t]*[\"']?([^\s\"']*)", re.IGNORECASE)
+RELEASE_DIRECTIVE = LazyPattern(r"kubernetes.?version", re.IGNORECASE)
+_LOOSE = LazyPattern(r"#[ \t]*dralint[ \t]*:?[ \t]*" + RELEASE_DIRECTIVE.pattern, re.IGNORECASE)
+_VALUE = LazyPattern(r"kubernetes.?version[ \t]*[=:]?[ \t]*[\"']?([^\s\"']*)", re.IGNORECASE)
 
 
 def parse_release(text: str) -> str:

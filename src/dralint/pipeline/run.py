@@ -101,7 +101,17 @@ class _Run:
     def __init__(self, options: LintOptions):
         self.options = options
         self.selection = options.selection
-        rules = options.rules()
+        # Built-in rules only: those of the modules every document needs now, the others as their kinds turn up
+        # (`rules_for`); the codes of all of them known from the index (dralint.registry.BuiltinRules).
+        self.builtin = options.builtin_by_kind()
+        if self.builtin is None:
+            rules = options.rules()
+            self.known = known_codes(rules)
+        else:
+            rules = [*self.builtin.always(), *options.extra_rules]
+            self.known = known_codes([])
+            self.known.update(self.builtin.codes)
+            self.known.update(known_codes(options.extra_rules))
         # A rule whose code is not selected would only have its problems dropped: it does not run.
         selected = [r for r in rules if self.selection.selected(r.code, r.slug)]
         self.document_rules = [r for r in selected if r.scope == "document"]
@@ -113,7 +123,6 @@ class _Run:
         self.positioned = frozenset().union(*(r.positioned for r in self.index_rules), _ALWAYS_POSITIONED)
         self.collectors = collectors(self.index_rules)
         self.rules_by_type: dict[tuple[str, str | None, str | None], Dispatch] = {}
-        self.known = known_codes(rules)
         self.suppressor: Suppressor | None = None
         if options.ignore_paths is not None:
             self.suppressor = self.new_suppressor()
@@ -290,8 +299,19 @@ class _Run:
         key = (release, api_version, kind)
         table = self.rules_by_type.get(key)
         if table is None:
+            if self.builtin is not None:
+                self._load_rules_of(kind)
             table = self.rules_by_type[key] = Dispatch([r for r in self.document_rules if r.applies_to(api_version, kind, release)])
         return table
+
+    def _load_rules_of(self, kind: str | None) -> None:
+        """The document rules of the built-in modules that judge `kind`, if not loaded yet, in their place: the
+        built-in rules in code order, then the policies, as `LintOptions.rules()` gives them."""
+        loaded = [r for r in self.builtin.for_kind(kind) if r.scope == "document" and self.selection.selected(r.code, r.slug)]
+        if loaded:
+            policies = len([r for r in self.options.extra_rules if r.scope == "document" and self.selection.selected(r.code, r.slug)])
+            builtin, extra = self.document_rules[:len(self.document_rules) - policies], self.document_rules[len(self.document_rules) - policies:]
+            self.document_rules = [*sorted([*builtin, *loaded], key=lambda r: r.code), *extra]
 
 
 __all__ = ["LintOptions", "LintResult", "PartialResult", "lint", "lint_documents", "known_codes"]

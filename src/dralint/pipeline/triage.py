@@ -30,6 +30,7 @@ from typing import Any
 from .. import schemas
 from ..catalog import ENGINE_CHECKS
 from ..k8s.resource import GROUP
+from ..lazy_re import LazyPattern
 from ..model import Document, Problem, Span
 from .kustomize import NAMES as KUSTOMIZATIONS
 from .load import plain_json
@@ -44,7 +45,7 @@ _TEMPLATE_DAMAGE = frozenset({"DRA001", "DRA003", "DRA008"})
 
 # Where the text writes a Kubernetes type (see _marked): an `apiVersion:` or `kind:` key, optionally
 # quoted, at the start of a line or after whitespace, `{` or `,` (YAML or JSON, indented or not).
-_MARK_WORD = re.compile(rb"""(?:apiVersion|kind)["']?[ \t]*:""")
+_MARK_WORD = LazyPattern(rb"""(?:apiVersion|kind)["']?[ \t]*:""")  # not for files that name the DRA group
 _BEFORE_MARK = frozenset(b" \t\n\r\f\v{,")
 
 # A template action. Inside a quoted string `{{ x }}` may be plain data (an Argo
@@ -54,21 +55,22 @@ _BEFORE_MARK = frozenset(b" \t\n\r\f\v{,")
 # (`.Values`), `$.`, a variable assignment, a comment or a keyword that is not
 # called like a Jinja function (`range(3)`) or read like a variable
 # (`template.name`); or if it broke a file written as a Kubernetes object.
-_ACTION = re.compile(rb"\{\{")
-_GO_ACTION = re.compile(
+# Compiled on first use, as the JSONC patterns below: only files with braces or comments need them.
+_ACTION = LazyPattern(rb"\{\{")
+_GO_ACTION = LazyPattern(
     rb"\{\{-?\s*(?:\.|\$\.|\$\w*\s*:?=|/\*"
     rb"|(?:if|else|end|range|with|define|template|block|include|tpl|toYaml|required)\b(?![(.]))"
 )
 # Jinja rather than Go in an action (a call `f(`, a 'string' longer than a Go rune, `item.name` without
 # Go's leading dot or `$`, a test `is defined`), or a Jinja statement or comment: the info's wording.
-_JINJA = re.compile(
+_JINJA = LazyPattern(
     rb"\{\{[^}\n]{0,400}?(?:\w\(|'[^'\n]{2,}'|(?<![\w.$])[A-Za-z_]\w*\.[A-Za-z_]|\bis\s)|\{%|\{#"
 )
 
 # JSON with comments and trailing commas (JSONC: tsconfig.json, .vscode/*.json, devcontainer.json): strings
 # are kept whole, `//` and `/* */` comments go, then a comma before `}` or `]`.
-_JSONC_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)  # \Z: linear when unclosed
-_JSONC_TRAILING_COMMA = re.compile(r'("(?:[^"\\\n]|\\.)*")|,(?=\s*[}\]])')
+_JSONC_COMMENT = LazyPattern(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)  # \Z: linear when unclosed
+_JSONC_TRAILING_COMMA = LazyPattern(r'("(?:[^"\\\n]|\\.)*")|,(?=\s*[}\]])')
 
 
 class Triaged:
@@ -193,6 +195,8 @@ def _jsonc_but_no_object(source: str, data: bytes) -> bool:
 def _template_action(data: bytes, manifest: bool) -> tuple[int, bool] | None:
     """(offset, Jinja?) of the first template action outside a comment line, if the file is a template:
     any action of a file written as a Kubernetes object that the braces broke (`manifest`), else a Go one."""
+    if b"{{" not in data:  # what both patterns start with: most files, told without compiling either
+        return None
     pattern = _ACTION if manifest else _GO_ACTION
     at = 0
     while (match := pattern.search(data, at)) is not None:

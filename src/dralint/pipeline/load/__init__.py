@@ -16,10 +16,10 @@ The stages, one module each:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ... import runtime
+from ...lazy_re import LazyPattern
 from .backend import backend as parser_backend
 from .backend import c_parser_available, want_pure
 from .decode import decode
@@ -32,7 +32,7 @@ __all__ = ["LoadResult", "load", "plain_json", "MAX_BYTES", "MAX_NODES", "MAX_DE
 
 MAX_BYTES = 16 * 1024 * 1024  # size cap of one source
 
-_JSON_WHITESPACE = re.compile(r"[ \t\r\n]*")
+_JSON_WHITESPACE = LazyPattern(r"[ \t\r\n]*")  # JSON files only: compiled on first use
 _JSON_OPENERS = frozenset(" \t\r\n{[")  # what a JSON stream's first character may be, as _looks_like_json reads it
 _want_pure = want_pure  # the name tests and older callers use
 

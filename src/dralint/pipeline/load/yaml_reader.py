@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...lazy_re import LazyPattern
 from ...model import Span
 from .backend import Backend, current
 from .position_table import Replay, ReplayFile
@@ -43,7 +44,7 @@ __all__ = ["read_yaml"]
 _NOKEY = object()  # no key read yet in the current mapping
 _SKIP = object()  # the key was rejected: drop its value
 _MERGE = object()  # the `<<` merge key
-_DOC_MARKER = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
+_DOC_MARKER = LazyPattern(r"^---(?=[ \t\r\n]|$)", re.M)  # where to resume after an error: compiled on first use
 _READ_AHEAD = 4096  # characters a resumed parser is given per read, at most (and up to a line end)
 
 
