@@ -48,12 +48,14 @@ def serial(paths: tuple[str, ...], config: str | None = None, release: str | Non
 @functools.cache
 def ignore_config(base: Path) -> str:
     """A config (in a folder of `base`, the session's temporary folder) whose ignore-paths are judged over the
-    files of IGNORE_FOLDERS: one entry used (pods), one in scope but unused (core), one matching no file (not
-    reported). Its globs count from its own folder."""
+    files of IGNORE_FOLDERS: one entry used by a run-scope rule's problems (pods), one in scope but unused
+    (core), one matching no file (not reported), and one used by a document rule's problem (core): that one
+    is used where the file is checked, in a worker's chunk or a file's partial, and the run must learn it
+    there. Its globs count from its own folder."""
     folder = base / "ignore-paths"
     folder.mkdir()
     cases = os.path.relpath(CASES, folder)
     config = folder / ".dralint.yaml"
     config.write_text(f"ignore-paths:\n- paths: ['{cases}/pods/**']\n  rules: [DRA712]\n- paths: ['{cases}/core/**']\n  fields: [nothing]\n"
-                      "- paths: ['none/**']\n")
+                      f"- paths: ['none/**']\n- paths: ['{cases}/core/**']\n  rules: [DRA313]\n")
     return str(config)
