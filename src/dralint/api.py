@@ -52,7 +52,6 @@ __all__ = [
 
 
 
-@functools.lru_cache(maxsize=64)
 @functools.lru_cache(maxsize=64)  # asked several times per document, about a few releases
 def release_tuple(release: str) -> tuple[int, int]:
     major, minor = release.split(".")[:2]
