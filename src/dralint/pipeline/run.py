@@ -115,6 +115,8 @@ class _Run:
         # A rule whose code is not selected would only have its problems dropped: it does not run.
         selected = [r for r in rules if self.selection.selected(r.code, r.slug)]
         self.document_rules = [r for r in selected if r.scope == "document"]
+        # How many of them, at the end, are the policies' (`_load_rules_of` puts built-in rules before them).
+        self._policy_documents = sum(1 for r in options.extra_rules if r in self.document_rules)
         self.run_rules = [r for r in selected if r.scope == "run"]
         self.index_rules = [r for r in self.run_rules if r.collect is not None]
         self.legacy_rules = [r for r in self.run_rules if r.collect is None]  # given every DocumentView
@@ -309,9 +311,8 @@ class _Run:
         built-in rules in code order, then the policies, as `LintOptions.rules()` gives them."""
         loaded = [r for r in self.builtin.for_kind(kind) if r.scope == "document" and self.selection.selected(r.code, r.slug)]
         if loaded:
-            policies = len([r for r in self.options.extra_rules if r.scope == "document" and self.selection.selected(r.code, r.slug)])
-            builtin, extra = self.document_rules[:len(self.document_rules) - policies], self.document_rules[len(self.document_rules) - policies:]
-            self.document_rules = [*sorted([*builtin, *loaded], key=lambda r: r.code), *extra]
+            cut = len(self.document_rules) - self._policy_documents  # the built-in rules come first
+            self.document_rules = [*sorted([*self.document_rules[:cut], *loaded], key=lambda r: r.code), *self.document_rules[cut:]]
 
 
 __all__ = ["LintOptions", "LintResult", "PartialResult", "lint", "lint_documents", "known_codes"]
