@@ -197,6 +197,31 @@ y = ruamel.yaml.YAML(); d = y.load({ROUND_TRIP!r}); s = io.StringIO(); y.dump(d,
     assert proc.stdout.splitlines()[-1] == repr(ROUND_TRIP)  # after the lint's report
 
 
+def test_a_c_parser_module_imported_before_through_the_seam_still_reads_every_document():
+    """A host that imported the C parser module through the seam first (its stand-in package and the
+    submodules removed after) leaves it bound to event and error classes that a later import of
+    ``ruamel.yaml.events`` does not give again: the load must read every document with the C module's own
+    classes, report a syntax error where it is, and end (it used to spin on the parser's None for ever)."""
+    code = """
+import sys
+from dralint import runtime
+runtime.enable()
+(cmod,) = runtime.import_ruamel_parts(['_ruamel_yaml'])
+assert 'ruamel.yaml.events' not in sys.modules
+from dralint.pipeline.load import load
+from dralint.pipeline.load.backend import backend
+assert backend(False).cmod is cmod and backend(False).DocStart is cmod.DocumentStartEvent
+r = load('x.yaml', b'a: 1\\n---\\nb: [1, 2]\\n---\\nc: [\\n---\\nd: {e: 2}\\n')
+print([d.data for d in r.documents])
+print([(p.rule, p.span.line, p.span.column) for p in r.problems])
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    data, problems = proc.stdout.splitlines()
+    assert data == repr([{"a": 1}, {"b": [1, 2]}, {"d": {"e": 2}}])
+    assert problems == repr([("DRA001", 6, 1)])
+
+
 # --------------------------------------------------------------------------- positioned fields come from the rules
 
 

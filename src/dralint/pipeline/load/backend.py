@@ -101,8 +101,29 @@ def _c_parts() -> tuple[Any, Any, Any] | None:
             parts = runtime.import_ruamel_parts(["_ruamel_yaml", "ruamel.yaml.events", "ruamel.yaml.error"])
         except ImportError:
             parts = None
+        if parts is not None:
+            parts = _as_the_c_module_sees_them(*parts)
         _C_PARTS.append(parts)
     return _C_PARTS[0]
+
+
+def _as_the_c_module_sees_them(cmod: Any, events: Any, error: Any) -> tuple[Any, Any, Any]:
+    """The C module with the event and error classes it makes and raises itself.
+
+    They are the ones of the ``ruamel.yaml.events``/``.error`` modules the C module was first
+    imported against. Those are not the ones just imported when it was imported earlier, through
+    the seam, and the seam's stand-in package was removed with its submodules since (a host
+    calling `runtime.import_ruamel_parts`): then the readers, which test classes by identity,
+    would never see the stream's end. So the classes are taken from the C module's own events
+    module, found through its classes, whenever they differ.
+    """
+    if cmod.DocumentStartEvent is not events.DocumentStartEvent:
+        # DocumentStartEvent is never replaced (cheap_events replaces other events), and its
+        # __init__ is defined in the events module the C module imported.
+        events = types.SimpleNamespace(**cmod.DocumentStartEvent.__init__.__globals__)
+    if cmod.YAMLError is not error.YAMLError:
+        error = types.SimpleNamespace(YAMLError=cmod.YAMLError)
+    return cmod, events, error
 
 
 def _install_cheap(cmod: Any, events: Any) -> None:

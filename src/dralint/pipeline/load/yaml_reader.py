@@ -122,9 +122,11 @@ def _parse_chunk(chunk: _Chunk) -> int | None:
         while True:
             ev = chunk.get()
             cls = ev.__class__
-            if cls is StreamEnd:
-                return None
             if cls is not DocStart:
+                # None: the parser is past the stream's end; an end of another class than the backend's
+                # must end the loop too, not spin on None for ever.
+                if cls is StreamEnd or ev is None:
+                    return None
                 continue
             in_doc = True
             doc_start = chunk.io + ev.start_mark.index
