@@ -229,3 +229,29 @@ def test_a_clean_lint_imports_nothing_it_does_not_need(tmp_path):
         imported.append(run.stderr.strip().splitlines()[-1])
     assert imported[1] == "[]"  # the warm re-run
     assert imported[2] == repr(sorted(pipeline))  # judged afresh: the pipeline, nothing heavy
+
+
+def test_a_config_naming_rule_codes_imports_no_rule_on_a_warm_re_run(tmp_path):
+    """A project's `.dralint.yaml` that names codes (severity, select, ignore) has them checked against the
+    rule index (rules/kinds.json), not by importing every rule module: the pre-commit hook's re-run on an
+    unchanged file in such a project loads no rule, as it does without a config."""
+    (tmp_path / "claim.yaml").write_bytes((ROOT / "examples" / "resourceclaim.yaml").read_bytes())
+    (tmp_path / ".dralint.yaml").write_text(
+        "kubernetes-version: '1.35'\nseverity: {DRA713: warning, DRA101: info}\nignore: [DRA102]\n"
+        "select: [DRA1, DRA7, DRA001]\n", encoding="utf-8")
+    probe = (
+        "import sys; from dralint.cli import main; code = main(['-f', 'json', 'claim.yaml']);"
+        "print(sorted(m for m in sys.modules if m.startswith('dralint.rules.') or m == 'dralint.api'), file=sys.stderr);"
+        "sys.exit(code)"
+    )
+    env = {**os.environ, "DRALINT_CACHE_DIR": str(tmp_path / "cel-cache")}
+    env.pop("DRALINT_NO_CACHE", None)
+    runs = [subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+            for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr  # DRA713 a warning: below fail-on
+    assert runs[0].stdout == runs[1].stdout and '"DRA713"' in runs[0].stdout and '"warning"' in runs[0].stdout
+    assert runs[1].stderr.strip().splitlines()[-1] == "[]"  # the warm re-run
+    # A code no rule has is still a usage error, told before any file.
+    (tmp_path / ".dralint.yaml").write_text("severity: {DRA7133: warning}\n", encoding="utf-8")
+    bad = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert bad.returncode == 2 and "unknown rule 'DRA7133'" in bad.stderr

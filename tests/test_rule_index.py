@@ -73,3 +73,18 @@ def test_a_run_reports_what_it_reports_with_every_rule_loaded_at_once(monkeypatc
         assert by_kind.problems == at_once.problems
         reported |= {origin[p.rule] for p in at_once.problems if p.rule in origin}
     assert set(builtin_index()) - reported == {"taint_rule_scope"}  # its rule needs a preview release's gate
+
+
+def test_the_codes_a_config_may_name_are_the_same_from_the_index_as_from_every_rule(tmp_path):
+    """dralint.config checks the codes a `.dralint.yaml` names against the index when the rules are the
+    built-in ones (plus policies): the same codes and slugs, in the same order, as loading every rule gives."""
+    from dralint.config import _known_codes  # noqa: PLC0415
+    from dralint.pipeline.options import known_codes  # noqa: PLC0415
+    from dralint.policy import load_policies  # noqa: PLC0415
+
+    policy = load_policies([str(ROOT / "tests" / "cases" / "policy" / "gpu-limits.yaml")])
+    options = LintOptions(DEFAULT_RELEASE, plugins=False, extra_rules=policy)
+    assert options.builtin_by_kind() is not None
+    from_index = _known_codes(options)
+    assert list(from_index.items()) == list(known_codes(options.rules()).items())
+    assert {r.code for r in policy} <= set(from_index) and "DRA001" in from_index and "DRA713" in from_index

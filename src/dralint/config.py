@@ -200,7 +200,7 @@ def build_options(overrides: Overrides) -> tuple[LintOptions, Settings]:
         # re-run the result cache answers whole loads none (a plugin's or a rules folder's that fails to load
         # is a usage error here, before any file).
         return options, _settings(overrides, config)
-    known = known_codes(options.rules())
+    known = _known_codes(options)
     unknown = selection.unknown(known)
     if unknown:
         raise ConfigError(f"unknown rule {unknown[0]!r} (see 'dralint rules')")
@@ -213,6 +213,24 @@ def build_options(overrides: Overrides) -> tuple[LintOptions, Settings]:
         except SuppressionError as exc:
             raise ConfigError(str(exc)) from exc
     return options, _settings(overrides, config)
+
+
+def _known_codes(options: LintOptions) -> dict[str, str]:
+    """code -> slug of every check and rule the run can report, to validate the codes a config names.
+
+    With the built-in rules only (and policies), the package's rule index names their codes, so no rule
+    module is imported before a file needs it (a re-run the result cache answers whole imports none,
+    bench/startup.py); tests/test_rule_index.py keeps the index equal to the rules' own declarations.
+    Otherwise every rule is loaded, so that a plugin or rules folder that fails to load is a usage error
+    here, before any file.
+    """
+    builtin = options.builtin_by_kind()
+    if builtin is None:
+        return known_codes(options.rules())
+    known = known_codes(())
+    known.update(builtin.codes)
+    known.update(known_codes(options.extra_rules))
+    return known
 
 
 def _policy_rules(paths: list[str]) -> list:
