@@ -130,15 +130,21 @@ def read_config(path: str) -> ConfigFile:
             data = handle.read()
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from exc
-    from .pipeline.load import load  # noqa: PLC0415 - only a run with a config file loads YAML before its files
+    from .config_memo import recall, remember  # noqa: PLC0415 - only a run with a config file needs it
 
-    loaded = load(str(path), data)
-    if loaded.problems:
-        p = loaded.problems[0]
-        raise ConfigError(f"{path}:{p.span.line}:{p.span.column}: {p.message}")
-    if not loaded.documents:
-        return ConfigFile(path, None)
-    config = ConfigFile(path, loaded.documents[0])
+    document = recall(path, data)
+    if document is None:
+        from .pipeline.load import load  # noqa: PLC0415 - only a config not met before is loaded as YAML
+
+        loaded = load(str(path), data)
+        if loaded.problems:
+            p = loaded.problems[0]
+            raise ConfigError(f"{path}:{p.span.line}:{p.span.column}: {p.message}")
+        if not loaded.documents:
+            return ConfigFile(path, None)
+        document = loaded.documents[0]
+        remember(path, data, document)
+    config = ConfigFile(path, document)
     if not isinstance(config.document.data, dict):
         raise ConfigError(f"{path}: the configuration must be a mapping")
     unknown = sorted(set(config.data) - KNOWN_KEYS, key=str)

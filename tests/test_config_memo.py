@@ -1,0 +1,91 @@
+"""The memo of `.dralint.yaml` files (dralint.config_memo): a run reads a config it met before without the
+YAML loader, and gets the very settings, positions and errors the loaded config gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import ROOT, run_dralint
+
+CLAIM = (ROOT / "examples" / "resourceclaim.yaml").read_bytes()
+
+
+def _project(tmp_path, config: str):
+    (tmp_path / "claim.yaml").write_bytes(CLAIM)
+    (tmp_path / ".dralint.yaml").write_text(config, encoding="utf-8")
+    return {"DRALINT_NO_CACHE": None, "DRALINT_CACHE_DIR": str(tmp_path / "user-cache")}
+
+
+def _memo_file(tmp_path):
+    found = sorted((tmp_path / "user-cache").glob("config-*.json"))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_a_config_met_before_is_read_without_the_yaml_loader_and_gives_the_same_report(tmp_path):
+    env = _project(tmp_path, "kubernetes-version: 1.30\nseverity: {DRA713: warning}\nfail-on: warning\n")
+    probe = (
+        "import sys; from dralint.cli import main; code = main(['-f', 'json', 'claim.yaml']);"
+        "print(sorted(m for m in ('dralint.pipeline.load', '_ruamel_yaml') if m in sys.modules), file=sys.stderr);"
+        "sys.exit(code)"
+    )
+    full_env = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
+    runs = [subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=full_env)
+            for _ in range(2)]
+    assert [r.returncode for r in runs] == [1, 1], runs[0].stderr  # DRA713 a warning, failing on warnings
+    assert runs[0].stdout == runs[1].stdout
+    report = json.loads(runs[1].stdout)
+    # 1.30 unquoted is the number 1.3 to YAML: the release is read as written, from the remembered text too.
+    assert {p["rule"]: p["severity"] for p in report["problems"]}["DRA713"] == "warning"
+    # The pre-commit hook's re-run: the result cache answers for the file, and the config needs no loader.
+    assert runs[0].stderr.strip().splitlines()[-1] == "['_ruamel_yaml', 'dralint.pipeline.load']"
+    assert runs[1].stderr.strip().splitlines()[-1] == "[]"
+    memo = json.loads(_memo_file(tmp_path).read_text())
+    (entry, seal), = memo.values()
+    assert entry["data"] == {"kubernetes-version": 1.3, "severity": {"DRA713": "warning"}, "fail-on": "warning"}
+    assert entry["nodes"][0] == [None, None, [1, 1, 3, 17]] and entry["nodes"][1] == ["kubernetes-version", [1, 1, 1, 19], [1, 21, 1, 25]]
+
+
+def test_a_config_error_is_told_at_the_same_place_from_the_memo(tmp_path):
+    env = _project(tmp_path, "fail-on: warning\nplugins: maybe\n")
+    runs = [run_dralint("claim.yaml", cwd=tmp_path, env=env) for _ in range(2)]
+    assert [r.code for r in runs] == [2, 2]
+    assert runs[0].stderr == runs[1].stderr
+    assert ".dralint.yaml:2:10: 'plugins' must be true or false" in runs[1].stderr
+    _memo_file(tmp_path)  # it loaded cleanly: remembered, and the second run's error came from the memo
+
+
+def test_a_config_that_does_not_load_is_not_remembered(tmp_path):
+    env = _project(tmp_path, "fail-on: [warning\n")
+    runs = [run_dralint("claim.yaml", cwd=tmp_path, env=env) for _ in range(2)]
+    assert [r.code for r in runs] == [2, 2] and runs[0].stderr == runs[1].stderr
+    assert ".dralint.yaml:1:18: did not find expected ',' or ']'" in runs[1].stderr
+    assert not list((tmp_path / "user-cache").glob("config-*.json"))
+
+
+def test_a_forged_or_damaged_memo_is_not_used(tmp_path):
+    env = _project(tmp_path, "fail-on: error\nseverity: {DRA713: error}\n")
+    first = run_dralint("-f", "json", "claim.yaml", cwd=tmp_path, env=env)
+    assert first.code == 1
+    path = _memo_file(tmp_path)
+    memo = json.loads(path.read_text())
+    (key, (entry, seal)), = memo.items()
+    # The same seal over other settings: DRA713 no longer an error, so the run would pass.
+    entry["data"]["severity"]["DRA713"] = "info"
+    path.write_text(json.dumps({key: [entry, seal]}))
+    forged = run_dralint("-f", "json", "claim.yaml", cwd=tmp_path, env=env)
+    assert (forged.code, forged.stdout) == (first.code, first.stdout)
+    for damage in ("{not json", json.dumps({key: [{"data": 1}, seal]}), json.dumps([1, 2])):
+        path.write_text(damage)
+        again = run_dralint("-f", "json", "claim.yaml", cwd=tmp_path, env=env)
+        assert (again.code, again.stdout) == (first.code, first.stdout), damage
+
+
+def test_no_memo_is_kept_when_the_caches_are_off(tmp_path):
+    env = _project(tmp_path, "fail-on: error\n")
+    env["DRALINT_NO_CACHE"] = "1"
+    assert run_dralint("claim.yaml", cwd=tmp_path, env=env).code == 0
+    assert not (tmp_path / "user-cache").exists()
