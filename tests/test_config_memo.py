@@ -89,3 +89,22 @@ def test_no_memo_is_kept_when_the_caches_are_off(tmp_path):
     env["DRALINT_NO_CACHE"] = "1"
     assert run_dralint("claim.yaml", cwd=tmp_path, env=env).code == 0
     assert not (tmp_path / "user-cache").exists()
+
+
+def test_a_config_is_remembered_up_to_max_bytes(tmp_path, monkeypatch):
+    from dralint import config_memo  # noqa: PLC0415
+    from dralint.pipeline.load import load  # noqa: PLC0415
+
+    monkeypatch.delenv("DRALINT_NO_CACHE", raising=False)
+    monkeypatch.setenv("DRALINT_CACHE_DIR", str(tmp_path / "user-cache"))
+    monkeypatch.setattr(config_memo, "_memo", [])
+    head = b"fail-on: error\n# "
+    for size, kept in ((config_memo.MAX_BYTES, True), (config_memo.MAX_BYTES + 1, False)):
+        data = head + b"x" * (size - len(head) - 1) + b"\n"
+        assert len(data) == size
+        path = str(tmp_path / f"{size}.yaml")
+        config_memo.remember(path, data, load(path, data).documents[0])
+        got = config_memo.recall(path, data)
+        assert (got is not None) == kept, size
+        if kept:
+            assert (got.data, got.text, got.positions[("fail-on",)]) == ({"fail-on": "error"}, data.decode(), load(path, data).documents[0].positions[("fail-on",)])

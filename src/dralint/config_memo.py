@@ -27,8 +27,9 @@ from .model import Document, Node, Span
 
 __all__ = ["recall", "remember"]
 
-MAX_BYTES = 64 * 1024  # a config larger than this is loaded each time (one is a few hundred bytes)
-MAX_CONFIGS = 64  # entries kept before the memo starts again (each edit of a config adds one)
+MAX_BYTES = 16 * 1024  # a config larger than this is loaded each time (one is a few hundred bytes)
+MAX_CONFIGS = 32  # entries kept before the memo starts again (each edit of a config adds one); at most
+# 32 x 2 x 16 KiB, six bytes a character where JSON escapes it: within dralint.cache.MAX_BYTES
 
 _memo: list[VerdictCache | None] = []  # built on first use in a process
 
