@@ -5,7 +5,8 @@
 Timed, interleaved, `--runs` times each: the bare interpreter; the lint with
 `--no-cache` (the file judged afresh); and the lint as the pre-commit hook runs
 it on a commit that did not change the file (the result cache filled by an
-earlier run). With `--baseline`, another install's `dralint` is timed the same
+earlier run); both again with a project's `.dralint.yaml` (`CONFIG`), as most
+repositories with the hook have one. With `--baseline`, another install's `dralint` is timed the same
 way in the same rounds. The medians and their ratios to the bare interpreter
 are printed. The goal (issue 23): at most 4.5, because pre-commit starts
 dralint once per batch of files and editors run it on every save.
@@ -42,6 +43,12 @@ spec:
         count: 1
 """
 GOAL = 4.5
+# A project's settings as a pre-commit user's repository has them: the rows "with a config" read it.
+CONFIG = """\
+kubernetes-version: "1.35"
+severity: {DRA713: warning}
+ignore: [DRA102]
+"""
 
 
 def dralint_command() -> list[str]:
@@ -99,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             target = os.path.join(tmp, "clean.yaml")
             Path(target).write_text(CLEAN)
         env["DRALINT_CACHE_DIR"] = os.path.join(tmp, "user")  # the per-user key of the caches
+        config_file = os.path.join(tmp, "project.dralint.yaml")
+        Path(config_file).write_text(CONFIG)
         from dralint_cli import no_cache  # beside this script
 
         installs = {"": dralint_command()}
@@ -106,10 +115,11 @@ def main(argv: list[str] | None = None) -> int:
             installs["baseline "] = [args.baseline]
         commands = {"python -c pass": [sys.executable, "-c", "pass"]}
         for label, dralint in installs.items():
-            commands[f"{label}dralint --no-cache"] = [*dralint, "--no-config", *no_cache(*dralint), "--format", "text", target]
-            if no_cache(*dralint):
-                cache = ["--cache-dir", os.path.join(tmp, f"cache-{len(commands)}")]
-                commands[f"{label}dralint, cache warm"] = [*dralint, "--no-config", *cache, "--format", "text", target]
+            for config, name in (["--no-config"], ""), (["--config", config_file], ", a config"):
+                commands[f"{label}dralint --no-cache{name}"] = [*dralint, *config, *no_cache(*dralint), "--format", "text", target]
+                if no_cache(*dralint):
+                    cache = ["--cache-dir", os.path.join(tmp, f"cache-{len(commands)}")]
+                    commands[f"{label}dralint, cache warm{name}"] = [*dralint, *config, *cache, "--format", "text", target]
         for cmd in commands.values():  # the page cache, the bytecode caches and the result caches warmed once
             _time(cmd, env)
         runs: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
@@ -122,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             wall, cpu = statistics.median(w for w, _ in times), statistics.median(c for _, c in times)
             verdict = "" if label == "python -c pass" else (
                 f"  ratio wall {wall / base_wall:.2f} cpu {cpu / base_cpu:.2f} (goal <= {GOAL:g}): {'ok' if wall / base_wall <= GOAL else 'TOO SLOW'}")
-            print(f"{label:30} wall {wall * 1000:6.1f} ms  cpu {cpu * 1000:6.1f} ms{verdict}")
+            print(f"{label:40} wall {wall * 1000:6.1f} ms  cpu {cpu * 1000:6.1f} ms{verdict}")
         print(f"({args.runs} runs each, interleaved; medians)")
         if args.importtime:
             lint = installs[""]
