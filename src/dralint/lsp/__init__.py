@@ -32,3 +32,4 @@ def lsp_command(argv: list[str]) -> int:
         return framing.serve(server, *framing.claim_stdio())
     finally:
         server.worker.close()
+        server.fixer.close()

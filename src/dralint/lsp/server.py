@@ -7,8 +7,8 @@ Typing re-lints after a short pause (`pause()`); open and save re-lint at once. 
 result is published only if the buffer still has the version it was computed
 from, so a slow lint never overwrites a newer one.
 
-Lints run in a child process (worker.py), awaited, so the server answers other
-requests meanwhile; each version of a buffer is linted once, and diagnostics are
+Lints run in a child process (worker.py), fix-all in another (so that a fix on save never
+queues behind another buffer's lint), awaited, so the server answers other requests meanwhile; each version of a buffer is linted once, and diagnostics are
 published from that lint (`Linted`). Code actions and hover never wait for a lint:
 they answer from the buffer's last lint, for its current text (dralint.lsp.carry
 for quick fixes), with what a lint process reply brought before (rule docs).
@@ -112,6 +112,9 @@ class DralintServer(LanguageServer):
         self.told: set[str] = set()  # config and internal errors already shown to the user
         self.generation = 0  # bumped when the config changes: a pull's result id is generation + version
         self.worker = Worker()
+        # Fix-all in a process of its own, started at the first: a fix on save never waits behind
+        # another buffer's lint in the lint process, which takes one request at a time.
+        self.fixer = Worker(role="fix")
         self.delay = 0.0  # `pause()`, read with the worker's timeout at initialize
         self.folders: tuple[str, ...] = ()  # the workspace folders, whose manifests the lints know of
         # For hover, which never queues behind a lint: what the lint process told of each config
@@ -241,6 +244,7 @@ class DralintServer(LanguageServer):
         self.loaded.clear()
         if operation == "forget":  # a new config: its problems are news again (a save is not)
             self.told.clear()
+            self.fixer.before_next("forget")  # a fix asked for from now on is of the new config
         try:
             await self.worker.call(operation, *args)
         except (LintTimeout, WorkerFailed) as exc:  # the next lint starts a fresh child, with nothing cached
@@ -276,6 +280,7 @@ server = DralintServer()
 @server.feature(types.INITIALIZE)
 def initialize(ls: DralintServer, params: types.InitializeParams) -> None:
     ls.delay, ls.worker.timeout = pause(), lint_timeout()
+    ls.fixer.timeout = ls.worker.timeout
     text = params.capabilities.text_document
     ls.pull = bool(text and text.diagnostic is not None) and not os.environ.get("DRALINT_LSP_PUSH")
     uris = [folder.uri for folder in params.workspace_folders or ()] or ([params.root_uri] if params.root_uri else [])
@@ -372,7 +377,7 @@ FIX_ALL = "source.fixAll.dralint"
 async def code_actions(ls: DralintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     """Quick fixes from the buffer's last lint under the current config, never waiting for one: of the
     documents unchanged since, moved to where they stand (dralint.lsp.carry); none before its first lint.
-    Fix-all asked for by name (fix on save) is computed now, in the lint process."""
+    Fix-all asked for by name (fix on save) is computed now, in the fix process (not behind a lint)."""
     uri = params.text_document.uri
     buffer = ls.buffer(uri)
     if buffer is None:
@@ -418,7 +423,7 @@ async def _fix_all(ls: DralintServer, uri: str, text: Text) -> types.CodeAction 
     the menu entry is resolved (codeAction/resolve) only when chosen.
     """
     try:
-        fixed = await ls.worker.call("fix", to_fs_path(uri) or uri, text.text)
+        fixed = await ls.fixer.call("fix", to_fs_path(uri) or uri, text.text)
     except (LintTimeout, WorkerFailed) as exc:
         ls.tell(f"dralint could not fix {uri}: {exc}")
         return None

@@ -1,12 +1,15 @@
 """The language server's linter, in a child process it can stop.
 
 Everything that runs configured rules or imports plugins (lint, fix-all, the rule
-docs of a buffer's config, sent with its lints) runs here, one request at a time: a rule that never
+docs of a buffer's config, sent with its lints) runs in such a child, one request at a time: a rule that never
 returns costs that one lint (the child is killed after `lint_timeout()` seconds and a
 fresh one started for the next request), not the server; a rule's print() goes
 to standard error (file descriptor 1 is pointed there), never into the server's
 JSON-RPC stream. The server waits for the answer in a thread, so it keeps
 answering the editor meanwhile.
+
+The server has two children: the lint process, and the fix process (fix-all), started at the first
+fix-all, so that fixing on save never queues behind another buffer's lint, nor a lint behind a fix.
 
 The child is started with `spawn`, not `fork`: the server has threads (its
 reader), and a forked copy of a threaded process may hold their locks.
@@ -14,6 +17,7 @@ reader), and a forked copy of a threaded process may hold their locks.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import sys
@@ -22,6 +26,8 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 if TYPE_CHECKING:
     import asyncio
+
+logger = logging.getLogger(__name__)
 
 
 def lint_timeout() -> float:
@@ -121,19 +127,30 @@ def serve(conn: Connection) -> None:
 
 
 class Worker:
-    """The server's handle on the child: `await call(operation, *args)`; requests are answered in order.
+    """The server's handle on one child: `await call(operation, *args)`; requests are answered in order.
+    The child is started by the first request (a server that never fixes never starts its fix process).
 
     asyncio and the thread pool are imported here, on the server's side only: the child imports this
     module for `serve` and lints without them."""
 
-    def __init__(self, timeout: float | None = None):
+    def __init__(self, timeout: float | None = None, role: str = "lint"):
         from concurrent.futures import ThreadPoolExecutor
 
         self.timeout = timeout  # None: `lint_timeout()` when the first request is sent
+        self.role = role  # what the process is for, in its name and in what a failure says
         self._process: Any = None
         self._conn: Connection | None = None
         self._lock: asyncio.Lock | None = None
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dralint-lint")
+        self._first: list[tuple[str, tuple]] = []  # operations sent before the next request (`before_next`)
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"dralint-{role}")
+
+    def before_next(self, operation: str, *args: Any) -> None:
+        """Send `operation` ahead of the next request, unawaited: a process that is asked seldom (the fix
+        process) is told of a config change without anyone waiting for it, and every request made after
+        this call is served after it. A failure of it is logged; the request is sent all the same (a
+        process that timed out was replaced by a fresh one, which knows nothing to forget)."""
+        if (operation, args) not in self._first:
+            self._first.append((operation, args))
 
     async def call(self, operation: str, *args: Any, wanted: Callable[[], bool] | None = None) -> Any:
         """The operation's result. `wanted` is asked when the request's turn comes: typing queues a lint
@@ -145,9 +162,18 @@ class Worker:
         async with self._lock:
             if wanted is not None and not wanted():
                 raise Superseded(operation)
-            return await asyncio.get_running_loop().run_in_executor(self._thread, self._call, operation, args)
+            first, self._first = self._first, []  # taken here, in the event loop's thread, where they are added
+            return await asyncio.get_running_loop().run_in_executor(self._thread, self._call, operation, args, first)
 
-    def _call(self, operation: str, args: tuple) -> Any:
+    def _call(self, operation: str, args: tuple, first: list[tuple[str, tuple]]) -> Any:
+        for earlier, earlier_args in first:
+            try:
+                self._call_one(earlier, earlier_args)
+            except (LintTimeout, WorkerFailed) as exc:
+                logger.warning("the %s process could not %s: %s", self.role, earlier, exc)
+        return self._call_one(operation, args)
+
+    def _call_one(self, operation: str, args: tuple) -> Any:
         conn = self._ensure()
         try:
             conn.send((operation, args))
@@ -159,7 +185,7 @@ class Worker:
         except (EOFError, OSError) as exc:
             code = self._process.exitcode if self._process is not None else None
             self.stop()
-            raise WorkerFailed(f"the lint process ended (exit code {code})") from exc
+            raise WorkerFailed(f"the {self.role} process ended (exit code {code})") from exc
         if status != "ok":
             raise WorkerFailed(value)
         return value
@@ -170,7 +196,7 @@ class Worker:
         self.stop()
         context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
-        process = context.Process(target=serve, args=(theirs,), name="dralint-lint", daemon=True)
+        process = context.Process(target=serve, args=(theirs,), name=f"dralint-{self.role}", daemon=True)
         process.start()
         theirs.close()
         self._process, self._conn = process, ours
@@ -180,7 +206,7 @@ class Worker:
             ready = None
         if not ready:
             self.stop()
-            raise WorkerFailed("the lint process did not start")
+            raise WorkerFailed(f"the {self.role} process did not start")
         return ours
 
     def stop(self) -> None:
