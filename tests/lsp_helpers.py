@@ -12,6 +12,7 @@ import queue
 import re
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +240,13 @@ class RawServer:
             self.received.append(message)
             if match(message):
                 return message
+
+    def wait_for(self, condition: Any, seconds: float = 60) -> None:
+        """Until `condition()` holds (something the server's processes do outside the stream)."""
+        deadline = time.monotonic() + seconds
+        while not condition():
+            assert time.monotonic() < deadline, f"not so in {seconds} s; received {self.received}"
+            time.sleep(0.01)
 
     def answer(self, msg_id: Any, seconds: float = 60) -> dict[str, Any]:
         return self.wait(lambda m: "method" not in m and m.get("id") == msg_id, seconds)

@@ -314,6 +314,30 @@ async def test_requests_on_one_buffer_are_answered_while_another_buffers_lint_is
     assert on_a.contents.value.startswith("**spec.devices.requests[0].exactly.deviceClassName** — resource.k8s.io/v1 ResourceClaim at Kubernetes ")
 
 
+async def test_fix_all_on_one_buffer_is_answered_while_another_buffers_lint_is_held(vscode: LanguageClient, tmp_path: Path, hold: Hold):
+    """Fix-all runs in the fix process, not the lint process: while buffer A's lint provably runs (held in
+    the lint process), buffer B's fix on save (`only: source.fixAll`) and its menu entry resolved
+    (codeAction/resolve) are answered, with what `--fix` makes of B."""
+    path = tmp_path / "b.yaml"
+    b, text = path.as_uri(), TYPO.format(i=0)
+    open_document(vscode, b, text)
+    assert [where(d) for d in (await published(vscode, b)).diagnostics] == [(10, 8, 10, 21, "DRA101")]
+    a = (tmp_path / "a.yaml").as_uri()
+    open_document(vscode, a, TYPO.format(i=1).replace("  name: claim-1\n", "  name: claim-1\n" + hold.annotation))
+    await hold.started()
+    [on_save] = await _actions(vscode, b, 0, 0, only=[types.CodeActionKind.SourceFixAll])
+    [menu] = await _actions(vscode, b, 0, 0)  # no problem on line 0: the menu entry alone, its edit not computed
+    resolved = await vscode.code_action_resolve_async(menu)
+    assert not hold.gate.exists() and vscode.published[a] == []  # all answered while A's lint is held
+    hold.gate.touch()
+    assert [where(d) for d in (await published(vscode, a)).diagnostics] == [(12, 8, 12, 21, "DRA101")]
+    fixed = engine.fix_buffer(str(path), text)
+    assert fixed == text.replace("alocationMode", "allocationMode")
+    whole = ((0, 0, 11, 0, fixed),)
+    for action in (on_save, resolved):
+        assert (action.title, action.kind) == ("Fix all dralint problems", "source.fixAll.dralint")
+        assert tuple((e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character, e.new_text) for e in action.edit.changes[b]) == whole
+
 # -- the incremental lint through the client (its edits and oracle: test_lsp_incremental.py) --------------
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -106,3 +108,59 @@ def test_shutdown_then_exit_exits_0_and_requests_between_get_an_error(server: Ra
     server.notify("exit")
     assert server.process.wait(60) == 0
     assert server.stray == []
+
+
+STUCK = textwrap.dedent('''
+    import os
+    import time
+
+    from dralint.api import rule
+
+
+    @rule("LOCAL002", "stuck", severity="info")
+    def stuck(doc, report):
+        """In a document annotated with a folder: leaves its process's id there, then waits for `go` in it."""
+        folder = doc.get("metadata", "annotations", "test.example.com/pids")
+        if folder:
+            open(os.path.join(folder, str(os.getpid())), "w").close()
+            while not os.path.exists(os.path.join(folder, "go")):
+                time.sleep(0.01)
+''')
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_exit_ends_the_lint_and_fix_processes_in_the_middle_of_their_requests(tmp_path: Path):
+    """A lint and a fix-all that never finish (held in a rule) do not outlive the server, nor hold up its
+    exit: its lint process and its fix process, each inside the rule (each left its id), are gone once
+    `exit` has ended the server, long before their requests' time limit would have stopped them."""
+    server = RawServer(tmp_path, env={"DRALINT_LSP_TIMEOUT_S": "3600"})
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "stuck.py").write_text(STUCK, encoding="utf-8")
+    (tmp_path / ".dralint.yaml").write_text("rules-dirs: [rules]\n", encoding="utf-8")
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    text = f"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: a\n  annotations:\n    test.example.com/pids: {pids}\n"
+    uri = (tmp_path / "a.yaml").as_uri()
+    try:
+        server.initialize(tmp_path)
+        server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}})
+        server.wait_for(lambda: len(os.listdir(pids)) == 1)  # the lint process, held
+        at = {"line": 0, "character": 0}
+        server.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": {"start": at, "end": at}, "context": {"diagnostics": [], "only": ["source.fixAll"]}})
+        server.wait_for(lambda: len(os.listdir(pids)) == 2)  # and the fix process, held
+        held = [int(name) for name in os.listdir(pids)]
+        assert "result" in server.answer(server.request("shutdown"))
+        server.notify("exit")
+        assert server.process.wait(60) == 0
+        assert [pid for pid in held if _running(pid)] == []
+    finally:
+        (pids / "go").touch()  # a process left behind would end now
+        server.kill()
