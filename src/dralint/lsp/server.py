@@ -119,7 +119,8 @@ class DralintServer(LanguageServer):
         self.folders: tuple[str, ...] = ()  # the workspace folders, whose manifests the lints know of
         # For hover, which never queues behind a lint: what the lint process told of each config
         # (engine.config_key -> rule docs, release ...), kept until it tells again; and each buffer's
-        # current text with its release and documents (loaded here, without rules).
+        # current text with its release and documents (loaded here, without rules): once per text and
+        # facts, however many hovers, saves and file events come meanwhile.
         self.facts: dict[tuple, engine.ConfigFacts] = {}
         self.loaded: dict[str, tuple[Text, engine.ConfigFacts, str, list]] = {}
 
@@ -241,7 +242,8 @@ class DralintServer(LanguageServer):
         self.generation += 1
         self.linted.clear()
         self.running.clear()
-        self.loaded.clear()
+        # `loaded` stays: hover's documents depend on the text and the config's facts alone, and it checks
+        # both (a save, or a file event, changes neither; a new config's facts come with its next lint).
         if operation == "forget":  # a new config: its problems are news again (a save is not)
             self.told.clear()
             self.fixer.before_next("forget")  # a fix asked for from now on is of the new config
