@@ -324,3 +324,49 @@ def test_no_quick_fix_is_carried_past_a_changed_dralint_comment_or_into_a_buffer
     assert [p.rule for p in _whole(path, suppressed)] == [] and list(judged.at(Text(suppressed), *everywhere)) == []
     # CRLF line breaks (a buffer the incremental lint does not cut): nothing is carried either.
     assert list(judged.at(Text(edited.replace("\n", "\r\n")), *everywhere)) == []
+
+
+def test_no_quick_fix_is_carried_that_the_files_cap_of_problems_hides_in_a_fresh_lint(tmp_path: Path):
+    """A file lists at most MAX_PROBLEMS_PER_FILE problems, in document order, then one DRA005 for the rest.
+    A class, nine claims of it with many unknown fields, then forty with a fixable typo: 922 problems. Five
+    more unknown fields typed into the first claim keep the buffer below the cap: every typo's fix is carried
+    (the first claim's 90 problems are gone, and the most it can have now is 100). A claim with 99 unknown
+    fields pasted after it brings the file past its cap: a fresh lint lists the typos of the first nineteen
+    of the forty, and its DRA005 stands where the twentieth's would. No quick fix is carried that it does
+    not offer."""
+    path = str(tmp_path / "capped.yaml")
+    reads_others = engine.config_facts(path).reads_others
+
+    def claim(i: int, unknown: int, typo: bool = False) -> str:
+        text = CLAIM.format(i=i, c=0) + "".join(f"        x{k}: 1\n" for k in range(unknown))
+        return text.replace("allocationMode", "alocationMode") if typo else text
+
+    def buffer(*first: str) -> str:
+        return "---\n".join([CLASS.format(i=0), *first, *(claim(i, 99) for i in range(1, 9)), *(claim(i, 0, typo=True) for i in range(10, 50))])
+
+    text = buffer(claim(0, 90))
+    linted = _whole(path, text)
+    assert len(linted) == 922 and {p.rule for p in linted} == {"DRA101"}
+    judged = carry.Judged(path, Text(text), linted, reads_others)
+    everywhere = ((1, 1), (10**9, 1))
+    below = buffer(claim(0, 95))
+    typos = [p for p in _whole(path, below) if p.fixes]
+    assert len(typos) == 40 and _fixable(judged.at(Text(below), *everywhere)) == _fixable(typos)
+    past = buffer(claim(0, 90), claim(9, 99))
+    fresh = _whole(path, past)
+    [rest] = [p for p in fresh if p.rule == "DRA005"]
+    assert (rest.document, rest.message) == (30, "21 more problems in this file were not listed (at most 1000 are); this is where the first of them is")
+    typos = _fixable(p for p in fresh if p.fixes)
+    assert len(typos) == 19
+    assert [f for f in _fixable(judged.at(Text(past), *everywhere)) if f not in typos] == []
+
+
+def test_the_common_ends_of_two_texts_are_found_by_halving():
+    rng = random.Random(7)
+    for _ in range(300):
+        old = "".join(rng.choice("ab\n-") for _ in range(rng.randrange(12)))
+        new = "".join(rng.choice("ab\n-") for _ in range(rng.randrange(12))) if rng.random() < 0.3 else old[: rng.randrange(len(old) + 1)] + rng.choice(["", "a", "--\n"]) + old[rng.randrange(len(old) + 1) :]
+        prefix = next((n for n in range(min(len(old), len(new))) if old[n] != new[n]), min(len(old), len(new)))
+        room = min(len(old), len(new)) - prefix
+        suffix = next((n for n in range(room) if old[len(old) - 1 - n] != new[len(new) - 1 - n]), room)
+        assert carry._common_ends(old, new) == (prefix, suffix), (old, new)

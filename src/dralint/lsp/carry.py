@@ -23,9 +23,9 @@ may depend on more than its own text:
 - a problem of a rule that reads other documents (run scope) or the whole file (DRA011, once per
   file): `ConfigFacts.reads_others`;
 - a problem or one of its fixes' edits that reaches outside its document.
-One case is not told apart: an edit that brings the file past its cap of problems
-(MAX_PROBLEMS_PER_FILE) hides, in the fresh lint, problems of later documents whose fixes are
-still carried (they still replace exactly what they replaced).
+- the current text may reach the file's cap of problems (MAX_PROBLEMS_PER_FILE): a fresh lint of it
+  would then list no problem past the cap, and a DRA005 in their place (`_below_cap`: what the
+  unchanged documents had, and the most each changed document can have).
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ from bisect import bisect_left
 from typing import Iterator
 
 from ..model import Problem
+from ..pipeline.load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE
 from .convert import overlaps
+from .engine import ONCE_PER_FILE
 from .incremental import cuttable, moved_problem, starts_piece
 from .text import Text
 
@@ -71,6 +73,38 @@ def _piece_end(text: str, start: int) -> int:
     while at != -1 and not starts_piece(text, at + 1):
         at = text.find("\n---", at + 1)
     return at + 1 if at != -1 else len(text)
+
+
+def _common_ends(old: str, new: str) -> tuple[int, int]:
+    """The length of the longest common prefix of `old` and `new`, and of the longest common suffix of
+    what follows it in both. Found by halving, each step comparing only the part not yet known equal:
+    about twice the shorter text's characters in all, compared in C."""
+    lo, hi = 0, min(len(old), len(new))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[lo:mid] == new[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    prefix = lo
+    lo, hi = 0, min(len(old), len(new)) - prefix
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[len(old) - mid : len(old) - lo] == new[len(new) - mid : len(new) - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return prefix, lo
+
+
+def _starts_between(text: str, after: int, until: int) -> int:
+    """How many pieces start in text(after, until]."""
+    count = 0
+    at = text.find("\n---", after)
+    while at != -1 and at + 1 <= until:
+        count += starts_piece(text, at + 1)
+        at = text.find("\n---", at + 1)
+    return count
 
 
 class Judged:
@@ -150,5 +184,32 @@ class Judged:
             self._settings = _setting_lines(self.text.text) if self._cuttable else []
         if self._seen is None or self._seen[0] is not text:
             carries = self._cuttable and cuttable(self.path, text.text) and _setting_lines(text.text) == self._settings
-            self._seen = (text, carries)
+            self._seen = (text, carries and self._below_cap(text.text))
         return self._seen[1]
+
+    def _below_cap(self, new: str) -> bool:
+        """Whether a fresh lint of `new` surely lists every problem it finds: fewer than the file's cap, so
+        that no fix carried is one it hides behind a DRA005 (the cap keeps the first problems; any document's,
+        changed or not, may come before a carried one).
+
+        Its count is at most what the linted text's documents that `new` holds unchanged had (their own
+        text, their own problems), and MAX_PROBLEMS_PER_DOCUMENT for each changed one; a problem reported
+        once per file may move onto an unchanged document (its first of an apiVersion removed): counted
+        twice. A lint that reached the cap itself lists more than it, and carries nothing."""
+        old, problems = self.text.text, self.problems
+        room = MAX_PROBLEMS_PER_FILE - len(problems) - sum(p.rule in ONCE_PER_FILE for p in problems)
+        if MAX_PROBLEMS_PER_DOCUMENT * (new.count("\n---") + 1) <= room:  # whatever changed: the most a buffer has
+            return True
+        prefix, suffix = _common_ends(old, new)
+        # The changed pieces of each: from the one that holds the 4 characters before the change (a piece
+        # ends where `\n---` and a blank follow it: those unchanged too) to the last whose start, newline
+        # before it included, is not in the common suffix.
+        first = _piece_start(new, max(0, prefix - 4))
+        changed = 1 + _starts_between(new, first, len(new) - suffix)
+        end = _piece_end(old, first)
+        while end < len(old) and end - 1 < len(old) - suffix:
+            end = _piece_end(old, end)
+        lines = sorted(p.span.line for p in problems)
+        start_line = self.text.to_dralint(first)[0]
+        gone = bisect_left(lines, self.text.to_dralint(end)[0] if end < len(old) else len(old) + 2) - bisect_left(lines, start_line)
+        return changed * MAX_PROBLEMS_PER_DOCUMENT <= room + gone

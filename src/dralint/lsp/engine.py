@@ -133,14 +133,14 @@ class ConfigFacts(NamedTuple):
 
 
 # Reported once per file, on its first document of an apiVersion (dralint.pipeline.resolve.disabled_once_per_file).
-_ONCE_PER_FILE = frozenset({"DRA011"})
+ONCE_PER_FILE = frozenset({"DRA011"})
 
 
 def config_facts(path: str) -> ConfigFacts:
     """The rule docs, the codes of the run-scope rules and the release of `path`'s config."""
     options = settings_for(path).options
     run_scope = frozenset(rule.code for rule in options.rules() if rule.scope == "run")
-    return ConfigFacts(rule_docs(path), run_scope | _ONCE_PER_FILE, options.release)
+    return ConfigFacts(rule_docs(path), run_scope | ONCE_PER_FILE, options.release)
 
 
 def rule_docs(path: str) -> dict[str, dict[str, str]]:
