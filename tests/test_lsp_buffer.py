@@ -338,6 +338,26 @@ async def test_fix_all_on_one_buffer_is_answered_while_another_buffers_lint_is_h
         assert (action.title, action.kind) == ("Fix all dralint problems", "source.fixAll.dralint")
         assert tuple((e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character, e.new_text) for e in action.edit.changes[b]) == whole
 
+async def test_the_fix_process_forgets_a_config_as_the_lint_process_does(vscode: LanguageClient, tmp_path: Path):
+    """After `workspace/didChangeConfiguration`, fix-all is of the config as it now reads: the file is
+    rewritten with its modification time kept, so that only forgetting what was read makes either
+    process read it again (the fix process is told ahead of its next fix)."""
+    config = tmp_path / ".dralint.yaml"
+    config.write_text("ignore: [DRA313]\n", encoding="utf-8")
+    path = tmp_path / "two.yaml"
+    uri, text = path.as_uri(), TYPO.format(i=0).replace("alocationMode: ExactCount", "allocationMode: exactcount\n        cout: 1")
+    open_document(vscode, uri, text)
+    assert [where(d) for d in (await published(vscode, uri)).diagnostics] == [(11, 8, 11, 12, "DRA101")]
+    [fix] = await _actions(vscode, uri, 0, 0, only=[types.CodeActionKind.SourceFixAll])
+    assert fix.edit.changes[uri][0].new_text == text.replace("cout", "count")
+    stamp = config.stat()
+    config.write_text("ignore: [DRA101]\n", encoding="utf-8")
+    os.utime(config, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    vscode.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert [where(d) for d in (await published(vscode, uri)).diagnostics] == [(10, 24, 10, 34, "DRA313")]
+    [fix] = await _actions(vscode, uri, 0, 0, only=[types.CodeActionKind.SourceFixAll])
+    assert fix.edit.changes[uri][0].new_text == text.replace("exactcount", "ExactCount")
+
 # -- the incremental lint through the client (its edits and oracle: test_lsp_incremental.py) --------------
 
 
