@@ -111,7 +111,7 @@ class Judged:
     """One lint of a buffer, as a later text of the buffer can use it. `problems` are the lint's, in
     report order; `reads_others` the codes whose problems are never carried (None: carry nothing)."""
 
-    __slots__ = ("path", "text", "problems", "reads_others", "_lines", "_cuttable", "_settings", "_seen")
+    __slots__ = ("path", "text", "problems", "reads_others", "_lines", "_cuttable", "_settings", "_seen", "_below")
 
     def __init__(self, path: str, text: Text, problems: list[Problem], reads_others: frozenset[str] | None):
         self.path = path
@@ -122,6 +122,7 @@ class Judged:
         self._cuttable: bool | None = None  # None until asked
         self._settings: list[str] = []  # its dralint lines, once known to be cuttable
         self._seen: tuple[Text, bool] | None = None  # the last current text asked about, and whether it can carry fixes
+        self._below: tuple[int, list[int]] | None = None  # for `_below_cap`, once asked
 
     def at(self, text: Text, first: tuple[int, int], last: tuple[int, int]) -> Iterator[Problem]:
         """The problems touching the (line, column) range [first, last] of `text` whose quick fixes hold
@@ -197,9 +198,10 @@ class Judged:
         once per file may move onto an unchanged document (its first of an apiVersion removed): counted
         twice. A lint that reached the cap itself lists more than it, and carries nothing."""
         old, problems = self.text.text, self.problems
-        room = MAX_PROBLEMS_PER_FILE - len(problems) - sum(p.rule in ONCE_PER_FILE for p in problems)
-        if MAX_PROBLEMS_PER_DOCUMENT * (new.count("\n---") + 1) <= room:  # whatever changed: the most a buffer has
-            return True
+        if self._below is None:  # once per lint: the room its problems leave, and their lines in order
+            room = MAX_PROBLEMS_PER_FILE - len(problems) - sum(p.rule in ONCE_PER_FILE for p in problems)
+            self._below = (room, sorted(p.span.line for p in problems))
+        room, lines = self._below
         prefix, suffix = _common_ends(old, new)
         # The changed pieces of each: from the one that holds the 4 characters before the change (a piece
         # ends where `\n---` and a blank follow it: those unchanged too) to the last whose start, newline
@@ -209,7 +211,6 @@ class Judged:
         end = _piece_end(old, first)
         while end < len(old) and end - 1 < len(old) - suffix:
             end = _piece_end(old, end)
-        lines = sorted(p.span.line for p in problems)
         start_line = self.text.to_dralint(first)[0]
         gone = bisect_left(lines, self.text.to_dralint(end)[0] if end < len(old) else len(old) + 2) - bisect_left(lines, start_line)
         return changed * MAX_PROBLEMS_PER_DOCUMENT <= room + gone
