@@ -4,7 +4,8 @@
     python bench/lsp_fixall.py --baseline ../base   # then the same with the server of ../base/src
 
 On a typical manifest (tests/cases/lsp/typo.yaml), linted:
-1. The first fix-all of the session (a server that runs fix-all in a process of its own starts it here).
+1. The first fix-all of the session (a server that runs fix-all in a process of its own starts it here),
+   and the resident memory of the server and its child processes before and after it.
 2. The next ones, each of the text as it stands (nothing changes between them).
 3. A fix-all sent right after an edit of another buffer, ~1 MB (bench/lsp_codeaction.py's), whose
    lint is then under way: a server that fixes in the lint process answers after that lint.
@@ -22,7 +23,7 @@ from pathlib import Path
 from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp import ROOT, TYPICAL, Bench  # noqa: E402
+from lsp import ROOT, TYPICAL, Bench, rss_kib  # noqa: E402
 from lsp_codeaction import _summary, megabyte_buffer  # noqa: E402
 
 
@@ -46,7 +47,9 @@ async def measure(src: str | None) -> None:
         assert action.edit is not None
         return (time.perf_counter() - start) * 1000
 
+    before = rss_kib(bench.pid)
     first = await fix_all()
+    after = rss_kib(bench.pid)
     again = [await fix_all() for _ in range(20)]
     behind = []
     end = types.Position(line=text.count("\n"), character=0)
@@ -58,7 +61,7 @@ async def measure(src: str | None) -> None:
         await bench.publish_for(big, version)
     await bench.stop()
     print(f"{'baseline' if src else 'this tree'}:")
-    print(f"  first fix-all:                         {first:6.1f} ms")
+    print(f"  first fix-all:                         {first:6.1f} ms; server and children {before / 1024:.1f} MiB before it, {after / 1024:.1f} MiB after")
     print(f"  fix-all again:                         {_summary(again)}")
     print(f"  fix-all while a 1 MB buffer is linted: {_summary(behind)}")
 
