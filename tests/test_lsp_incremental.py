@@ -370,3 +370,24 @@ def test_the_common_ends_of_two_texts_are_found_by_halving():
         room = min(len(old), len(new)) - prefix
         suffix = next((n for n in range(room) if old[len(old) - 1 - n] != new[len(new) - 1 - n]), room)
         assert carry._common_ends(old, new) == (prefix, suffix), (old, new)
+
+
+def test_no_quick_fix_is_carried_from_a_document_at_its_cap_that_a_moved_once_per_file_problem_overflows(tmp_path: Path):
+    """A document lists at most MAX_PROBLEMS_PER_DOCUMENT problems. DRA011 is reported once per file, on the
+    first document of its apiVersion: when that document changes to another apiVersion, DRA011 moves onto
+    the next one of it, unchanged, which had exactly its cap of problems (99 unknown fields and a fixable
+    typo): in a fresh lint the typo is no longer listed (a DRA005 stands for it), and its fix is not carried.
+    The other unchanged document's fix is."""
+    path = str(tmp_path / "once.yaml")
+
+    def device_class(n: int, version: str, unknown: int, typo: bool) -> str:
+        return (f"apiVersion: resource.k8s.io/{version}\nkind: DeviceClass\nmetadata:\n  name: c{n}.example.com\nspec:\n"
+                + "".join(f"  x{k}: 1\n" for k in range(unknown)) + ("  selectrs: []\n" if typo else ""))
+
+    text = "---\n".join([device_class(0, "v1beta1", 0, False), device_class(1, "v1", 0, True), device_class(2, "v1beta1", 99, True)])
+    edited = text.replace("v1beta1", "v1", 1)
+    linted, fresh = _whole(path, text), _whole(path, edited)
+    assert [(p.rule, p.document, p.span.line) for p in linted if p.rule != "DRA101" or p.fixes] == [("DRA011", 0, 1), ("DRA101", 1, 12), ("DRA101", 2, 118)]
+    assert [(p.rule, p.document, p.span.line) for p in fresh if p.rule != "DRA101" or p.fixes] == [("DRA101", 1, 12), ("DRA011", 2, 14), ("DRA005", 2, 118)]
+    judged = carry.Judged(path, Text(text), linted, engine.config_facts(path).reads_others)
+    assert _fixable(judged.at(Text(edited), (1, 1), (10**9, 1))) == _fixable(p for p in fresh if p.fixes)

@@ -22,15 +22,17 @@ may depend on more than its own text:
   release and feature gates of every document);
 - a problem of a rule that reads other documents (run scope) or the whole file (DRA011, once per
   file): `ConfigFacts.reads_others`;
-- a problem or one of its fixes' edits that reaches outside its document.
+- a problem or one of its fixes' edits that reaches outside its document;
 - the current text may reach the file's cap of problems (MAX_PROBLEMS_PER_FILE): a fresh lint of it
   would then list no problem past the cap, and a DRA005 in their place (`_below_cap`: what the
-  unchanged documents had, and the most each changed document can have).
+  unchanged documents had, and the most each changed document can have);
+- a document at its own cap (MAX_PROBLEMS_PER_DOCUMENT), or that a problem reported once per file
+  (DRA011, on the first document of its apiVersion) may bring there by moving onto it.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from typing import Iterator
 
 from ..model import Problem
@@ -122,7 +124,7 @@ class Judged:
         self._cuttable: bool | None = None  # None until asked
         self._settings: list[str] = []  # its dralint lines, once known to be cuttable
         self._seen: tuple[Text, bool] | None = None  # the last current text asked about, and whether it can carry fixes
-        self._below: tuple[int, list[int]] | None = None  # for `_below_cap`, once asked
+        self._below: tuple[int, list[int], int] | None = None  # `_room()`, once asked
 
     def at(self, text: Text, first: tuple[int, int], last: tuple[int, int]) -> Iterator[Problem]:
         """The problems touching the (line, column) range [first, last] of `text` whose quick fixes hold
@@ -164,8 +166,11 @@ class Judged:
         if self._lines is None:  # its problems by first line: a piece's are found without positioning every other
             self._lines = sorted((p.span.line, index) for index, p in enumerate(self.problems) if p.rule not in self.reads_others)  # type: ignore[operator]
         text = self.text
-        at = bisect_left(self._lines, (text.to_dralint(start)[0], -1))
-        last = text.to_dralint(end)[0]
+        first, last = text.to_dralint(start)[0], text.to_dralint(end)[0]
+        _, lines, moving = self._room()
+        if bisect_right(lines, last) - bisect_left(lines, first) + moving > MAX_PROBLEMS_PER_DOCUMENT:
+            return []  # a problem reported once per file moving onto it may bring it past its cap (or it was)
+        at = bisect_left(self._lines, (first, -1))
         found = []
         while at < len(self._lines) and self._lines[at][0] <= last:
             index = self._lines[at][1]
@@ -188,6 +193,16 @@ class Judged:
             self._seen = (text, carries and self._below_cap(text.text))
         return self._seen[1]
 
+    def _room(self) -> tuple[int, list[int], int]:
+        """The room its problems leave below the file's cap, less the problems reported once per file (each
+        may move onto another document, when the first of its apiVersion changes: counted twice); the lines
+        of its problems, in order; and how many of those once-per-file problems there are."""
+        if self._below is None:
+            problems = self.problems
+            moving = sum(p.rule in ONCE_PER_FILE for p in problems)
+            self._below = (MAX_PROBLEMS_PER_FILE - len(problems) - moving, sorted(p.span.line for p in problems), moving)
+        return self._below
+
     def _below_cap(self, new: str) -> bool:
         """Whether a fresh lint of `new` surely lists every problem it finds: fewer than the file's cap, so
         that no fix carried is one it hides behind a DRA005 (the cap keeps the first problems; any document's,
@@ -197,11 +212,8 @@ class Judged:
         text, their own problems), and MAX_PROBLEMS_PER_DOCUMENT for each changed one; a problem reported
         once per file may move onto an unchanged document (its first of an apiVersion removed): counted
         twice. A lint that reached the cap itself lists more than it, and carries nothing."""
-        old, problems = self.text.text, self.problems
-        if self._below is None:  # once per lint: the room its problems leave, and their lines in order
-            room = MAX_PROBLEMS_PER_FILE - len(problems) - sum(p.rule in ONCE_PER_FILE for p in problems)
-            self._below = (room, sorted(p.span.line for p in problems))
-        room, lines = self._below
+        old = self.text.text
+        room, lines, _ = self._room()
         prefix, suffix = _common_ends(old, new)
         # The changed pieces of each: from the one that holds the 4 characters before the change (a piece
         # ends where `\n---` and a blank follow it: those unchanged too) to the last whose start, newline
