@@ -13,7 +13,7 @@ file when first asked for, and both are cached.
 import json
 import os
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 __all__ = [
     "GROUP",
@@ -34,6 +34,7 @@ __all__ = [
 
 from .k8s.resource import GROUP
 from .lazy_re import LazyPattern
+from .records import NamedRecord, tuple_new
 
 _STABILITY_RANK = {"alpha": 1, "beta": 2, "ga": 3}
 
@@ -102,14 +103,20 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-class KindInfo(NamedTuple):
-    group: str
-    version: str
-    kind: str
-    scope: str  # "Namespaced" or "Cluster"
-    plural: str
-    default_enabled: bool
-    schema_path: str  # relative to schemas_dir(), posix separators
+class KindInfo(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        group: str,
+        version: str,
+        kind: str,
+        scope: str,  # "Namespaced" or "Cluster"
+        plural: str,
+        default_enabled: bool,
+        schema_path: str,  # relative to schemas_dir(), posix separators
+    ) -> "KindInfo":
+        return tuple_new(_cls, (group, version, kind, scope, plural, default_enabled, schema_path))
 
     @property
     def api_version(self) -> str:
@@ -120,15 +127,21 @@ class KindInfo(NamedTuple):
         return self.scope == "Namespaced"
 
 
-class VersionLifecycle(NamedTuple):
-    api_version: str
-    stability: str  # "alpha", "beta" or "ga"
-    introduced: str | None
-    deprecated: str | None
-    removed: str | None
-    replacement: str | None  # group/version to move to, e.g. "resource.k8s.io/v1"
-    served_in: tuple[str, ...]  # releases (within the data) that serve this version
-    note: str | None = None
+class VersionLifecycle(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        api_version: str,
+        stability: str,  # "alpha", "beta" or "ga"
+        introduced: str | None,
+        deprecated: str | None,
+        removed: str | None,
+        replacement: str | None,  # group/version to move to, e.g. "resource.k8s.io/v1"
+        served_in: tuple[str, ...],  # releases (within the data) that serve this version
+        note: str | None = None,
+    ) -> "VersionLifecycle":
+        return tuple_new(_cls, (api_version, stability, introduced, deprecated, removed, replacement, served_in, note))
 
 
 class Catalog:

@@ -49,7 +49,9 @@ Policy files
 # typing would compile each of their string annotations at import (dralint.model says the same).
 import functools
 import re
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable
+
+from ..records import NamedRecord, tuple_new
 
 __all__ = [
     "CelIssue",
@@ -80,14 +82,20 @@ class CelUnchecked(Exception):
     """Raised by the selector rules when an expression could not be judged; the engine reports DRA901."""
 
 
-class CelIssue(NamedTuple):
-    kind: str
-    message: str
-    offset: int | None = None
-    length: int = 1
-    # Names that could replace the text at offset/length (an unknown function's closest
-    # declared ones, best first): they become the problem's fixes.
-    suggestions: tuple[str, ...] = ()
+class CelIssue(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        kind: str,
+        message: str,
+        offset: int | None = None,
+        length: int = 1,
+        # Names that could replace the text at offset/length (an unknown function's closest
+        # declared ones, best first): they become the problem's fixes.
+        suggestions: tuple[str, ...] = (),
+    ) -> "CelIssue":
+        return tuple_new(_cls, (kind, message, offset, length, suggestions))
 
 
 class CelEvalError(Exception):
@@ -147,9 +155,15 @@ def _verdicts() -> Any:
     return VerdictCache("cel-selectors", code_fingerprint(*files))
 
 
-class DerivedVerdict(NamedTuple):
-    issues: list[CelIssue]
-    cost: int  # estimated worst-case cost of an expression that compiled; 0 when it did not
+class DerivedVerdict(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        issues: list[CelIssue],
+        cost: int,  # estimated worst-case cost of an expression that compiled; 0 when it did not
+    ) -> "DerivedVerdict":
+        return tuple_new(_cls, (issues, cost))
 
 
 def compile_derived_attribute(expression: str, release: str, *, feature_gates: Iterable[str] = ()) -> DerivedVerdict:
@@ -516,9 +530,11 @@ def _field_position(expression: str, offset: int, field: str) -> tuple[int, int]
 
 # --- policies ----------------------------------------------------------------------------------
 
-class Policy(NamedTuple):
-    expression: str
-    program: Any
+class Policy(NamedRecord):
+    __slots__ = ()
+
+    def __new__(_cls, expression: str, program: Any) -> "Policy":
+        return tuple_new(_cls, (expression, program))
 
 
 def compile_policy(expression: str) -> Policy | list[CelIssue]:

@@ -11,8 +11,9 @@ where dyn let them pass.
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
+from ..records import NamedRecord, tuple_new
 from ._ast import Checked, Node
 
 QUANTITY = "kubernetes.Quantity"
@@ -26,10 +27,11 @@ _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _BINARY_SUFFIXES = (("Ei", 1 << 60), ("Pi", 1 << 50), ("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
 
-class Misuse(NamedTuple):
-    offset: int | None
-    operator: str
-    message: str
+class Misuse(NamedRecord):
+    __slots__ = ()
+
+    def __new__(_cls, offset: int | None, operator: str, message: str) -> "Misuse":
+        return tuple_new(_cls, (offset, operator, message))
 
 
 def _is_capacity_map(node: Node) -> bool:

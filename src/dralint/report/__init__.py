@@ -2,7 +2,9 @@
 
 
 import importlib
-from typing import Any, Callable, NamedTuple, TextIO
+from typing import Any, Callable, TextIO
+
+from ..records import NamedRecord, tuple_new
 
 # name -> module in this package; imported only when chosen, to keep start-up fast.
 FORMATS = {
@@ -14,10 +16,16 @@ FORMATS = {
 }
 
 
-class ReportOptions(NamedTuple):
-    color: bool = False
-    show_source: bool = False  # quote the offending line with a caret (text, on a TTY)
-    quiet: bool = False
+class ReportOptions(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        color: bool = False,
+        show_source: bool = False,  # quote the offending line with a caret (text, on a TTY)
+        quiet: bool = False,
+    ) -> "ReportOptions":
+        return tuple_new(_cls, (color, show_source, quiet))
 
 
 def printable(text: str) -> str:
