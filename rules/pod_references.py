@@ -14,9 +14,7 @@ apply`. So a missing namespace on either side matches any namespace; only two
 explicit, different namespaces are a mismatch.
 """
 
-# No `from __future__ import annotations` here: this module defines a named tuple on the lint path, and
-# typing would compile each of its string annotations at import (dralint.model says the same).
-from typing import Any, Iterator
+from __future__ import annotations
 
 from dralint.api import DocumentView, Place, RunIndex, rule, shared
 from dralint.k8s.claims import is_nested
@@ -25,6 +23,10 @@ from dralint.k8s.resource import GROUP
 from dralint.k8s.suggest import OneEditAway, close_hint
 from dralint.model import fields_reduce
 from dralint.records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 # (API version, kind) -> path of the pod spec inside the object.
 POD_SPECS: dict[tuple[str, str], tuple[str, ...]] = {

@@ -26,16 +26,21 @@ callable returning rules), or through `--rules-dir DIR` (every `*.py` file in
 DIR is loaded).
 """
 
+from __future__ import annotations
 
 import functools
-
-# collections.abc's Callable, not typing's: typing turns the string "DocumentView" in `Callable[["DocumentView"], Any]`
-# into a ForwardRef, whose compile() is the interpreter's first and sets up the compiler's AST types, on every start-up.
 from collections.abc import Callable
-from typing import Any, Iterable, Iterator, Protocol, Sequence
 
 from .model import Document, MapKey, Path, Severity, Span, fields_reduce
 from .records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator, Protocol, Sequence
+else:
+    # `Reporter` is a typing.Protocol to type checkers and a plain class when run: the engine hands rules
+    # its reporters and never checks one against it, and typing would cost every start-up 10-16 M instructions.
+    Protocol = object
 
 __all__ = [
     "rule",

@@ -35,9 +35,12 @@ import os
 import stat
 import sys
 import time
-from typing import Any
 
 from . import __version__
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Digests and seals without loading OpenSSL, which `hashlib` and `hmac` do at import for their other
 # algorithms (a few ms of every start-up that uses a cache, bench/startup.py): BLAKE2 is hashlib's own C

@@ -19,7 +19,6 @@ import gc
 import itertools
 import os
 import sys
-from typing import Sequence, TextIO
 
 from . import __version__, runtime, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written, install_extra, overrides_from
@@ -31,6 +30,10 @@ from .registry import RuleLoadError
 from .report import FORMATS, ReportOptions, printable, reads, write
 from .report.text import summary_line
 from .schemas import DEFAULT_RELEASE, RELEASES
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Sequence, TextIO
 
 SUBCOMMANDS = ("lint", "rules", "gates", "serve", "migrate", "lsp")
 # The optional extra each subcommand needs, and the modules of it that tell whether it is installed.

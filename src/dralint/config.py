@@ -18,8 +18,9 @@ and gets typed `LintOptions` (for `lint()`) and `Settings` (output and exit
 policy) back.
 """
 
+from __future__ import annotations
+
 import os
-from typing import Any
 
 from . import schemas
 from .model import Document, Severity
@@ -28,6 +29,10 @@ from .pipeline.options import LintOptions, known_codes
 from .pipeline.releases import parse_release, supported_release
 from .pipeline.selection import Selection
 from .records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
 KNOWN_KEYS = {

@@ -15,9 +15,12 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import Any
 
 from .schemas import schemas_dir
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["gate_default", "gate_stage", "field_gates", "gate_fields", "internal_field_gates", "governing_gates", "release_gates", "all_gates", "api_versions", "gate_type_fields", "gate_releases"]
 

@@ -5,15 +5,18 @@ Nothing here knows about YAML: a Document is plain data plus a table that
 maps field paths to source ranges.
 """
 
-# No `from __future__ import annotations` in the modules that define named tuples on the
-# lint path: typing would compile every string annotation of a NamedTuple at import (bench/startup.py).
+from __future__ import annotations
+
 import enum
 import operator
-from typing import Any, Callable, Union
 
 from .records import NamedRecord, tuple_new
 
-PathPart = Union[str, int]
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+PathPart = str | int
 Path = tuple[PathPart, ...]
 
 

@@ -10,10 +10,13 @@ import importlib
 import json
 import os
 import sys
+from collections.abc import Iterable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Iterable
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import Rule
 
 BUILTIN_PACKAGE = "dralint.rules"

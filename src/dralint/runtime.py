@@ -31,7 +31,10 @@ import types
 
 # threading.Lock is _thread's: taken from there, a lint does not import threading (bench/startup.py).
 from _thread import allocate_lock
-from typing import Any, Callable, Iterator
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
 
 __all__ = ["enable", "disable", "enabled", "is_enabled", "on_disable", "start_up_paused", "start_up_over", "collector_paused", "freeze", "loads_frozen",
            "import_ruamel_parts"]

@@ -9,11 +9,11 @@ file when first asked for, and both are cached.
     explain_not_served("1.37", "resource.k8s.io/v1alpha2", "ResourceClaim")
 """
 
+from __future__ import annotations
 
 import json
 import os
 from functools import lru_cache
-from typing import Any
 
 __all__ = [
     "GROUP",
@@ -35,6 +35,10 @@ __all__ = [
 from .k8s.resource import GROUP
 from .lazy_re import LazyPattern
 from .records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 _STABILITY_RANK = {"alpha": 1, "beta": 2, "ga": 3}
 

@@ -45,13 +45,16 @@ Policy files
     `CelEvalError` for a runtime error (missing key, bad type, ...).
 """
 
-# No `from __future__ import annotations` here: this module defines named tuples on the lint path, and
-# typing would compile each of their string annotations at import (dralint.model says the same).
+from __future__ import annotations
+
 import functools
 import re
-from typing import Any, Iterable
 
 from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 __all__ = [
     "CelIssue",

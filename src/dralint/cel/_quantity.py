@@ -11,10 +11,12 @@ where dyn let them pass.
 
 from __future__ import annotations
 
-from typing import Iterator
-
 from ..records import NamedRecord, tuple_new
 from ._ast import Checked, Node
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 QUANTITY = "kubernetes.Quantity"
 # No overload of these takes a Quantity.

@@ -21,9 +21,7 @@ reference may use) is built once per document through `doc.memo` and shared by
 every rule that asks, so a rule reads fields without walking from the root.
 """
 
-
-
-from typing import Any, Iterable, Iterator
+from __future__ import annotations
 
 from .. import gates
 from ..records import NamedRecord, tuple_new
@@ -36,6 +34,10 @@ from .resource import (
     NESTED_VERSIONS,
     STRUCTURED_VERSIONS,
 )
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator
 
 Path = tuple
 

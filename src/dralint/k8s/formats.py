@@ -9,10 +9,11 @@ from __future__ import annotations
 import binascii
 import functools
 import re
-from typing import TYPE_CHECKING, Any, Callable
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from decimal import Decimal
+    from typing import Any, Callable
 
 # The patterns are strings that `re` compiles on first use and caches: a clean claim has no
 # quantity or timestamp, so its start-up compiles none of them (bench/startup.py).

@@ -11,14 +11,16 @@ each release; `+featureGate=` markers say which fields a cluster keeps
 (`dralint.gates`).
 """
 
-# No `from __future__ import annotations`: typing compiles each string annotation of a
-# NamedTuple at import (DeviceShape: five compile() calls on every start-up, bench/startup.py).
-from typing import Any, Iterator
+from __future__ import annotations
 
 from .. import gates
 from ..records import NamedRecord, tuple_new
 from .claims import gate_enabled
 from .names import DEVICE_MAX_ID, c_identifier, fully_qualified_name
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 Path = tuple
 

@@ -31,12 +31,15 @@ still carried (they still replace exactly what they replaced).
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Iterator
 
 from ..model import Problem
 from .convert import overlaps
 from .incremental import cuttable, moved_problem, starts_piece
 from .text import Text
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 
 def _setting_lines(text: str) -> list[str]:

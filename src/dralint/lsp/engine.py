@@ -10,7 +10,6 @@ cached until the config file changes.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from .. import schemas
 from ..commands import all_checks
@@ -26,6 +25,10 @@ from ..records import NamedRecord, tuple_new
 from ..registry import RuleLoadError
 from . import incremental, workspace
 from .encode import lintable
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Outcome(NamedRecord):

@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import Any
 
 from ..records import NamedRecord, tuple_new
 from ..schemas import schemas_dir
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class FieldDoc(NamedRecord):

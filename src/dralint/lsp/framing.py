@@ -27,12 +27,15 @@ import logging
 import os
 import sys
 import threading
-from typing import Any, BinaryIO, Iterator
 
 from lsprotocol import types
 from pygls.io_ import StdoutWriter
 
 from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO, Iterator
 
 logger = logging.getLogger(__name__)
 

@@ -18,12 +18,13 @@ import multiprocessing
 import os
 import sys
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING, Any, Callable
 
 from ..records import NamedRecord, tuple_new
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
     import asyncio
+    from typing import Any, Callable
 
 
 def lint_timeout() -> float:

@@ -27,11 +27,15 @@ prunes by its own rules (dralint judges a written status as a status update), an
 kinds whose strategy drops nothing (DeviceTaintRule, ResourcePoolStatusRequest).
 """
 
-from typing import Any, Callable, Iterator, Mapping
+from __future__ import annotations
 
 from .. import gates
 from ..model import Document, MapKey, Path
 from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator, Mapping
 
 __all__ = ["Dropped", "GateState", "drop_disabled_fields"]
 

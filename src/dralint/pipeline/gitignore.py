@@ -19,10 +19,13 @@ a list of ignores, and the automaton would grow with it.
 from __future__ import annotations
 
 import os
-from typing import Callable
 
 from ..records import NamedRecord, tuple_new
 from .globs import Chars, Element, Glob, Maybe, Ranges, Star
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Callable
 
 FILE = ".gitignore"
 MAX_PATTERNS = 10_000

@@ -17,9 +17,11 @@ which of them is the last to match, in one pass over the text (what a
 
 from __future__ import annotations
 
-from typing import Sequence
-
 from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Sequence
 
 
 class Chars(NamedRecord):

@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..model import Problem
 from ..records import NamedRecord, tuple_new
 from .globs import Chars, Element, Glob, Maybe, Star
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 UNUSED = "DRA900"  # unused-suppression: what no suppression suppresses but by naming it
 

@@ -24,11 +24,14 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable
 
 from .. import schemas
 from ..model import Document, Problem, Severity
 from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 DEPRECATED = ("DRA020", "deprecated-api-version", Severity.WARNING,
               "The apiVersion is deprecated in the --target-version release; move to its replacement before it is removed.")

@@ -24,15 +24,18 @@ This runs after suppressions and selection, on the problems that are reported:
 it moves positions, it judges nothing.
 """
 
-# No `from __future__ import annotations` here: this module defines a named tuple on the lint path, and
-# typing would compile each of its string annotations at import (dralint.model says the same).
+from __future__ import annotations
+
 import os
 import re
-from typing import Any
 
 from ..lazy_re import LazyPattern
 from ..model import Document, Origin, Path, Problem, Span, value_at
 from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 ANNOTATION = "config.kubernetes.io/origin"
 _MARKERS = (b"# Source: ", ANNOTATION.encode())
@@ -274,8 +277,6 @@ def _present(data: Any, path: Path) -> bool:
 
 
 _ABSENT = object()
-
-
 
 
 # ---------------------------------------------------------------------------

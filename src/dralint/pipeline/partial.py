@@ -12,11 +12,12 @@ its indexes behind. It pickles (a worker sends it to its parent) and can be stor
 nothing of the legacy run-scope rules (no `collect`): they need every document in one process.
 """
 
-from typing import TYPE_CHECKING
+from __future__ import annotations
 
 from ..model import Document, Problem, Record, Severity
 from ..records import NamedRecord, tuple_new
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from ..api import Place
     from .suppress import Suppressor

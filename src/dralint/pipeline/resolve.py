@@ -21,7 +21,6 @@ class Resolution(NamedRecord):
 
     def __new__(
         _cls,
-        # Not a string annotation: typing would compile each one of a NamedTuple on every start-up.
         info: schemas.KindInfo | None,  # set when the document is a DRA object served by the release
         problems: list[Problem],
         is_dra: bool,  # resource.k8s.io, or meant to be

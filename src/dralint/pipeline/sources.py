@@ -17,15 +17,18 @@ size cap: a cap-sized buffer per file keeps a memory mapping per file alive,
 and ~65,000 of them hit the kernel's limit).
 """
 
+from __future__ import annotations
 
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator
 
 from ..records import NamedRecord, tuple_new
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import BinaryIO, Iterable, Iterator
+
     from .gitignore import Ignores, Patterns
 
 GITIGNORE = ".gitignore"  # dralint.pipeline.gitignore.FILE, loaded only for a folder walked

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from .. import schemas
 from ..catalog import ENGINE_CHECKS
@@ -34,6 +33,10 @@ from ..lazy_re import LazyPattern
 from ..model import Document, Problem, Span
 from .kustomize import NAMES as KUSTOMIZATIONS
 from .load import plain_json
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Loader findings that mean "this could not be read as YAML or JSON" rather than
 # "this object is wrong".

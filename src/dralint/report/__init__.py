@@ -1,10 +1,14 @@
 """Formatters: a LintResult in, text out. A formatter never validates anything."""
 
+from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, TextIO
 
 from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, TextIO
 
 # name -> module in this package; imported only when chosen, to keep start-up fast.
 FORMATS = {

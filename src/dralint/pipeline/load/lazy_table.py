@@ -9,9 +9,12 @@ respect, pickling included (it turns into a plain dict).
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Iterator
 
 from ...model import Node
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
 
 __all__ = ["LazyTable", "lazy_table", "ListItems", "Tables", "MISS", "ABSENT"]
 

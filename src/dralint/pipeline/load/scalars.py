@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 MISS = object()  # "not a reserved word" from WORDS.get
 
