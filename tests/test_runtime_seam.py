@@ -278,3 +278,50 @@ def test_with_loads_frozen_what_a_load_builds_is_frozen_as_it_ends_and_only_with
             assert not frozen_by_a_load()  # the seam on, but no run asked for it
     finally:
         gc.unfreeze()
+
+
+def test_the_seam_finds_a_submodule_as_importlib_util_does():
+    """runtime._find_spec stands in for importlib.util.find_spec (which imports contextlib) for a submodule
+    not imported yet: the same spec, None for one that does not exist, an error for a parent that is no package.
+    In a process of its own, where none of these submodules is imported yet."""
+    probe = """if True:
+        import importlib.util, sys
+        from dralint import runtime
+        names = ["email.mime.audio", "xml.dom.pulldom", "ruamel.yaml.cyaml", "dralint.rules.taints", "json.tool"]
+        assert not any(n in sys.modules for n in names)
+        for name in names:
+            mine, theirs = runtime._find_spec(name), importlib.util.find_spec(name)
+            assert (mine.name, mine.origin, mine.submodule_search_locations, type(mine.loader)) == (
+                theirs.name, theirs.origin, theirs.submodule_search_locations, type(theirs.loader)), name
+        assert runtime._find_spec("email.no_such_module") is None is importlib.util.find_spec("email.no_such_module")
+        for name in ("os.path_not_a_package", "no_such_package_anywhere.x"):
+            try:
+                runtime._find_spec(name)
+            except ModuleNotFoundError:
+                pass
+            else:
+                raise AssertionError(name)
+        print("same")
+    """
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "same\n", "")
+
+
+def test_the_seam_s_context_managers_restore_what_they_found_also_after_an_error(seam_off):
+    for outer in (False, True):
+        if outer:
+            runtime.enable()
+        with pytest.raises(KeyError):
+            with runtime.enabled():
+                assert runtime.is_enabled()
+                raise KeyError("x")
+        assert runtime.is_enabled() is outer
+        runtime.disable()
+    with pytest.raises(KeyError):
+        with runtime.loads_frozen():
+            assert runtime._state["freeze_loads"] is True
+            with runtime.loads_frozen():
+                pass
+            assert runtime._state["freeze_loads"] is True
+            raise KeyError("x")
+    assert runtime._state["freeze_loads"] is False

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import contextlib
 import gc
 import itertools
 import os
@@ -158,8 +157,12 @@ def run_lint(argv: list[str]) -> int:
     out = sys.stdout
     # Only the report goes to standard output: what a plugin or rule prints while loaded or run (and so
     # in forked --jobs workers too) goes to standard error, where it cannot corrupt JSON, SARIF or JUnit.
-    with contextlib.redirect_stdout(sys.stderr):
+    # contextlib.redirect_stdout's swap, without importing contextlib (bench/startup.py).
+    saved, sys.stdout = sys.stdout, sys.stderr
+    try:
         return _run_lint(args, out)
+    finally:
+        sys.stdout = saved
 
 
 def _run_lint(args: argparse.Namespace, out: TextIO) -> int:

@@ -22,10 +22,8 @@ This module imports nothing from dralint: every layer may consult it.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import importlib
-import importlib.util
 import sys
 import types
 
@@ -34,7 +32,7 @@ from _thread import allocate_lock
 
 TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterator
+    from typing import Any, Callable
 
 __all__ = ["enable", "disable", "enabled", "is_enabled", "on_disable", "start_up_paused", "start_up_over", "collector_paused", "freeze", "loads_frozen",
            "import_ruamel_parts"]
@@ -60,15 +58,20 @@ def is_enabled() -> bool:
     return _state["on"]
 
 
-@contextlib.contextmanager
-def enabled() -> Iterator[None]:
-    """The tricks on for a block: off again after it, unless they were on before."""
-    was = _state["on"]
-    enable()
-    try:
-        yield
-    finally:
-        if not was:
+class enabled:  # lower case: `with runtime.enabled():`, as the context manager function it was
+    """The tricks on for a block: off again after it, unless they were on before.
+
+    This and `loads_frozen` are classes, not @contextlib.contextmanager functions: a lint does not
+    import contextlib (bench/startup.py)."""
+
+    __slots__ = ("_was",)
+
+    def __enter__(self) -> None:
+        self._was = _state["on"]
+        enable()
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not self._was:
             disable()
 
 
@@ -117,17 +120,19 @@ def collector_paused(run: Callable[..., Any], *args: Any) -> Any:
             gc.enable()
 
 
-@contextlib.contextmanager
-def loads_frozen() -> Iterator[None]:
+class loads_frozen:
     """While it lasts, and the seam is on, what lives when a load ends is frozen (`freeze`) there and then.
     Only for a run that owns its process to the end (the CLI's), as `freeze` is: a cyclic leftover
     alive at that moment is never collected."""
-    was = _state["freeze_loads"]
-    _state["freeze_loads"] = True
-    try:
-        yield
-    finally:
-        _state["freeze_loads"] = was
+
+    __slots__ = ("_was",)
+
+    def __enter__(self) -> None:
+        self._was = _state["freeze_loads"]
+        _state["freeze_loads"] = True
+
+    def __exit__(self, *exc_info: object) -> None:
+        _state["freeze_loads"] = self._was
 
 
 def freeze() -> None:
@@ -156,6 +161,22 @@ def _writer_stand_ins() -> None:
         sys.modules[name] = module
 
 
+def _find_spec(name: str) -> Any:
+    """`importlib.util.find_spec(name)` of a submodule not imported yet: its package imported, then each
+    finder of `sys.meta_path` asked in turn, as that function does. Not importlib.util itself, which
+    imports contextlib: 4.5 M instructions of every start-up (bench/startup.py)."""
+    package = importlib.import_module(name.rpartition(".")[0])
+    path = getattr(package, "__path__", None)
+    if path is None:
+        raise ModuleNotFoundError(f"__path__ attribute not found on {package.__name__!r} while trying to find {name!r}", name=name)
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(name, path, None) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
+
+
 def import_ruamel_parts(names: list[str]) -> list[Any]:
     """The modules `names` (ruamel.yaml submodules, or the C parser module).
 
@@ -172,7 +193,7 @@ def import_ruamel_parts(names: list[str]) -> list[Any]:
         if "ruamel.yaml" in sys.modules:
             return [importlib.import_module(n) for n in names]
         try:
-            spec = importlib.util.find_spec("ruamel.yaml")
+            spec = _find_spec("ruamel.yaml")
         except (ImportError, ValueError):
             spec = None
         if spec is None or not spec.submodule_search_locations:

@@ -11,7 +11,6 @@ file when first asked for, and both are cached.
 
 from __future__ import annotations
 
-import json
 import os
 from functools import lru_cache
 
@@ -32,6 +31,7 @@ __all__ = [
     "version_key",
 ]
 
+from . import jsondata
 from .k8s.resource import GROUP
 from .lazy_re import LazyPattern
 from .records import NamedRecord, tuple_new
@@ -56,8 +56,7 @@ def schemas_dir() -> str:
 def index() -> dict[str, Any]:
     """The parsed `index.json` (cached; do not mutate)."""
     path = os.path.join(schemas_dir(), "index.json")
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return jsondata.load(path)
 
 
 def release_key(release: str) -> tuple[int, ...]:
@@ -223,8 +222,7 @@ class Catalog:
             raise KeyError(f"{api_version} {kind} is not served by Kubernetes {self.release}")
         cached = self._schemas.get(info.schema_path)
         if cached is None:
-            with open(os.path.join(schemas_dir(), *info.schema_path.split("/")), encoding="utf-8") as f:
-                cached = json.load(f)
+            cached = jsondata.load(os.path.join(schemas_dir(), *info.schema_path.split("/")))
             self._schemas[info.schema_path] = cached
         return cached
 

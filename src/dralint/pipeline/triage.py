@@ -23,7 +23,6 @@ put in one of three bins:
 
 from __future__ import annotations
 
-import json
 import re
 
 from .. import schemas
@@ -188,6 +187,8 @@ def _jsonc_but_no_object(source: str, data: bytes) -> bool:
     plain = _JSONC_TRAILING_COMMA.sub(keep_strings, _JSONC_COMMENT.sub(keep_strings, text))
     if plain == text or unclosed:
         return False  # no comment and no trailing comma: some other fault
+    import json  # noqa: PLC0415 - only a JSON file with comments costs it: a lint does not import json (dralint.jsondata)
+
     try:
         value = json.loads(plain)
     except (ValueError, RecursionError):
