@@ -141,16 +141,16 @@ def compile_selector(expression: str, release: str, *, feature_gates: Iterable[s
 
 @functools.lru_cache(maxsize=1)
 def _verdicts() -> Any:
-    # Only a file with a CEL selector gets here: no other run's start-up loads the cache module and importlib.util.
-    import importlib.util
+    # Only a file with a CEL selector gets here: no other run's start-up loads the cache module.
     import os
 
+    from .. import runtime
     from ..cache import VerdictCache, code_fingerprint
 
     here = os.path.dirname(__file__)
     files = [os.path.join(here, name) for name in sorted(os.listdir(here)) if name.endswith(".py")]
     try:
-        spec = importlib.util.find_spec("cel_expr_python")
+        spec = runtime.find_spec("cel_expr_python")
         if spec is not None and spec.origin:
             files.append(spec.origin)
     except (ImportError, ValueError):

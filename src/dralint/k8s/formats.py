@@ -6,7 +6,6 @@ agree on what is valid.
 
 from __future__ import annotations
 
-import binascii
 import functools
 import re
 
@@ -91,6 +90,7 @@ def is_byte(value: Any) -> bool:
     if not isinstance(value, str):
         return True
     import base64  # noqa: PLC0415 - only `format: byte` fields need it, not a clean lint's start-up
+    import binascii  # noqa: PLC0415 - as base64 (an extension module to load)
 
     try:
         base64.b64decode(value, validate=True)

@@ -8,8 +8,6 @@ respect, pickling included (it turns into a plain dict).
 
 from __future__ import annotations
 
-import copy
-
 from ...model import Node
 
 TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
@@ -178,6 +176,8 @@ class LazyTable(dict):
         return self.copy()
 
     def __deepcopy__(self, memo: Any) -> dict:
+        import copy  # noqa: PLC0415 - only a deep copy needs it: a lint does not import copy (bench/startup.py)
+
         self._force()
         return copy.deepcopy(dict(dict.items(self)), memo)
 
