@@ -177,3 +177,22 @@ def test_the_docstring_is_namedtuple_s_when_the_class_has_none():
     assert Pair.__doc__ == collections.namedtuple("Pair", "left right").__doc__ == "Pair(left, right)"
     assert One.__doc__ == collections.namedtuple("One", "only").__doc__ == "One(only,)"
     assert Pair(1) == (1, 2) and Pair._field_defaults == {"right": 2} and Pair.right.__doc__ == "Alias for field number 1"
+
+
+def test_a_subclass_of_a_record_class_is_as_a_subclass_of_its_twin():
+    """A plugin may subclass a record class without `__new__` or `__slots__`, as it may a named tuple."""
+    from dralint.model import Span  # noqa: PLC0415
+
+    class Mine(Span):
+        def width(self) -> int:
+            return self.end_column - self.column
+
+    class Theirs(_twin(Span)):
+        def width(self) -> int:
+            return self.end_column - self.column
+
+    mine, theirs = Mine(1, 2, 1, 5), Theirs(1, 2, 1, 5)
+    assert mine == theirs and repr(mine) == repr(theirs).replace("Theirs", "Mine") and mine.width() == theirs.width() == 3
+    assert Mine._fields == Theirs._fields and type(mine._replace(line=3)) is Mine and mine._replace(line=3).line == 3
+    mine.note = theirs.note = "a dict, as any subclass without __slots__ has"
+    assert vars(mine) == vars(theirs)

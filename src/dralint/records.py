@@ -18,7 +18,8 @@ field properties, `_make`, `_replace`, `_asdict`, the repr, equality, hashing, c
 (class and `__getnewargs__`, as namedtuple's), and the fields' `__annotations__` as typing.NamedTuple has
 them (tests/test_records.py compares each record class of dralint with its namedtuple twin). `__new__`
 takes its fields as positional-or-keyword parameters, in order, the first one `_cls` as namedtuple's,
-and builds the tuple of exactly those parameters; each subclass declares `__slots__ = ()`.
+and builds the tuple of exactly those parameters; each class that writes one declares `__slots__ = ()`.
+A subclass without its own `__new__` (a plugin's) inherits everything, as a subclass of a namedtuple does.
 """
 
 from _collections import _tuplegetter
@@ -34,6 +35,8 @@ class NamedRecord(tuple):
     _field_defaults: dict = {}
 
     def __init_subclass__(cls) -> None:
+        if "__new__" not in cls.__dict__:
+            return  # a subclass of a record class (a plugin's, say): everything inherited, as of a namedtuple
         if cls.__dict__.get("__slots__") != ():
             raise TypeError(f"{cls.__name__} must declare __slots__ = () (an instance holds nothing but its fields)")
         code = cls.__new__.__code__
