@@ -14,11 +14,13 @@ Every problem points at the offending character inside the expression.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
-
 from dralint.api import rule
 from dralint.k8s.claims import SELECTORS, gate_enabled, selector_lists
 from dralint.model import format_path
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 _STRUCTURED = {
     "resource.k8s.io/v1alpha3",

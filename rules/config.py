@@ -6,12 +6,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
-
 from dralint.api import rule
 from dralint.k8s.claims import devices_path, items_validated, list_entries, report_request_refs, report_too_many, request_refs
 from dralint.k8s.names import OPAQUE_PARAMETERS_MAX, driver_name_error_types, go_json_size
 from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONFIG_MAX, DEVICE_REQUESTS_MAX, STRUCTURED
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 KINDS = [*CLAIM_KINDS, "DeviceClass"]
 

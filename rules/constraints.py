@@ -5,8 +5,6 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
-
 from dralint.api import rule
 from dralint.k8s.claims import (
     devices_path,
@@ -19,6 +17,10 @@ from dralint.k8s.claims import (
 )
 from dralint.k8s.names import fully_qualified_name
 from dralint.k8s.resource import CLAIM_KINDS, DEVICE_CONSTRAINTS_MAX, DEVICE_REQUESTS_MAX, STRUCTURED
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 _BASES = {"ResourceClaim": ("spec", "devices", "constraints"), "ResourceClaimTemplate": ("spec", "spec", "devices", "constraints")}
 CONSTRAINTS = ("spec.devices.constraints", "spec.spec.devices.constraints")  # where every constraint rule starts

@@ -15,8 +15,6 @@ short-circuits there).
 
 from __future__ import annotations
 
-from typing import Any, Iterator
-
 from dralint.api import rule
 from dralint.k8s.claims import (
     devices_path,
@@ -29,6 +27,10 @@ from dralint.k8s.claims import (
 )
 from dralint.k8s.names import fully_qualified_name
 from dralint.k8s.resource import CLAIM_KINDS, DEVICE_REQUESTS_MAX, FIRST_AVAILABLE_MAX, STRUCTURED
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 DERIVED_ATTRIBUTES_MAX = 32
 CEL_EXPRESSION_MAX = 10 * 1024  # CELSelectorExpressionMaxLength, shared with selectors

@@ -8,11 +8,13 @@ the drop itself is a pipeline stage (dralint.pipeline.drop), this rule reports i
 
 from __future__ import annotations
 
-from typing import Any, Iterator
-
 from dralint.api import rule
 from dralint.k8s.claims import REQUESTS, devices_path, gate_enabled, gate_on_by_default, is_nested, raw_requests
 from dralint.k8s.resource import CLAIM_KINDS, STRUCTURED
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 # Where `_exact_objects` finds `adminAccess`: on a flat request and under `exactly` (subrequests are not read).
 _ADMIN_ACCESS = tuple(f"{base}.*{middle}.adminAccess" for base in REQUESTS for middle in ("", ".exactly"))

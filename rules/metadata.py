@@ -12,8 +12,6 @@ fill it in, so manifests normally leave it out.
 
 from __future__ import annotations
 
-from typing import Any
-
 from dralint.api import rule
 from dralint.k8s.names import (
     ANNOTATIONS_MAX_TOTAL,
@@ -25,6 +23,10 @@ from dralint.k8s.names import (
     qualified_name,
 )
 from dralint.k8s.resource import EVERY_VERSION
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 CLUSTER_SCOPED = frozenset({"DeviceClass", "ResourceClass", "ResourceSlice", "DeviceTaintRule", "ResourcePoolStatusRequest"})
 

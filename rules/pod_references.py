@@ -14,9 +14,7 @@ apply`. So a missing namespace on either side matches any namespace; only two
 explicit, different namespaces are a mismatch.
 """
 
-# No `from __future__ import annotations` here: this module defines a named tuple on the lint path, and
-# typing would compile each of its string annotations at import (dralint.model says the same).
-from typing import Any, Iterator, NamedTuple
+from __future__ import annotations
 
 from dralint.api import DocumentView, Place, RunIndex, rule, shared
 from dralint.k8s.claims import is_nested
@@ -24,6 +22,11 @@ from dralint.k8s.names import DNS1123_SUBDOMAIN_MAX, dns1123_label, dns1123_subd
 from dralint.k8s.resource import GROUP
 from dralint.k8s.suggest import OneEditAway, close_hint
 from dralint.model import fields_reduce
+from dralint.records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 # (API version, kind) -> path of the pod spec inside the object.
 POD_SPECS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -312,17 +315,23 @@ def _same_namespace(a: str | None, b: str | None) -> bool:
 Reference = tuple[Place, str, str]  # where, kind, name
 
 
-class _Object(NamedTuple):
+class _Object(NamedRecord):
     """What one document of the run declares and references: all the run rules keep of it."""
 
-    kind: str | None  # a resource.k8s.io object with a name: its kind (else None: declares nothing)
-    name: str | None
-    namespace: str | None
-    source: str
-    pod_refs: tuple[Reference, ...]  # claims and templates a pod spec names
-    class_refs: tuple[Reference, ...]  # classes a claim's requests name
-    # A kustomize patch: what the objects of its kustomization declare, as records that reference nothing.
-    context: tuple["_Object", ...] = ()
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        kind: str | None,  # a resource.k8s.io object with a name: its kind (else None: declares nothing)
+        name: str | None,
+        namespace: str | None,
+        source: str,
+        pod_refs: tuple[Reference, ...],  # claims and templates a pod spec names
+        class_refs: tuple[Reference, ...],  # classes a claim's requests name
+        # A kustomize patch: what the objects of its kustomization declare, as records that reference nothing.
+        context: tuple["_Object", ...] = (),
+    ) -> "_Object":
+        return tuple_new(_cls, (kind, name, namespace, source, pod_refs, class_refs, context))
 
     __reduce__ = fields_reduce  # records are pickled by the result cache and --jobs workers, one a document
 

@@ -11,8 +11,6 @@ again here; empty strings and the fields that became optional in 1.33 are.
 
 from __future__ import annotations
 
-from typing import Any
-
 from dralint.api import rule
 from dralint.k8s.claims import (
     REQUESTS,
@@ -46,6 +44,10 @@ from dralint.k8s.resource import (
     STRUCTURED,
     TOLERATIONS_DOCUMENTED_MAX,
 )
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 CLASS_AND_CLAIMS = [*CLAIM_KINDS, "DeviceClass"]
 # What the rules need present to be able to report (dralint.pipeline.dispatch): the requests (REQUESTS), or one field of them.

@@ -9,8 +9,6 @@ off are dropped before validation and are not checked here (DRA801 says so).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
-
 from dralint.api import MapKey, rule
 from dralint.k8s.claims import gate_on_by_default, too_many_type
 from dralint.k8s.formats import quantity_value
@@ -27,8 +25,10 @@ from dralint.k8s.slices import (
     validated_devices,
 )
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from decimal import Decimal
+    from typing import Iterator
 
 SLICE = ["ResourceSlice"]
 

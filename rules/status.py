@@ -11,7 +11,6 @@ a status write right after creation (no previous status).
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from dralint.api import rule
 from dralint.k8s.claims import (
@@ -24,6 +23,10 @@ from dralint.k8s.claims import (
 )
 from dralint.k8s.names import dns1123_label, dns1123_subdomain, driver_name_error_types, go_json_size, interface_address_problem, qualified_name
 from dralint.k8s.resource import CLASSIC, STRUCTURED
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 ALL = [*CLASSIC, *STRUCTURED]
 # Compiled by `re` on first use, not at import: only shareIDs need it.

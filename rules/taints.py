@@ -4,13 +4,15 @@ v1beta2 1.36+, v1 1.37+); the same DeviceTaint type is validated in both places.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
-
 from dralint.api import rule
 from dralint.k8s.claims import kind_gate_enabled, too_many_type
 from dralint.k8s.names import dns1123_label, driver_name_error_types, label_value, pool_name_error_types, qualified_name
 from dralint.k8s.resource import STRUCTURED
 from dralint.k8s.slices import TAINTS_MAX, device_go_type, device_paths, kept, taint_effects, validated_devices
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
 
 
 def _taint_problems(taint: dict, release: tuple[int, int]) -> Iterator[tuple[tuple, str, str]]:

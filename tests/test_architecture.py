@@ -193,7 +193,11 @@ def test_a_clean_lint_imports_nothing_it_does_not_need(tmp_path):
     glob: only a Helm-rendered origin looking for its chart needs it; hashlib and hmac load OpenSSL:
     the caches use BLAKE2 and the comparison without it; ruamel's writer side: dralint.runtime;
     dralint.pipeline.gitignore: only a folder walked needs it; threading: dralint takes its lock and
-    thread-local from _thread; base64: only `format: byte` fields need it). Nor is compile() called on a
+    thread-local from _thread; base64: only `format: byte` fields need it; typing: 10-16 M instructions, for names
+only type checkers read, imported under `if TYPE_CHECKING:` (CONTRIBUTING.md); contextlib and
+importlib.util: dralint.runtime does without; datetime and copy: ruamel's
+reader, scanner and parser are stand-ins (dralint.runtime._STAND_IN_ERRORS); math and binascii: extension
+modules to load). Nor is compile() called on a
     string: the first call sets up the compiler's AST types, as costly as a large import, and typing calls it
     for each string annotation of a NamedTuple or in a typing.Callable (dralint.model, dralint.api). Nor is a
     LazyPattern compiled (dralint.lazy_re: re compiles in Python, so a pattern only some inputs need waits).
@@ -202,7 +206,8 @@ def test_a_clean_lint_imports_nothing_it_does_not_need(tmp_path):
     clean.write_bytes((ROOT / "examples" / "resourceclaim.yaml").read_bytes() + b"---\n" + (ROOT / "examples" / "deviceclass.yaml").read_bytes())
     heavy = ["jsonschema", "dataclasses", "difflib", "inspect", "pathlib", "tempfile", "dralint.migrate", "dralint.policy", "decimal", "glob",
              "hashlib", "hmac", "_hashlib", "ruamel.yaml.constructor", "ruamel.yaml.representer", "ruamel.yaml.emitter", "ruamel.yaml.composer",
-             "dralint.pipeline.gitignore", "threading", "base64"]
+             "dralint.pipeline.gitignore", "threading", "base64", "typing",
+             "contextlib", "importlib.util", "datetime", "copy", "math", "binascii"]
     # The built-in rule modules with no rule for a claim or a class (rules/kinds.json, dralint.registry.BuiltinRules).
     heavy += [f"dralint.rules.{m}" for m in ("slices", "slice_devices", "compatibility_groups", "taints", "taint_rule_scope", "pool_status")]
     pipeline = [f"dralint.pipeline.{m}" for m in ("run", "load", "engine", "schema_check", "triage", "resolve", "origins")]

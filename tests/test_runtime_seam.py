@@ -178,8 +178,8 @@ print(a[0])
 
 
 def test_ruamel_imported_after_a_lint_loads_and_writes_with_its_own_classes(tmp_path):
-    """The command's lint loads ruamel's C parser module with stand-ins for its writer-side modules
-    (dralint.runtime._WRITER_ERRORS); ruamel.yaml imported later in the process (migrate, --fix, the
+    """The command's lint loads ruamel's C parser module with stand-ins for the modules it imports only for
+    an error class (dralint.runtime._STAND_IN_ERRORS); ruamel.yaml imported later in the process (migrate, --fix, the
     editor's fixes) gets its real modules, and its round trip works."""
     claim = tmp_path / "claim.yaml"
     claim.write_bytes((CASES / NAMES[0]).read_bytes())
@@ -303,3 +303,88 @@ def test_with_loads_frozen_what_a_load_builds_is_frozen_as_it_ends_and_only_with
             assert not frozen_by_a_load()  # the seam on, but no run asked for it
     finally:
         gc.unfreeze()
+
+
+def test_the_seam_finds_a_submodule_as_importlib_util_does():
+    """runtime.find_spec stands in for importlib.util.find_spec (which imports contextlib) for a submodule
+    not imported yet: the same spec, None for one that does not exist, an error for a parent that is no package.
+    In a process of its own, where none of these submodules is imported yet."""
+    probe = """if True:
+        import importlib.util, sys
+        from dralint import runtime
+        names = ["email.mime.audio", "xml.dom.pulldom", "ruamel.yaml.cyaml", "dralint.rules.taints", "json.tool", "cel_expr_python", "tomllib"]
+        assert not any(n in sys.modules for n in names)
+        for name in names:
+            mine, theirs = runtime.find_spec(name), importlib.util.find_spec(name)
+            assert (mine.name, mine.origin, list(mine.submodule_search_locations or ()), type(mine.loader)) == (
+                theirs.name, theirs.origin, list(theirs.submodule_search_locations or ()), type(theirs.loader)), name
+        for name in ("email.no_such_module", "no_such_top_level_module"):
+            assert runtime.find_spec(name) is None is importlib.util.find_spec(name)
+        for name in ("os.path_not_a_package", "no_such_top_level_module.x"):
+            try:
+                runtime.find_spec(name)
+            except ModuleNotFoundError:
+                pass
+            else:
+                raise AssertionError(name)
+        print("same")
+    """
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "same\n", "")
+
+
+def test_the_seam_s_context_managers_restore_what_they_found_also_after_an_error(seam_off):
+    for outer in (False, True):
+        if outer:
+            runtime.enable()
+        with pytest.raises(KeyError):
+            with runtime.enabled():
+                assert runtime.is_enabled()
+                raise KeyError("x")
+        assert runtime.is_enabled() is outer
+        runtime.disable()
+    with pytest.raises(KeyError):
+        with runtime.loads_frozen():
+            assert runtime._state["freeze_loads"] is True
+            with runtime.loads_frozen():
+                pass
+            assert runtime._state["freeze_loads"] is True
+            raise KeyError("x")
+    assert runtime._state["freeze_loads"] is False
+
+
+def test_the_c_parser_s_errors_through_the_stand_ins_are_ruamel_s(tmp_path):
+    """With the seam on, ruamel's reader, scanner and parser modules are stand-ins holding only their error
+    class (dralint.runtime._STAND_IN_ERRORS): libyaml raises those errors in their stead. A reader error
+    (a control character), a scanner error and a parser error are reported as with ruamel's own modules
+    (the package imported before the lint: no stand-ins), in every field."""
+    head = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: x\n"
+    files = {"reader.yaml": head + '  labels: {a: "x\x01y"}\n', "scanner.yaml": head + 'spec: "abc\n', "parser.yaml": head + "spec: {a: 1\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    probe = ("import sys\nif sys.argv[1] == 'real': import ruamel.yaml\nfrom dralint.cli import main\n"
+             "code = main(['--no-config', '--no-cache', *sys.argv[2:]])\n"
+             "print(sorted(m for m in ('ruamel.yaml.scanner', 'ruamel.yaml.comments', 'datetime') if m in sys.modules), file=sys.stderr)\nsys.exit(code)")
+    runs = {how: subprocess.run([sys.executable, "-c", probe, how, "-f", fmt, *sorted(files)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+            for how in ("stand-ins", "real") for fmt in ("json",)}
+    stand_ins, real = runs["stand-ins"], runs["real"]
+    assert stand_ins.returncode == real.returncode == 1
+    assert stand_ins.stdout == real.stdout
+    assert stand_ins.stderr.splitlines()[-1] == "[]" and real.stderr.splitlines()[-1] == "['datetime', 'ruamel.yaml.comments', 'ruamel.yaml.scanner']"
+    text = subprocess.run([sys.executable, "-c", probe, "stand-ins", *sorted(files)], capture_output=True, text=True, timeout=60, cwd=tmp_path).stdout
+    assert [line for line in text.splitlines() if "DRA001" in line] == [
+        "parser.yaml:5:12: error: did not find expected ',' or '}' (while parsing a flow mapping at line 5, column 7) [DRA001 yaml-syntax]",
+        "reader.yaml:1:1: error: unacceptable character #x0001: control characters are not allowed; the rest of the file was not checked [DRA001 yaml-syntax]",
+        "scanner.yaml:5:11: error: found unexpected end of stream (while scanning a quoted scalar at line 5, column 7) [DRA001 yaml-syntax]",
+    ]
+
+
+def test_the_reader_error_stand_in_is_ruamel_s_reader_error():
+    import ruamel.yaml.error  # noqa: PLC0415
+    import ruamel.yaml.reader  # noqa: PLC0415
+
+    stand_in = runtime._reader_error(ruamel.yaml.error.YAMLError)
+    assert stand_in.__name__ == "ReaderError" and stand_in.__module__ == "ruamel.yaml.reader" and issubclass(stand_in, ruamel.yaml.error.YAMLError)
+    for args in (("<unicode string>", 7, 0x1, "unicode", "control characters are not allowed"), ("f.yaml", 3, b"\xff", "utf-8", "invalid start byte")):
+        mine, theirs = stand_in(*args), ruamel.yaml.reader.ReaderError(*args)
+        assert str(mine) == str(theirs) and vars(mine) == vars(theirs) and mine.args == theirs.args

@@ -14,6 +14,15 @@ _.__package__  # a module built by hand for a rules folder / the pure-Python par
 protocol  # object.__reduce_ex__(protocol)
 server_name  # ssl.SSLContext.sni_callback(sslobj, server_name, context)
 __getattr__  # module-level __getattr__ (PEP 562): dralint.schemas.RELEASES, ALL_DRA_KINDS
+__init_subclass__  # dralint.records.NamedRecord: type() calls it for each record class
+_.__match_args__  # dralint.records.NamedRecord: a `match` statement's positional patterns read it
+_._field_defaults  # dralint.records.NamedRecord: namedtuple's API
+_._asdict  # dralint.records.NamedRecord: namedtuple's API
+_.strict  # dralint.jsondata._Options: _json.make_scanner reads these as json.JSONDecoder's
+_.object_hook  # dralint.jsondata._Options
+_.object_pairs_hook  # dralint.jsondata._Options
+_.parse_float  # dralint.jsondata._Options
+_.parse_constant  # dralint.jsondata._Options
 
 # Public API for rules and plugins (README, "Your own rules and policies").
 _.exists_in_source  # dralint.api.DocumentView

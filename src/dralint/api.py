@@ -26,15 +26,21 @@ callable returning rules), or through `--rules-dir DIR` (every `*.py` file in
 DIR is loaded).
 """
 
+from __future__ import annotations
 
 import functools
-
-# collections.abc's Callable, not typing's: typing turns the string "DocumentView" in `Callable[["DocumentView"], Any]`
-# into a ForwardRef, whose compile() is the interpreter's first and sets up the compiler's AST types, on every start-up.
 from collections.abc import Callable
-from typing import Any, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
 from .model import Document, MapKey, Path, Severity, Span, fields_reduce
+from .records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator, Protocol, Sequence
+else:
+    # `Reporter` is a typing.Protocol to type checkers and a plain class when run: the engine hands rules
+    # its reporters and never checks one against it, and typing would cost every start-up 10-16 M instructions.
+    Protocol = object
 
 __all__ = [
     "rule",
@@ -58,28 +64,34 @@ def release_tuple(release: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
-class Rule(NamedTuple):
+class Rule(NamedRecord):
     """A rule as `@rule` declares it (immutable)."""
 
-    code: str
-    slug: str
-    severity: Severity
-    check: Callable[..., None]
-    summary: str
-    doc: str
-    kinds: frozenset[str] | None = None  # None: every kind
-    api_versions: frozenset[str] | None = None  # "resource.k8s.io/v1" form; None: every version
-    min_release: str | None = None  # inclusive
-    max_release: str | None = None  # inclusive
-    scope: str = "document"  # or "run": judges the records `collect` made of every document of the run
-    origin: str = "builtin"  # module or plugin the rule came from
-    # scope="run": DocumentView -> a small picklable record (or None); None for a legacy rule given a RunView.
-    collect: Callable[["DocumentView"], Any] | None = None
-    # scope="run": the mapping keys whose places `collect` asks for; the loader keeps where they stand.
-    positioned: frozenset[str] = frozenset()
-    # Dotted paths from the document root (`*`: any entry of a list); the rule can only report when
-    # one of them is present, so the engine skips it for documents with none. None: always run.
-    needs: tuple[tuple[str, ...], ...] | None = None
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        code: str,
+        slug: str,
+        severity: Severity,
+        check: Callable[..., None],
+        summary: str,
+        doc: str,
+        kinds: frozenset[str] | None = None,  # None: every kind
+        api_versions: frozenset[str] | None = None,  # "resource.k8s.io/v1" form; None: every version
+        min_release: str | None = None,  # inclusive
+        max_release: str | None = None,  # inclusive
+        scope: str = "document",  # or "run": judges the records `collect` made of every document of the run
+        origin: str = "builtin",  # module or plugin the rule came from
+        # scope="run": DocumentView -> a small picklable record (or None); None for a legacy rule given a RunView.
+        collect: Callable[["DocumentView"], Any] | None = None,
+        # scope="run": the mapping keys whose places `collect` asks for; the loader keeps where they stand.
+        positioned: frozenset[str] = frozenset(),
+        # Dotted paths from the document root (`*`: any entry of a list); the rule can only report when
+        # one of them is present, so the engine skips it for documents with none. None: always run.
+        needs: tuple[tuple[str, ...], ...] | None = None,
+    ) -> "Rule":
+        return tuple_new(_cls, (code, slug, severity, check, summary, doc, kinds, api_versions, min_release, max_release, scope, origin, collect, positioned, needs))
 
     def applies_to(self, api_version: str | None, kind: str | None, release: str) -> bool:
         if self.kinds is not None and kind not in self.kinds:
@@ -372,18 +384,24 @@ def shared(value: Any) -> Any:
     return _SHARED.setdefault(value, value)
 
 
-class Place(NamedTuple):
+class Place(NamedRecord):
     """A field of one document and where it stands, kept after the document is gone
     (`DocumentView.place`): what a run-scope rule reports at."""
 
-    source: str
-    document: int  # index of the document in its source
-    list_item: int | None  # its item in a `kind: List`, if it is one
-    path: Path  # the API server's field path
-    at: Span | Callable[[], Span]  # positioned, or (in runs that keep their documents) how to position it
-    api_version: str | None = None
-    kind: str | None = None
-    object: str | None = None  # `namespace/name` of the document
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        source: str,
+        document: int,  # index of the document in its source
+        list_item: int | None,  # its item in a `kind: List`, if it is one
+        path: Path,  # the API server's field path
+        at: Span | Callable[[], Span],  # positioned, or (in runs that keep their documents) how to position it
+        api_version: str | None = None,
+        kind: str | None = None,
+        object: str | None = None,  # `namespace/name` of the document
+    ) -> "Place":
+        return tuple_new(_cls, (source, document, list_item, path, at, api_version, kind, object))
 
     __reduce__ = fields_reduce
 

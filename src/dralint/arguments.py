@@ -4,11 +4,16 @@ Below `cli`, `commands`, `migrate` and `webhook.cli`, so that none of them
 imports another to get these.
 """
 
+from __future__ import annotations
+
 import argparse
 import os
-from typing import Any
 
 from .config import Overrides
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class UsageError(Exception):

@@ -30,14 +30,16 @@ and replaced when verdicts are saved.
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import stat
 import sys
 import time
-from typing import Any
 
 from . import __version__
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Digests and seals without loading OpenSSL, which `hashlib` and `hmac` do at import for their other
 # algorithms (a few ms of every start-up that uses a cache, bench/startup.py): BLAKE2 is hashlib's own C
@@ -94,6 +96,8 @@ class VerdictCache:
             self._entries = {}
             raw = read_regular(self._path, MAX_BYTES) if self._path else None
             if raw:
+                import json  # noqa: PLC0415 - here and below: only verdicts asked for cost it (a clean lint imports no json)
+
                 try:
                     data = json.loads(raw)
                     if isinstance(data, dict):
@@ -107,6 +111,8 @@ class VerdictCache:
             self._secret = _secret(self._folder)
         if not self._secret:
             return None
+        import json  # noqa: PLC0415
+
         payload = json.dumps([self._fingerprint, key, value], separators=(",", ":"), sort_keys=True)
         return blake2b(payload.encode("utf-8", "surrogatepass"), key=self._secret, digest_size=32, person=b"dralint-verdict").hexdigest()
 
@@ -137,6 +143,8 @@ class VerdictCache:
         self._dirty = False
         try:
             os.makedirs(os.path.dirname(self._path), exist_ok=True)
+            import json  # noqa: PLC0415
+
             write_private(self._path, json.dumps(self._entries, separators=(",", ":")).encode())
         except OSError:
             pass  # a read-only home or a full disk only costs speed

@@ -7,16 +7,16 @@ ignore and re-level them in `.dralint.yaml`.
 
 
 
-from typing import NamedTuple
 
 from .model import Document, Path, Problem, Severity
+from .records import NamedRecord, tuple_new
 
 
-class Check(NamedTuple):
-    code: str
-    slug: str
-    severity: Severity
-    summary: str
+class Check(NamedRecord):
+    __slots__ = ()
+
+    def __new__(_cls, code: str, slug: str, severity: Severity, summary: str) -> "Check":
+        return tuple_new(_cls, (code, slug, severity, summary))
 
 
 def _c(code: str, slug: str, severity: Severity, summary: str) -> Check:

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import contextlib
 import gc
 import itertools
 import os
 import sys
-from typing import Sequence, TextIO
 
 from . import __version__, runtime, schemas
 from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written, install_extra, overrides_from
@@ -31,6 +29,10 @@ from .registry import RuleLoadError
 from .report import FORMATS, ReportOptions, printable, reads, write
 from .report.text import summary_line
 from .schemas import DEFAULT_RELEASE, RELEASES
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Sequence, TextIO
 
 SUBCOMMANDS = ("lint", "rules", "gates", "serve", "migrate", "lsp")
 # The optional extra each subcommand needs, and the modules of it that tell whether it is installed.
@@ -155,8 +157,12 @@ def run_lint(argv: list[str]) -> int:
     out = sys.stdout
     # Only the report goes to standard output: what a plugin or rule prints while loaded or run (and so
     # in forked --jobs workers too) goes to standard error, where it cannot corrupt JSON, SARIF or JUnit.
-    with contextlib.redirect_stdout(sys.stderr):
+    # contextlib.redirect_stdout's swap, without importing contextlib (bench/startup.py).
+    saved, sys.stdout = sys.stdout, sys.stderr
+    try:
         return _run_lint(args, out)
+    finally:
+        sys.stdout = saved
 
 
 def _run_lint(args: argparse.Namespace, out: TextIO) -> int:

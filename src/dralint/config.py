@@ -18,8 +18,9 @@ and gets typed `LintOptions` (for `lint()`) and `Settings` (output and exit
 policy) back.
 """
 
+from __future__ import annotations
+
 import os
-from typing import Any, NamedTuple
 
 from . import schemas
 from .model import Document, Severity
@@ -27,6 +28,11 @@ from .pipeline.gate_settings import check_gates, gate_mapping, parse_gate_list
 from .pipeline.options import LintOptions, known_codes
 from .pipeline.releases import parse_release, supported_release
 from .pipeline.selection import Selection
+from .records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_NAMES = (".dralint.yaml", ".dralint.yml")
 KNOWN_KEYS = {
@@ -53,36 +59,48 @@ class ConfigError(Exception):
     """A setting that cannot be used: a usage error (exit 2) naming the file and line."""
 
 
-class Overrides(NamedTuple):
+class Overrides(NamedRecord):
     """What the command line (or another front door) says; empty means "not given"."""
 
-    kubernetes_version: str | None = None
-    target_version: str | None = None
-    format: str | None = None
-    fail_on: str | None = None
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    severity: tuple[str, ...] = ()  # CODE=LEVEL
-    rules_dirs: tuple[str, ...] = ()
-    policies: tuple[str, ...] = ()
-    no_plugins: bool = False
-    config: str | None = None  # an explicit file; else discovered
-    no_config: bool = False
-    jobs: int | None = None  # --jobs
-    feature_gates: tuple[str, ...] = ()  # --feature-gates=A=true,B=false (repeatable)
-    cache_dir: str | None = None  # --cache-dir
-    no_cache: bool = False  # --no-cache
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        kubernetes_version: str | None = None,
+        target_version: str | None = None,
+        format: str | None = None,
+        fail_on: str | None = None,
+        select: tuple[str, ...] = (),
+        ignore: tuple[str, ...] = (),
+        severity: tuple[str, ...] = (),  # CODE=LEVEL
+        rules_dirs: tuple[str, ...] = (),
+        policies: tuple[str, ...] = (),
+        no_plugins: bool = False,
+        config: str | None = None,  # an explicit file; else discovered
+        no_config: bool = False,
+        jobs: int | None = None,  # --jobs
+        feature_gates: tuple[str, ...] = (),  # --feature-gates=A=true,B=false (repeatable)
+        cache_dir: str | None = None,  # --cache-dir
+        no_cache: bool = False,  # --no-cache
+    ) -> "Overrides":
+        return tuple_new(_cls, (kubernetes_version, target_version, format, fail_on, select, ignore, severity, rules_dirs, policies, no_plugins, config, no_config, jobs, feature_gates, cache_dir, no_cache))
 
 
-class Settings(NamedTuple):
+class Settings(NamedRecord):
     """What the front door needs besides LintOptions (output and exit policy)."""
 
-    format: str = "auto"
-    fail_on: Severity = Severity.ERROR
-    config_path: str | None = None
-    jobs: int | None = None  # worker processes; None: one per usable core (dralint.pipeline.parallel)
-    cache: bool = True  # the result cache (dralint.pipeline.result_cache), unless --no-cache
-    cache_dir: str | None = None  # where it is; None: `.dralint_cache` at the project root
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        format: str = "auto",
+        fail_on: Severity = Severity.ERROR,
+        config_path: str | None = None,
+        jobs: int | None = None,  # worker processes; None: one per usable core (dralint.pipeline.parallel)
+        cache: bool = True,  # the result cache (dralint.pipeline.result_cache), unless --no-cache
+        cache_dir: str | None = None,  # where it is; None: `.dralint_cache` at the project root
+    ) -> "Settings":
+        return tuple_new(_cls, (format, fail_on, config_path, jobs, cache, cache_dir))
 
 
 def discover(start: str | None = None) -> str | None:
@@ -99,9 +117,15 @@ def discover(start: str | None = None) -> str | None:
         folder = parent
 
 
-class ConfigFile(NamedTuple):
-    path: str
-    document: Document | None  # None: an empty file
+class ConfigFile(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        path: str,
+        document: Document | None,  # None: an empty file
+    ) -> "ConfigFile":
+        return tuple_new(_cls, (path, document))
 
     @property
     def data(self) -> dict[str, Any]:

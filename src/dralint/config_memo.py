@@ -18,12 +18,14 @@ remembered, so its errors are the loader's, told from the file itself, every tim
 
 from __future__ import annotations
 
-import json
 import os
-from typing import Any
 
 from .cache import VerdictCache, code_fingerprint
 from .model import Document, Node, Span
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["recall", "remember"]
 
@@ -85,6 +87,8 @@ def remember(path: str, data: bytes, document: Document) -> None:
         if node is not None:
             nodes.append([key, None if node.key is None else list(node.key), list(node.value)])
     entry = {"data": document.data, "text": document.text, "nodes": nodes}
+    import json  # noqa: PLC0415 - only a config met for the first time: the cache's seal imports it anyway
+
     try:
         # Only what JSON gives back as it was (a NaN, say, does not compare equal to itself: loaded each time).
         if json.loads(json.dumps(entry)) != entry:

@@ -16,7 +16,6 @@ allows breaking it. A file that cannot be written is a problem of that file
 from __future__ import annotations
 
 import re
-from typing import Iterable
 
 from .catalog import ENGINE_CHECKS
 from .model import Edit, Problem, Severity, Span
@@ -24,6 +23,10 @@ from .pipeline.run import LintOptions, lint
 from .pipeline.sources import MAX_BYTES, Source
 from .repairs import apply
 from .rewrite import RewriteError, rewrite
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Iterable
 
 MAX_PASSES = 5
 

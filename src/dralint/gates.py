@@ -12,20 +12,22 @@ here is a hand-written table, so a new release is a regenerate.
 
 from __future__ import annotations
 
-import json
 import os
 from functools import lru_cache
-from typing import Any
 
+from . import jsondata
 from .schemas import schemas_dir
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["gate_default", "gate_stage", "field_gates", "gate_fields", "internal_field_gates", "governing_gates", "release_gates", "all_gates", "api_versions", "gate_type_fields", "gate_releases"]
 
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
-    with open(os.path.join(schemas_dir(), "feature_gates.json"), encoding="utf-8") as f:
-        return json.load(f)
+    return jsondata.load(os.path.join(schemas_dir(), "feature_gates.json"))
 
 
 def _entry(release: str, gate: str) -> dict[str, Any] | None:

@@ -7,8 +7,13 @@ tests/test_architecture.py checks that a clean lint compiles none). Patterns eve
 `re.compile`d at import: a `LazyPattern` costs a Python call at each use.
 """
 
+from __future__ import annotations
+
 import re
-from typing import Any, Iterator
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 __all__ = ["LazyPattern"]
 

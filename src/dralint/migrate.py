@@ -42,7 +42,6 @@ import re
 import sys
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any
 
 from ruamel.yaml import YAML, YAMLError
 from ruamel.yaml.comments import TaggedScalar
@@ -67,6 +66,10 @@ from .textlines import (
     split_lines,
     starts_content,
 )
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["check", "convert", "migrate_command", "migrate_text", "restore_untouched_lines", "split_documents", "write_atomic"]
 

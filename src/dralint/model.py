@@ -5,13 +5,18 @@ Nothing here knows about YAML: a Document is plain data plus a table that
 maps field paths to source ranges.
 """
 
-# No `from __future__ import annotations` in the modules that define named tuples on the
-# lint path: typing would compile every string annotation of a NamedTuple at import (bench/startup.py).
+from __future__ import annotations
+
 import enum
 import operator
-from typing import Any, Callable, NamedTuple, Union
 
-PathPart = Union[str, int]
+from .records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+PathPart = str | int
 Path = tuple[PathPart, ...]
 
 
@@ -39,17 +44,17 @@ def fields_reduce(self: tuple) -> tuple:
     return type(self), tuple(self)
 
 
-class Span(NamedTuple):
+class Span(NamedRecord):
     """A source range, 1-based lines and columns; end is exclusive (one past the last character).
 
     A named tuple, not a frozen dataclass: the loader makes a few per node and a
     frozen dataclass costs four times as much to create.
     """
 
-    line: int
-    column: int
-    end_line: int
-    end_column: int
+    __slots__ = ()
+
+    def __new__(_cls, line: int, column: int, end_line: int, end_column: int) -> "Span":
+        return tuple_new(_cls, (line, column, end_line, end_column))
 
     __reduce__ = fields_reduce
 
@@ -58,29 +63,35 @@ class Span(NamedTuple):
         return Span(line, column, line, column + 1)
 
 
-class Edit(NamedTuple):
+class Edit(NamedRecord):
     """Replace the text of `span` (1-based, end exclusive, code points) with `text`."""
 
-    span: Span
-    text: str
+    __slots__ = ()
+
+    def __new__(_cls, span: Span, text: str) -> "Edit":
+        return tuple_new(_cls, (span, text))
 
     __reduce__ = fields_reduce
 
 
-class Fix(NamedTuple):
+class Fix(NamedRecord):
     """A machine-readable repair: edits applied together, all or none."""
 
-    description: str
-    edits: tuple[Edit, ...]
+    __slots__ = ()
+
+    def __new__(_cls, description: str, edits: tuple[Edit, ...]) -> "Fix":
+        return tuple_new(_cls, (description, edits))
 
     __reduce__ = fields_reduce
 
 
-class Node(NamedTuple):
+class Node(NamedRecord):
     """Where one field of a document stands: its key (None for list items and the root) and its value."""
 
-    key: Span | None
-    value: Span
+    __slots__ = ()
+
+    def __new__(_cls, key: Span | None, value: Span) -> "Node":
+        return tuple_new(_cls, (key, value))
 
 
 class Record:
@@ -201,17 +212,17 @@ class Document(Record):
         return Span.point(root.value.line, root.value.column) if root else Span.point()
 
 
-class Origin(NamedTuple):
+class Origin(NamedRecord):
     """Where a problem of a rendered stream (`helm template`, `kustomize build`) was written.
 
     `found`: the problem was moved into `file` (its source and span point there now);
     otherwise it stays in the stream and only names the file, which cannot be read from
     the working directory. `stream` and `span`: where it stands in the rendered stream."""
 
-    file: str
-    found: bool
-    stream: str
-    span: Span
+    __slots__ = ()
+
+    def __new__(_cls, file: str, found: bool, stream: str, span: Span) -> "Origin":
+        return tuple_new(_cls, (file, found, stream, span))
 
 
 class Problem(Record):

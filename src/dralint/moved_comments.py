@@ -8,7 +8,9 @@ comment stays with the key it is written above.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def shift_comment_lines(value: str, by: int) -> str:

@@ -44,12 +44,15 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path as FsPath
-from typing import Any, Iterable
 
 from .api import DocumentView, Rule, rule
 from .model import Document, Path, Severity, Span
 from .pipeline.load import load
 from .positions import string_span
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 API_VERSION = "dralint.dev/v1"
 KIND = "Policy"

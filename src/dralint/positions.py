@@ -13,10 +13,13 @@ import re
 from array import array
 from bisect import bisect_right
 from functools import lru_cache
-from typing import Any
 
 from .lines import LineTable
 from .model import Document, Path, Span
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["string_span"]
 

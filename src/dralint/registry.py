@@ -7,13 +7,17 @@ so they can use nothing a plugin could not.
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
+from collections.abc import Iterable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Iterable
 
+from . import jsondata
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import Rule
 
 BUILTIN_PACKAGE = "dralint.rules"
@@ -223,9 +227,8 @@ class BuiltinRules:
             package = importlib.import_module(BUILTIN_PACKAGE)
             for folder in getattr(package, "__path__", []):
                 try:
-                    with open(os.path.join(folder, INDEX_FILE), encoding="utf-8") as handle:
-                        _index_file[0] = json.load(handle)["modules"]
-                        break
+                    _index_file[0] = jsondata.load(os.path.join(folder, INDEX_FILE))["modules"]
+                    break
                 except OSError:
                     continue
         return None if _index_file[0] is None else cls(_index_file[0])

@@ -13,9 +13,12 @@ import re
 from array import array
 from bisect import bisect_left
 from functools import lru_cache
-from typing import Any
 
 from .model import Document, Edit, Fix, Path, Span
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Plain YAML scalars that would not read back as the same string.
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9._/-]*\Z")

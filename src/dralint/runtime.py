@@ -22,19 +22,20 @@ This module imports nothing from dralint: every layer may consult it.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import importlib
-import importlib.util
 import sys
 import types
 
 # threading.Lock is _thread's: taken from there, a lint does not import threading (bench/startup.py).
 from _thread import allocate_lock
-from typing import Any, Callable, Iterator
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["enable", "disable", "enabled", "is_enabled", "on_disable", "start_up_paused", "start_up_over", "collector_paused", "freeze", "loads_frozen",
-           "import_ruamel_parts"]
+           "import_ruamel_parts", "find_spec"]
 
 _state = {"on": False, "freeze_loads": False, "start_up": False}
 _undo: list[Callable[[], None]] = []
@@ -57,15 +58,20 @@ def is_enabled() -> bool:
     return _state["on"]
 
 
-@contextlib.contextmanager
-def enabled() -> Iterator[None]:
-    """The tricks on for a block: off again after it, unless they were on before."""
-    was = _state["on"]
-    enable()
-    try:
-        yield
-    finally:
-        if not was:
+class enabled:  # lower case: `with runtime.enabled():`, as the context manager function it was
+    """The tricks on for a block: off again after it, unless they were on before.
+
+    This and `loads_frozen` are classes, not @contextlib.contextmanager functions: a lint does not
+    import contextlib (bench/startup.py)."""
+
+    __slots__ = ("_was",)
+
+    def __enter__(self) -> None:
+        self._was = _state["on"]
+        enable()
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not self._was:
             disable()
 
 
@@ -114,17 +120,19 @@ def collector_paused(run: Callable[..., Any], *args: Any) -> Any:
             gc.enable()
 
 
-@contextlib.contextmanager
-def loads_frozen() -> Iterator[None]:
+class loads_frozen:
     """While it lasts, and the seam is on, what lives when a load ends is frozen (`freeze`) there and then.
     Only for a run that owns its process to the end (the CLI's), as `freeze` is: a cyclic leftover
     alive at that moment is never collected."""
-    was = _state["freeze_loads"]
-    _state["freeze_loads"] = True
-    try:
-        yield
-    finally:
-        _state["freeze_loads"] = was
+
+    __slots__ = ("_was",)
+
+    def __enter__(self) -> None:
+        self._was = _state["freeze_loads"]
+        _state["freeze_loads"] = True
+
+    def __exit__(self, *exc_info: object) -> None:
+        _state["freeze_loads"] = self._was
 
 
 def freeze() -> None:
@@ -133,10 +141,14 @@ def freeze() -> None:
         gc.freeze()
 
 
-# The modules the C parser module (`_ruamel_yaml`) imports only for an error class its emitter or composer
-# raises, which a lint never runs: under the stand-in package they are stand-ins too, each with just that
-# class, so that neither they nor what they import (ruamel's constructors, scalar types, representers) load.
-_WRITER_ERRORS = {
+# The modules the C parser module (`_ruamel_yaml`) imports only for an error class: its emitter's and
+# composer's, which a lint never runs, and the reader's, scanner's and parser's, which libyaml's reader,
+# scanner and parser raise in their stead (ruamel's Python reader, scanner and parser never run with the C
+# one). Under the stand-in package they are stand-ins too, each with just that class, so that neither they
+# nor what they import (ruamel's constructors, scalar types, representers, comments, `datetime`) load.
+_STAND_IN_ERRORS = {
+    "ruamel.yaml.scanner": ("ScannerError", "MarkedYAMLError"),
+    "ruamel.yaml.parser": ("ParserError", "MarkedYAMLError"),
     "ruamel.yaml.composer": ("ComposerError", "MarkedYAMLError"),
     "ruamel.yaml.constructor": ("ConstructorError", "MarkedYAMLError"),
     "ruamel.yaml.emitter": ("EmitterError", "YAMLError"),
@@ -145,12 +157,56 @@ _WRITER_ERRORS = {
 }
 
 
-def _writer_stand_ins() -> None:
+def _stand_ins() -> None:
     error = importlib.import_module("ruamel.yaml.error")
-    for name, (cls, base) in _WRITER_ERRORS.items():
+    for name, (cls, base) in _STAND_IN_ERRORS.items():
         module = types.ModuleType(name)
         setattr(module, cls, type(cls, (getattr(error, base),), {"__module__": name}))
         sys.modules[name] = module
+    reader = sys.modules["ruamel.yaml.reader"] = types.ModuleType("ruamel.yaml.reader")
+    reader.ReaderError = _reader_error(error.YAMLError)
+
+
+def _reader_error(base: type) -> type:
+    """ruamel.yaml.reader.ReaderError (ruamel.yaml 0.18), on the YAMLError of the error module the C parser
+    module imports: its constructor, which the C module calls, and its message, which a DRA001 quotes."""
+
+    class ReaderError(base):  # type: ignore[misc, valid-type]
+        __module__ = "ruamel.yaml.reader"
+
+        def __init__(self, name: Any, position: Any, character: Any, encoding: Any, reason: Any) -> None:
+            self.name = name
+            self.character = character
+            self.position = position
+            self.encoding = encoding
+            self.reason = reason
+
+        def __str__(self) -> str:
+            if isinstance(self.character, bytes):
+                return (f"'{self.encoding!s}' codec can't decode byte #x{ord(self.character):02x}: {self.reason!s}\n"
+                        f'  in "{self.name!s}", position {self.position:d}')
+            return f'unacceptable character #x{self.character:04x}: {self.reason!s}\n  in "{self.name!s}", position {self.position:d}'
+
+    return ReaderError
+
+
+def find_spec(name: str) -> Any:
+    """`importlib.util.find_spec(name)` of a module not imported yet: its package imported, if it has one, then
+    each finder of `sys.meta_path` asked in turn, as that function does. Not importlib.util itself, which
+    imports contextlib: 4.5 M instructions of a start-up (bench/startup.py)."""
+    parent = name.rpartition(".")[0]
+    path = None
+    if parent:
+        package = importlib.import_module(parent)
+        path = getattr(package, "__path__", None)
+        if path is None:
+            raise ModuleNotFoundError(f"__path__ attribute not found on {parent!r} while trying to find {name!r}", name=name)
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(name, path, None) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
 
 
 def import_ruamel_parts(names: list[str]) -> list[Any]:
@@ -160,7 +216,7 @@ def import_ruamel_parts(names: list[str]) -> list[Any]:
     ``ruamel.yaml`` while the submodules load, then is removed with them, so that a later
     ``import ruamel.yaml`` gets the real package and its own submodules; the returned modules
     stay valid (the C parser module's, with stand-ins for its writer-side error classes:
-    `_WRITER_ERRORS`). Off, they are imported the ordinary way (the whole ruamel.yaml
+    `_STAND_IN_ERRORS`). Off, they are imported the ordinary way (the whole ruamel.yaml
     package), which is safe in a threaded host.
     """
     if not _state["on"]:
@@ -169,7 +225,7 @@ def import_ruamel_parts(names: list[str]) -> list[Any]:
         if "ruamel.yaml" in sys.modules:
             return [importlib.import_module(n) for n in names]
         try:
-            spec = importlib.util.find_spec("ruamel.yaml")
+            spec = find_spec("ruamel.yaml")
         except (ImportError, ValueError):
             spec = None
         if spec is None or not spec.submodule_search_locations:
@@ -181,7 +237,7 @@ def import_ruamel_parts(names: list[str]) -> list[Any]:
         sys.modules["ruamel.yaml"] = stub
         try:
             if "_ruamel_yaml" in names:
-                _writer_stand_ins()
+                _stand_ins()
             return [importlib.import_module(n) for n in names]
         finally:
             if sys.modules.get("ruamel.yaml") is stub:

@@ -9,11 +9,10 @@ file when first asked for, and both are cached.
     explain_not_served("1.37", "resource.k8s.io/v1alpha2", "ResourceClaim")
 """
 
+from __future__ import annotations
 
-import json
 import os
 from functools import lru_cache
-from typing import Any, NamedTuple
 
 __all__ = [
     "GROUP",
@@ -32,8 +31,14 @@ __all__ = [
     "version_key",
 ]
 
+from . import jsondata
 from .k8s.resource import GROUP
 from .lazy_re import LazyPattern
+from .records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 _STABILITY_RANK = {"alpha": 1, "beta": 2, "ga": 3}
 
@@ -51,8 +56,7 @@ def schemas_dir() -> str:
 def index() -> dict[str, Any]:
     """The parsed `index.json` (cached; do not mutate)."""
     path = os.path.join(schemas_dir(), "index.json")
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return jsondata.load(path)
 
 
 def release_key(release: str) -> tuple[int, ...]:
@@ -102,14 +106,20 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-class KindInfo(NamedTuple):
-    group: str
-    version: str
-    kind: str
-    scope: str  # "Namespaced" or "Cluster"
-    plural: str
-    default_enabled: bool
-    schema_path: str  # relative to schemas_dir(), posix separators
+class KindInfo(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        group: str,
+        version: str,
+        kind: str,
+        scope: str,  # "Namespaced" or "Cluster"
+        plural: str,
+        default_enabled: bool,
+        schema_path: str,  # relative to schemas_dir(), posix separators
+    ) -> "KindInfo":
+        return tuple_new(_cls, (group, version, kind, scope, plural, default_enabled, schema_path))
 
     @property
     def api_version(self) -> str:
@@ -120,15 +130,21 @@ class KindInfo(NamedTuple):
         return self.scope == "Namespaced"
 
 
-class VersionLifecycle(NamedTuple):
-    api_version: str
-    stability: str  # "alpha", "beta" or "ga"
-    introduced: str | None
-    deprecated: str | None
-    removed: str | None
-    replacement: str | None  # group/version to move to, e.g. "resource.k8s.io/v1"
-    served_in: tuple[str, ...]  # releases (within the data) that serve this version
-    note: str | None = None
+class VersionLifecycle(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        api_version: str,
+        stability: str,  # "alpha", "beta" or "ga"
+        introduced: str | None,
+        deprecated: str | None,
+        removed: str | None,
+        replacement: str | None,  # group/version to move to, e.g. "resource.k8s.io/v1"
+        served_in: tuple[str, ...],  # releases (within the data) that serve this version
+        note: str | None = None,
+    ) -> "VersionLifecycle":
+        return tuple_new(_cls, (api_version, stability, introduced, deprecated, removed, replacement, served_in, note))
 
 
 class Catalog:
@@ -206,8 +222,7 @@ class Catalog:
             raise KeyError(f"{api_version} {kind} is not served by Kubernetes {self.release}")
         cached = self._schemas.get(info.schema_path)
         if cached is None:
-            with open(os.path.join(schemas_dir(), *info.schema_path.split("/")), encoding="utf-8") as f:
-                cached = json.load(f)
+            cached = jsondata.load(os.path.join(schemas_dir(), *info.schema_path.split("/")))
             self._schemas[info.schema_path] = cached
         return cached
 

@@ -30,10 +30,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Iterable
 
 from .api import Rule
 from .model import Problem, format_path
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Iterable
 
 SEVERITIES = ("error", "warning", "info")
 # The API server's field.ErrorType names (the reporter writes the problem's own after its message).

@@ -45,11 +45,16 @@ Policy files
     `CelEvalError` for a runtime error (missing key, bad type, ...).
 """
 
-# No `from __future__ import annotations` here: this module defines named tuples on the lint path, and
-# typing would compile each of their string annotations at import (dralint.model says the same).
+from __future__ import annotations
+
 import functools
 import re
-from typing import Any, Iterable, NamedTuple
+
+from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 __all__ = [
     "CelIssue",
@@ -80,14 +85,20 @@ class CelUnchecked(Exception):
     """Raised by the selector rules when an expression could not be judged; the engine reports DRA901."""
 
 
-class CelIssue(NamedTuple):
-    kind: str
-    message: str
-    offset: int | None = None
-    length: int = 1
-    # Names that could replace the text at offset/length (an unknown function's closest
-    # declared ones, best first): they become the problem's fixes.
-    suggestions: tuple[str, ...] = ()
+class CelIssue(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        kind: str,
+        message: str,
+        offset: int | None = None,
+        length: int = 1,
+        # Names that could replace the text at offset/length (an unknown function's closest
+        # declared ones, best first): they become the problem's fixes.
+        suggestions: tuple[str, ...] = (),
+    ) -> "CelIssue":
+        return tuple_new(_cls, (kind, message, offset, length, suggestions))
 
 
 class CelEvalError(Exception):
@@ -130,16 +141,16 @@ def compile_selector(expression: str, release: str, *, feature_gates: Iterable[s
 
 @functools.lru_cache(maxsize=1)
 def _verdicts() -> Any:
-    # Only a file with a CEL selector gets here: no other run's start-up loads the cache module and importlib.util.
-    import importlib.util
+    # Only a file with a CEL selector gets here: no other run's start-up loads the cache module.
     import os
 
+    from .. import runtime
     from ..cache import VerdictCache, code_fingerprint
 
     here = os.path.dirname(__file__)
     files = [os.path.join(here, name) for name in sorted(os.listdir(here)) if name.endswith(".py")]
     try:
-        spec = importlib.util.find_spec("cel_expr_python")
+        spec = runtime.find_spec("cel_expr_python")
         if spec is not None and spec.origin:
             files.append(spec.origin)
     except (ImportError, ValueError):
@@ -147,9 +158,15 @@ def _verdicts() -> Any:
     return VerdictCache("cel-selectors", code_fingerprint(*files))
 
 
-class DerivedVerdict(NamedTuple):
-    issues: list[CelIssue]
-    cost: int  # estimated worst-case cost of an expression that compiled; 0 when it did not
+class DerivedVerdict(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        issues: list[CelIssue],
+        cost: int,  # estimated worst-case cost of an expression that compiled; 0 when it did not
+    ) -> "DerivedVerdict":
+        return tuple_new(_cls, (issues, cost))
 
 
 def compile_derived_attribute(expression: str, release: str, *, feature_gates: Iterable[str] = ()) -> DerivedVerdict:
@@ -516,9 +533,11 @@ def _field_position(expression: str, offset: int, field: str) -> tuple[int, int]
 
 # --- policies ----------------------------------------------------------------------------------
 
-class Policy(NamedTuple):
-    expression: str
-    program: Any
+class Policy(NamedRecord):
+    __slots__ = ()
+
+    def __new__(_cls, expression: str, program: Any) -> "Policy":
+        return tuple_new(_cls, (expression, program))
 
 
 def compile_policy(expression: str) -> Policy | list[CelIssue]:

@@ -11,9 +11,12 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any
 
 from . import _decls
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 DEVICE_TYPE = "kubernetes.DRADevice"
 

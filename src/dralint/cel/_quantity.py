@@ -11,9 +11,12 @@ where dyn let them pass.
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple
-
+from ..records import NamedRecord, tuple_new
 from ._ast import Checked, Node
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 QUANTITY = "kubernetes.Quantity"
 # No overload of these takes a Quantity.
@@ -26,10 +29,11 @@ _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _BINARY_SUFFIXES = (("Ei", 1 << 60), ("Pi", 1 << 50), ("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
 
-class Misuse(NamedTuple):
-    offset: int | None
-    operator: str
-    message: str
+class Misuse(NamedRecord):
+    __slots__ = ()
+
+    def __new__(_cls, offset: int | None, operator: str, message: str) -> "Misuse":
+        return tuple_new(_cls, (offset, operator, message))
 
 
 def _is_capacity_map(node: Node) -> bool:

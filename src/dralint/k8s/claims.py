@@ -21,11 +21,10 @@ reference may use) is built once per document through `doc.memo` and shared by
 every rule that asks, so a rule reads fields without walking from the root.
 """
 
-
-
-from typing import Any, Iterable, Iterator, NamedTuple
+from __future__ import annotations
 
 from .. import gates
+from ..records import NamedRecord, tuple_new
 from .names import dns1123_label, dns1123_subdomain, qualified_name
 from .resource import (
     CLAIM_KINDS,
@@ -35,6 +34,10 @@ from .resource import (
     NESTED_VERSIONS,
     STRUCTURED_VERSIONS,
 )
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator
 
 Path = tuple
 
@@ -239,38 +242,51 @@ def str_value(data: Any, key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-class Exact(NamedTuple):
+class Exact(NamedRecord):
     """The exact-count part of a request: the flat request itself or its `exactly` object."""
 
-    api: Path  # path the API server reports, e.g. spec.devices.requests[0].exactly
-    src: Path  # path of the same object in the source (flat shape: the request)
-    data: dict
-    defaulted: bool  # whether allocationMode/count defaulting applied
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        api: Path,  # path the API server reports, e.g. spec.devices.requests[0].exactly
+        src: Path,  # path of the same object in the source (flat shape: the request)
+        data: dict,
+        defaulted: bool,  # whether allocationMode/count defaulting applied
+    ) -> "Exact":
+        return tuple_new(_cls, (api, src, data, defaulted))
 
     def at(self, *fields: Any) -> tuple[Path, Path]:
         """(API path, source path) of a field of the exact request."""
         return self.api + fields, self.src + fields
 
 
-class SubRequest(NamedTuple):
-    index: int
-    path: Path
-    data: dict
+class SubRequest(NamedRecord):
+    __slots__ = ()
+
+    def __new__(_cls, index: int, path: Path, data: dict) -> "SubRequest":
+        return tuple_new(_cls, (index, path, data))
 
     def at(self, *fields: Any) -> tuple[Path, Path]:
         return self.path + fields, self.path + fields
 
 
-class Request(NamedTuple):
-    index: int
-    path: Path
-    data: dict
-    exact: Exact | None
-    first_available: list[SubRequest] = []  # never mutated: each Request is built with its own list
-    # What the server validates: "exact", "first", "neither" or "both" (1.33+); always "exact" before.
-    state: str = "exact"
-    # firstAvailable as written, before the DRAPrioritizedList drop.
-    first_available_raw: Any = None
+class Request(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        index: int,
+        path: Path,
+        data: dict,
+        exact: Exact | None,
+        first_available: list[SubRequest] = [],  # noqa: B006 - never mutated: each Request is built with its own list
+        # What the server validates: "exact", "first", "neither" or "both" (1.33+); always "exact" before.
+        state: str = "exact",
+        # firstAvailable as written, before the DRAPrioritizedList drop.
+        first_available_raw: Any = None,
+    ) -> "Request":
+        return tuple_new(_cls, (index, path, data, exact, first_available, state, first_available_raw))
 
 
 def allocation(data: dict, defaulted: bool) -> tuple[Any, Any]:

@@ -6,7 +6,6 @@ helpers in pkg/util/validation, so rules can report one problem per detail.
 
 from __future__ import annotations
 
-import json
 import re
 
 from ..lazy_re import LazyPattern
@@ -326,6 +325,8 @@ def go_json_size(value: object) -> int:
         elif isinstance(v, (bool, int, float)) or v is None:
             if isinstance(v, float) and v.is_integer() and abs(v) < 1e21:
                 v = int(v)
+            import json  # noqa: PLC0415 - only a number costs it: a lint does not import json (dralint.jsondata)
+
             size += len(json.dumps(v))
         else:
             size += _go_json_string_size(str(v))
@@ -336,6 +337,8 @@ def _go_json_string_size(text: str) -> int:
     if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
         # What JSON writes as is (most keys and values): no call into json for it.
         return len(text) + 2 + 5 * (text.count("<") + text.count(">") + text.count("&"))
+    import json  # noqa: PLC0415 - as above
+
     size = len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
     size += 5 * sum(text.count(c) for c in "<>&")
     return size + 3 * (text.count("\u2028") + text.count("\u2029"))

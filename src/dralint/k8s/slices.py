@@ -11,13 +11,16 @@ each release; `+featureGate=` markers say which fields a cluster keeps
 (`dralint.gates`).
 """
 
-# No `from __future__ import annotations`: typing compiles each string annotation of a
-# NamedTuple at import (DeviceShape: five compile() calls on every start-up, bench/startup.py).
-from typing import Any, Iterator, NamedTuple
+from __future__ import annotations
 
 from .. import gates
+from ..records import NamedRecord, tuple_new
 from .claims import gate_enabled
 from .names import DEVICE_MAX_ID, c_identifier, fully_qualified_name
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 Path = tuple
 
@@ -47,14 +50,20 @@ def taint_effects(release: tuple[int, int]) -> tuple[str, ...]:
     return TAINT_EFFECTS_WITH_NONE if release >= (1, 35) else TAINT_EFFECTS
 
 
-class DeviceShape(NamedTuple):
+class DeviceShape(NamedRecord):
     """Where one device's fields are: `api` as the server reports them, `src` in the YAML."""
 
-    index: int
-    device: dict
-    fields: dict  # the object holding attributes, capacity, ... (`basic` in the flat shape)
-    api: Path
-    src: Path
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        index: int,
+        device: dict,
+        fields: dict,  # the object holding attributes, capacity, ... (`basic` in the flat shape)
+        api: Path,
+        src: Path,
+    ) -> "DeviceShape":
+        return tuple_new(_cls, (index, device, fields, api, src))
 
     def at(self, *fields: Any) -> tuple[Path, Path]:
         return self.api + fields, self.src + fields

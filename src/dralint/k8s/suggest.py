@@ -6,9 +6,11 @@ references); `close_hint` and `close_matches` rank a few candidates with difflib
 
 from __future__ import annotations
 
-from typing import Any
-
 from .names import DNS1123_SUBDOMAIN_MAX
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class OneEditAway:

@@ -33,7 +33,6 @@ may depend on more than its own text:
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Iterator
 
 from ..model import Problem
 from ..pipeline.load import MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE
@@ -41,6 +40,10 @@ from .convert import overlaps
 from .engine import ONCE_PER_FILE
 from .incremental import cuttable, moved_problem, starts_piece
 from .text import Text
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 
 def _setting_lines(text: str) -> list[str]:

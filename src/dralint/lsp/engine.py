@@ -10,7 +10,6 @@ cached until the config file changes.
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
 
 from .. import schemas
 from ..commands import all_checks
@@ -22,20 +21,37 @@ from ..pipeline.load import load
 from ..pipeline.releases import file_release
 from ..pipeline.run import LintOptions, lint
 from ..pipeline.sources import Source
+from ..records import NamedRecord, tuple_new
 from ..registry import RuleLoadError
 from . import incremental, workspace
 from .encode import lintable
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
-class Outcome(NamedTuple):
-    problems: list[Problem]
-    kubernetes: bool  # the buffer holds at least one Kubernetes object (else: stay silent)
+
+class Outcome(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        problems: list[Problem],
+        kubernetes: bool,  # the buffer holds at least one Kubernetes object (else: stay silent)
+    ) -> "Outcome":
+        return tuple_new(_cls, (problems, kubernetes))
 
 
-class BufferConfig(NamedTuple):
-    options: LintOptions
-    config_path: str | None
-    error: str | None  # the config file could not be used; defaults apply
+class BufferConfig(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        options: LintOptions,
+        config_path: str | None,
+        error: str | None,  # the config file could not be used; defaults apply
+    ) -> "BufferConfig":
+        return tuple_new(_cls, (options, config_path, error))
 
 
 _settings: dict[tuple[str | None, int], BufferConfig] = {}
@@ -124,12 +140,18 @@ def schema_for(release: str, api_version: str | None, kind: str | None) -> dict[
     return catalog.schema(api_version, kind)  # type: ignore[arg-type]
 
 
-class ConfigFacts(NamedTuple):
+class ConfigFacts(NamedRecord):
     """What the language server answers hover and code actions from without asking the lint process again."""
 
-    docs: dict[str, dict[str, str]]  # rule_docs
-    reads_others: frozenset[str]  # codes whose problems in a document can change when another document does
-    release: str  # the release the config judges at, unless a buffer's comment says otherwise
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        docs: dict[str, dict[str, str]],  # rule_docs
+        reads_others: frozenset[str],  # codes whose problems in a document can change when another document does
+        release: str,  # the release the config judges at, unless a buffer's comment says otherwise
+    ) -> "ConfigFacts":
+        return tuple_new(_cls, (docs, reads_others, release))
 
 
 # Reported once per file, on its first document of an apiVersion (dralint.pipeline.resolve.disabled_once_per_file).

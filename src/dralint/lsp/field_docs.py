@@ -10,14 +10,24 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import Any, NamedTuple
 
+from ..records import NamedRecord, tuple_new
 from ..schemas import schemas_dir
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
-class FieldDoc(NamedTuple):
-    text: str  # the Go comment, markers dropped ("" if none)
-    values: tuple[str, ...]  # the values of its string type's constants (ExactCount, All), if any
+
+class FieldDoc(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        text: str,  # the Go comment, markers dropped ("" if none)
+        values: tuple[str, ...],  # the values of its string type's constants (ExactCount, All), if any
+    ) -> "FieldDoc":
+        return tuple_new(_cls, (text, values))
 
 
 @lru_cache(maxsize=1)

@@ -27,10 +27,15 @@ import logging
 import os
 import sys
 import threading
-from typing import Any, BinaryIO, Iterator, NamedTuple
 
 from lsprotocol import types
 from pygls.io_ import StdoutWriter
+
+from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO, Iterator
 
 logger = logging.getLogger(__name__)
 
@@ -39,10 +44,13 @@ MAX_HEADER_LINE = 8192
 _CHUNK = 1024 * 1024
 
 
-class Refused(NamedTuple):
+class Refused(NamedRecord):
     """A message not read: why (the client is told, with id null)."""
 
-    reason: str
+    __slots__ = ()
+
+    def __new__(_cls, reason: str) -> "Refused":
+        return tuple_new(_cls, (reason,))
 
 
 def frames(stream: BinaryIO) -> Iterator[bytes | Refused]:

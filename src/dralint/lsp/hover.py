@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from .. import gates
 from ..model import Document, Path, format_path
 from .convert import rule_url
 from .field_docs import field_doc
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 _CODE = re.compile(r"DRA\d{3}")
 

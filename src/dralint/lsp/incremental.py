@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from functools import partial
-from typing import Any
 
 from ..api import Place
 from ..model import Edit, Fix, Problem, Span
@@ -41,6 +40,10 @@ from ..pipeline.releases import file_release
 from ..pipeline.run import Alone, LintOptions
 from ..pipeline.sources import Source
 from .encode import lintable
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Where the YAML reader itself resumes after an error (dralint.pipeline.load.yaml_reader._DOC_MARKER): a document start.
 _MARKER = re.compile(r"^---(?=[ \t\n]|$)", re.M)

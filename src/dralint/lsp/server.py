@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError
@@ -33,8 +32,11 @@ from . import carry, convert, engine, hover
 from .text import Buffer, BufferWorkspace, Text
 from .worker import LintTimeout, Superseded, Worker, WorkerFailed, lint_timeout
 
-logger = logging.getLogger(__name__)
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
+logger = logging.getLogger(__name__)
 
 
 def pause() -> float:

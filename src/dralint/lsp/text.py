@@ -17,11 +17,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from itertools import accumulate, pairwise
-from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 UTF8, UTF16, UTF32 = types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf32

@@ -22,10 +22,13 @@ import multiprocessing
 import os
 import sys
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
+from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
     import asyncio
+    from typing import Any, Callable
 
 logger = logging.getLogger(__name__)
 
@@ -52,15 +55,21 @@ class Superseded(Exception):
     """By its turn, the request was no longer wanted (its buffer had changed again): not sent."""
 
 
-class Reply(NamedTuple):
+class Reply(NamedRecord):
     """A lint's answer. `facts` (rule docs, ...) are sent with the first lint under each config that this
     process answers, and again after a `forget`: the server keeps them, so that hover never asks."""
 
-    problems: list
-    kubernetes: bool
-    config_error: str | None
-    config: tuple  # which config judged it (dralint.lsp.engine.config_key)
-    facts: Any  # dralint.lsp.engine.ConfigFacts, or None: sent before
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        problems: list,
+        kubernetes: bool,
+        config_error: str | None,
+        config: tuple,  # which config judged it (dralint.lsp.engine.config_key)
+        facts: Any,  # dralint.lsp.engine.ConfigFacts, or None: sent before
+    ) -> "Reply":
+        return tuple_new(_cls, (problems, kubernetes, config_error, config, facts))
 
 
 _sent: set[tuple] = set()  # the configs whose facts this process has sent

@@ -13,10 +13,13 @@ settings when a config changes. Files are found as `dralint FOLDER` finds them.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from ..pipeline.run import records_of
 from ..pipeline.sources import files, read_all
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Files looked at per workspace at most: each that names the group is linted once to index it, in the
 # lint process, within the first lint's time limit.

@@ -10,16 +10,17 @@ tests/test_dispatch.py holds every declaration to what its rule reads.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api import Rule
 
 ENABLED = True  # off: every rule of the type runs (tests and bench/dispatch.py compare the two)
 
 # A tree of paths, one level per key: what `*` leads to (any entry of a list), and what each mapping
 # key leads to; each as (bits of the paths that end there, the level below it or None).
-_Step = tuple[int, "_Level | None"]
-_Level = tuple["_Step | None", dict[Any, "_Step"]]
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
+    _Step = tuple[int, "_Level | None"]
+    _Level = tuple["_Step | None", dict[Any, "_Step"]]
 _MISSING = object()
 
 

@@ -27,22 +27,28 @@ prunes by its own rules (dralint judges a written status as a status update), an
 kinds whose strategy drops nothing (DeviceTaintRule, ResourcePoolStatusRequest).
 """
 
-from typing import Any, Callable, Iterator, Mapping, NamedTuple
+from __future__ import annotations
 
 from .. import gates
 from ..model import Document, MapKey, Path
+from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator, Mapping
 
 __all__ = ["Dropped", "GateState", "drop_disabled_fields"]
 
 _FLAT = ("v1alpha3", "v1beta1")  # request and device fields flat on the request / in `basic`
 
 
-class Dropped(NamedTuple):
+class Dropped(NamedRecord):
     """One field the API server drops: where it is in the document, its name, and the gates that are off."""
 
-    path: Path
-    field: str
-    gates: tuple[str, ...]
+    __slots__ = ()
+
+    def __new__(_cls, path: Path, field: str, gates: tuple[str, ...]) -> "Dropped":
+        return tuple_new(_cls, (path, field, gates))
 
 
 class GateState:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 # threading.local is _thread's: taken from there, a lint does not import threading (bench/startup.py).
 from _thread import _local as thread_local
-from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..api import DocumentView, Place, Rule, RunIndex, RunView
 from ..catalog import ENGINE_CHECKS, engine_problem
@@ -186,7 +185,10 @@ class _PlaceReporter:
         )
 
 
-Collector = tuple[str, Callable[[DocumentView], Any], tuple[Rule, ...]]  # key, collect, the rules sharing it
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Iterator, Sequence
+    Collector = tuple[str, Callable[[DocumentView], Any], tuple[Rule, ...]]  # key, collect, the rules sharing it
 
 
 def collectors(rules: Iterable[Rule]) -> list[Collector]:

@@ -11,13 +11,18 @@ default (dralint.gates). A file's comment wins over the command line and the
 configuration for the gates it names.
 """
 
+from __future__ import annotations
+
 import re
-from typing import Any
 
 from .. import gates
 from ..catalog import ENGINE_CHECKS
 from ..lazy_re import LazyPattern
 from ..model import Problem, Span
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["parse_gate_list", "check_gates", "file_gates", "GATE_DIRECTIVE"]
 

@@ -19,9 +19,13 @@ a list of ignores, and the automaton would grow with it.
 from __future__ import annotations
 
 import os
-from typing import Callable, NamedTuple
 
+from ..records import NamedRecord, tuple_new
 from .globs import Chars, Element, Glob, Maybe, Ranges, Star
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Callable
 
 FILE = ".gitignore"
 MAX_PATTERNS = 10_000
@@ -35,11 +39,13 @@ _NAME = Chars(but="/" + FOLDER)
 _SLASH = Chars("/")
 
 
-class Patterns(NamedTuple):
+class Patterns(NamedRecord):
     """One `.gitignore` file: its patterns as one automaton, and which of them bring paths back."""
 
-    glob: Glob
-    negated: tuple[bool, ...]
+    __slots__ = ()
+
+    def __new__(_cls, glob: Glob, negated: tuple[bool, ...]) -> "Patterns":
+        return tuple_new(_cls, (glob, negated))
 
 
 def parse(text: str, label: str = FILE) -> Patterns | None:
@@ -142,15 +148,24 @@ def _bracket(line: str, start: int) -> tuple[Ranges, int] | None:
     return None
 
 
-class Level(NamedTuple):
-    patterns: Patterns
-    prefix: str  # the walked folder's path relative to the `.gitignore`'s folder, `/`-separated, ending in `/` (or "")
+class Level(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        patterns: Patterns,
+        prefix: str,  # the walked folder's path relative to the `.gitignore`'s folder, `/`-separated, ending in `/` (or "")
+    ) -> "Level":
+        return tuple_new(_cls, (patterns, prefix))
 
 
-class Ignores(NamedTuple):
+class Ignores(NamedRecord):
     """The `.gitignore` files that apply to one folder of the walk, the deepest last."""
 
-    levels: tuple[Level, ...] = ()
+    __slots__ = ()
+
+    def __new__(_cls, levels: tuple[Level, ...] = ()) -> "Ignores":
+        return tuple_new(_cls, (levels,))
 
     def with_file(self, patterns: Patterns | None) -> Ignores:
         """These, and the folder's own `.gitignore`."""

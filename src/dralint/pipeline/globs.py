@@ -17,25 +17,33 @@ which of them is the last to match, in one pass over the text (what a
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Sequence
 
 
-class Chars(NamedTuple):
+class Chars(NamedRecord):
     """Which characters one step consumes: those of `only` (None: any) that are not in `but`."""
 
-    only: str | None = None
-    but: str = ""
+    __slots__ = ()
+
+    def __new__(_cls, only: str | None = None, but: str = "") -> "Chars":
+        return tuple_new(_cls, (only, but))
 
     def take(self, ch: str) -> bool:
         return (self.only is None or ch in self.only) and ch not in self.but
 
 
-class Ranges(NamedTuple):
+class Ranges(NamedRecord):
     """A bracket expression (`[a-z]`, `[!0-9]`): one character of a range (not of them, `negated`), never `/`
     (nor NUL: dralint.pipeline.gitignore marks folders with it)."""
 
-    ranges: tuple[tuple[str, str], ...]
-    negated: bool = False
+    __slots__ = ()
+
+    def __new__(_cls, ranges: tuple[tuple[str, str], ...], negated: bool = False) -> "Ranges":
+        return tuple_new(_cls, (ranges, negated))
 
     def take(self, ch: str) -> bool:
         return ch not in "/\0" and any(low <= ch <= high for low, high in self.ranges) != self.negated
@@ -43,12 +51,18 @@ class Ranges(NamedTuple):
 
 # A pattern, as a sequence of elements: a Chars or Ranges (exactly one such character), Star(Chars)
 # (any number of them) or Maybe(elements) (the sequence, or nothing).
-class Star(NamedTuple):
-    chars: Chars
+class Star(NamedRecord):
+    __slots__ = ()
+
+    def __new__(_cls, chars: Chars) -> "Star":
+        return tuple_new(_cls, (chars,))
 
 
-class Maybe(NamedTuple):
-    elements: tuple
+class Maybe(NamedRecord):
+    __slots__ = ()
+
+    def __new__(_cls, elements: tuple) -> "Maybe":
+        return tuple_new(_cls, (elements,))
 
 
 Element = Chars | Ranges | Star | Maybe

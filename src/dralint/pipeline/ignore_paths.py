@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
 
 from ..model import Problem
+from ..records import NamedRecord, tuple_new
 from .globs import Chars, Element, Glob, Maybe, Star
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 UNUSED = "DRA900"  # unused-suppression: what no suppression suppresses but by naming it
 
@@ -111,12 +115,18 @@ def field_glob(pattern: str) -> Glob:
     return Glob(out, pattern)
 
 
-class IgnorePaths(NamedTuple):
+class IgnorePaths(NamedRecord):
     """The config's `ignore-paths`, parsed: what `LintOptions.ignore_paths` holds."""
 
-    entries: list[IgnoreEntry]
-    config_path: str | None  # where the setting stands, to point at an unused entry
-    base: str  # the folder the file globs are relative to
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        entries: list[IgnoreEntry],
+        config_path: str | None,  # where the setting stands, to point at an unused entry
+        base: str,  # the folder the file globs are relative to
+    ) -> "IgnorePaths":
+        return tuple_new(_cls, (entries, config_path, base))
 
 
 def ignore_paths(raw: Any, config_path: str | None, known: dict[str, str]) -> IgnorePaths:

@@ -26,9 +26,12 @@ linted as any file is).
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator
 
 from ..model import Document, Node, Path, value_at
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 MAX_LEVELS = 16  # folders above a patch searched for its kustomization

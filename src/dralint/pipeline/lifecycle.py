@@ -24,10 +24,14 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable, NamedTuple
 
 from .. import schemas
 from ..model import Document, Problem, Severity
+from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 DEPRECATED = ("DRA020", "deprecated-api-version", Severity.WARNING,
               "The apiVersion is deprecated in the --target-version release; move to its replacement before it is removed.")
@@ -115,11 +119,17 @@ def _replacement(api_version: str, kind: str | None, release: str, version_life:
     return version_life.replacement if version_life else None
 
 
-class _Lifecycles(NamedTuple):
+class _Lifecycles(NamedRecord):
     """What the data says of one group/version and kind, read once for every release asked about."""
 
-    kind: schemas.VersionLifecycle | None  # the kind's own dates where upstream gives them
-    version: schemas.VersionLifecycle | None  # the group/version's; None: no such version
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        kind: schemas.VersionLifecycle | None,  # the kind's own dates where upstream gives them
+        version: schemas.VersionLifecycle | None,  # the group/version's; None: no such version
+    ) -> "_Lifecycles":
+        return tuple_new(_cls, (kind, version))
 
 
 @lru_cache(maxsize=None)

@@ -7,14 +7,17 @@ the pipeline (bench/startup.py). `dralint.pipeline.run` and `dralint.lint` re-ex
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from collections.abc import Callable
 
 from .. import schemas
 from ..catalog import ENGINE_CHECKS
 from ..model import Document, Problem, Record
 from .selection import Selection
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any, Iterable
+
     from ..api import Rule
     from ..registry import BuiltinRules
     from .ignore_paths import IgnorePaths
@@ -106,8 +109,6 @@ class LintOptions(Record):
         from ..registry import entry_points_of  # noqa: PLC0415
 
         return not self.rules_dirs and not (self.plugins and entry_points_of(PLUGIN_GROUP))
-
-
 
 
 def known_codes(rules: Iterable[Rule]) -> dict[str, str]:

@@ -24,14 +24,18 @@ This runs after suppressions and selection, on the problems that are reported:
 it moves positions, it judges nothing.
 """
 
-# No `from __future__ import annotations` here: this module defines a named tuple on the lint path, and
-# typing would compile each of its string annotations at import (dralint.model says the same).
+from __future__ import annotations
+
 import os
 import re
-from typing import Any, NamedTuple
 
 from ..lazy_re import LazyPattern
 from ..model import Document, Origin, Path, Problem, Span, value_at
+from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 ANNOTATION = "config.kubernetes.io/origin"
 _MARKERS = (b"# Source: ", ANNOTATION.encode())
@@ -44,13 +48,14 @@ MAX_FILE = 4 * 1024 * 1024
 MAX_FILES = 256  # origin files kept read in one run
 
 
-class Named(NamedTuple):
+class Named(NamedRecord):
     """What a rendered document says of its origin: by whom ("helm" or "kustomize"), which file, and
     how many documents of the stream that file had rendered before this one."""
 
-    tool: str
-    path: str
-    nth: int
+    __slots__ = ()
+
+    def __new__(_cls, tool: str, path: str, nth: int) -> "Named":
+        return tuple_new(_cls, (tool, path, nth))
 
 
 def may_name_origins(data: bytes) -> bool:
@@ -118,10 +123,16 @@ def rendered_documents(data: bytes, documents: list[Document]) -> dict[int, Docu
     return {doc.index: doc for doc in documents if doc.origin is not None} or None
 
 
-class _Read(NamedTuple):
-    name: str  # as reported: the path found, relative to the working directory
-    text: str
-    documents: list[Document] | None  # kustomize: the file loaded; Helm: None (a template is no YAML)
+class _Read(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        name: str,  # as reported: the path found, relative to the working directory
+        text: str,
+        documents: list[Document] | None,  # kustomize: the file loaded; Helm: None (a template is no YAML)
+    ) -> "_Read":
+        return tuple_new(_cls, (name, text, documents))
 
 
 class Origins:
@@ -266,8 +277,6 @@ def _present(data: Any, path: Path) -> bool:
 
 
 _ABSENT = object()
-
-
 
 
 # ---------------------------------------------------------------------------

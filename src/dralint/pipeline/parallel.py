@@ -21,15 +21,16 @@ from __future__ import annotations
 import os
 import sys
 from collections import deque
-from typing import TYPE_CHECKING, Iterable, Iterator
 
 from .. import runtime
 from .options import LintOptions
 from .partial import LintResult, PartialResult
 from .sources import Source, read
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+    from typing import Iterable, Iterator
 
     from .result_store import Pack
 

@@ -12,23 +12,24 @@ its indexes behind. It pickles (a worker sends it to its parent) and can be stor
 nothing of the legacy run-scope rules (no `collect`): they need every document in one process.
 """
 
-from typing import TYPE_CHECKING, NamedTuple
+from __future__ import annotations
 
 from ..model import Document, Problem, Record, Severity
+from ..records import NamedRecord, tuple_new
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from ..api import Place
     from .suppress import Suppressor
 
 
-class DocumentSummary(NamedTuple):
+class DocumentSummary(NamedRecord):
     """What a report needs to know of a document once the document itself is gone."""
 
-    source: str
-    index: int
-    list_item: int | None
-    kind: str | None
-    object: str | None
+    __slots__ = ()
+
+    def __new__(_cls, source: str, index: int, list_item: int | None, kind: str | None, object: str | None) -> "DocumentSummary":
+        return tuple_new(_cls, (source, index, list_item, kind, object))
 
 
 class LintResult(Record):

@@ -7,21 +7,26 @@ is an error that says what it does serve, never a silently skipped document.
 
 
 from functools import lru_cache
-from typing import NamedTuple
 
 from .. import schemas
 from ..catalog import engine_problem as _problem
 from ..k8s.resource import GROUP
 from ..model import Document, Path, Problem, Severity
+from ..records import NamedRecord, tuple_new
 from .triage import is_kubernetes_object
 
 
-class Resolution(NamedTuple):
-    # Not a string annotation: typing would compile each one of a NamedTuple on every start-up.
-    info: schemas.KindInfo | None  # set when the document is a DRA object served by the release
-    problems: list[Problem]
-    is_dra: bool  # resource.k8s.io, or meant to be
-    is_object: bool = True  # False: no apiVersion, kind or metadata, no Kubernetes object at all
+class Resolution(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        info: schemas.KindInfo | None,  # set when the document is a DRA object served by the release
+        problems: list[Problem],
+        is_dra: bool,  # resource.k8s.io, or meant to be
+        is_object: bool = True,  # False: no apiVersion, kind or metadata, no Kubernetes object at all
+    ) -> "Resolution":
+        return tuple_new(_cls, (info, problems, is_dra, is_object))
 
 
 def resolve(doc: Document, release: str) -> Resolution:

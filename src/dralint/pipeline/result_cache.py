@@ -25,7 +25,6 @@ import io
 import os
 import pickle
 import sys
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .. import __version__, schemas
 from ..cache import _secret, blake2b, cache_dir
@@ -37,7 +36,10 @@ from .partial import LintResult, PartialResult
 from .result_store import Pack
 from .sources import Source
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Any, Iterable, Sequence
+
     from ..api import Rule
 
 FOLDER = ".dralint_cache"

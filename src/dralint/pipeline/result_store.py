@@ -33,9 +33,12 @@ from __future__ import annotations
 import marshal
 import os
 import time
-from typing import Any
 
 from ..cache import blake2b, compare_digest, read_regular, write_private
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAGIC = b"DRALINT-RESULTS\n"
 FORMAT = 3

@@ -15,7 +15,7 @@ files in worker processes and merges their partial results here.
     result = lint([Source("claim.yaml", data)], LintOptions(release="1.35"))
 """
 
-from typing import TYPE_CHECKING, Iterable
+from __future__ import annotations
 
 from ..api import DocumentView, Place
 from ..model import Document, Problem, Span
@@ -30,7 +30,10 @@ from .settle import capped, in_report_order
 from .sources import Source
 from .stages import DOCUMENT_STAGES, FILE_STAGES, DocumentWork, FileWork, file_checks
 
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import Iterable
+
     from .suppress import Suppressor
 
 

@@ -12,14 +12,16 @@ documents of the corpora.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable, Iterator
 
 from ..catalog import engine_problem as _problem
 from ..k8s import formats
 from ..k8s.suggest import close_matches
 from ..model import Document, Fix, Path, Problem
 
-Validator = Callable[[Any], bool]
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
+    Validator = Callable[[Any], bool]
 
 # The one-type tests are the classes' own C-level isinstance: no Python frame per value checked.
 _TYPE_TESTS: dict[str, Callable[[Any], bool]] = {

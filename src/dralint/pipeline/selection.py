@@ -6,9 +6,13 @@ suppressions of unselected rules are not reported, the webhook's own checks).
 A selector is a rule code, a code prefix (`DRA3`) or a slug (`unknown-field`).
 """
 
-from typing import Iterable, Mapping
+from __future__ import annotations
 
 from ..model import Problem, Severity
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Iterable, Mapping
 
 
 class Selection:

@@ -17,13 +17,18 @@ size cap: a cap-sized buffer per file keeps a memory mapping per file alive,
 and ~65,000 of them hit the kernel's limit).
 """
 
+from __future__ import annotations
 
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING, BinaryIO, Iterable, Iterator, NamedTuple
 
+from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
+    from typing import BinaryIO, Iterable, Iterator
+
     from .gitignore import Ignores, Patterns
 
 GITIGNORE = ".gitignore"  # dralint.pipeline.gitignore.FILE, loaded only for a folder walked
@@ -43,13 +48,19 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY
 READ_CHUNK = 1 << 16  # past the reported size: a cap-sized read would allocate (and may keep a mapping of) 16 MiB
 
 
-class Source(NamedTuple):
-    name: str
-    data: bytes | None  # None when it could not be read; `error` says why
-    error: str | None = None
-    # The file's size when it was opened (os.fstat), when known: `data` stops one byte past MAX_BYTES,
-    # and a file over the cap is reported with its own size, not the length of what was read.
-    size: int | None = None
+class Source(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        name: str,
+        data: bytes | None,  # None when it could not be read; `error` says why
+        error: str | None = None,
+        # The file's size when it was opened (os.fstat), when known: `data` stops one byte past MAX_BYTES,
+        # and a file over the cap is reported with its own size, not the length of what was read.
+        size: int | None = None,
+    ) -> "Source":
+        return tuple_new(_cls, (name, data, error, size))
 
 
 def collect(paths: list[str], stdin: BinaryIO | None = None) -> Iterator[Source]:

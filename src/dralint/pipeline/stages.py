@@ -11,8 +11,6 @@ stage never reaches back to one before it.
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from .. import schemas
 from ..api import DocumentView
 from ..catalog import ENGINE_CHECKS
@@ -32,7 +30,10 @@ from .triage import Triaged, passed_over_unread, triage
 
 # The run whose state a stage reads and writes (dralint.pipeline.run._Run). Not imported: the run
 # imports the stages, and the stages must not know more of the run than the attributes they use.
-_Run = Any
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+    _Run = Any
 
 
 class FileWork:
@@ -131,7 +132,8 @@ def keep(run: _Run, work: FileWork) -> bool:
     return True
 
 
-FileStage = Callable[[_Run, FileWork], bool]
+if TYPE_CHECKING:
+    FileStage = Callable[[_Run, FileWork], bool]
 FILE_STAGES: tuple[FileStage, ...] = (read_comments, load_documents, judge_documents, note_suppressions, keep)
 
 
@@ -185,7 +187,8 @@ def apply_rules(run: _Run, work: DocumentWork) -> bool:
     return True
 
 
-DocumentStage = Callable[[_Run, DocumentWork], bool]
+if TYPE_CHECKING:
+    DocumentStage = Callable[[_Run, DocumentWork], bool]
 DOCUMENT_STAGES: tuple[DocumentStage, ...] = (resolve_type, check_schema_and_drop, view_and_collect, apply_rules)
 
 

@@ -32,7 +32,6 @@ import bisect
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..catalog import ENGINE_CHECKS
 from ..k8s.suggest import close_matches
@@ -42,6 +41,10 @@ from .ignore_paths import UNUSED, IgnorePaths
 from .load import load
 from .releases import RELEASE_DIRECTIVE
 from .selection import Selection
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 DIRECTIVES = ("disable", "disable-next-line", "disable-file")
 MAX_SUGGESTIONS = 1000  # different unknown codes in one run that get a did-you-mean

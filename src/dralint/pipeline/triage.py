@@ -23,9 +23,7 @@ put in one of three bins:
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
 
 from .. import schemas
 from ..catalog import ENGINE_CHECKS
@@ -34,6 +32,10 @@ from ..lazy_re import LazyPattern
 from ..model import Document, Problem, Span
 from .kustomize import NAMES as KUSTOMIZATIONS
 from .load import plain_json
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Loader findings that mean "this could not be read as YAML or JSON" rather than
 # "this object is wrong".
@@ -185,6 +187,8 @@ def _jsonc_but_no_object(source: str, data: bytes) -> bool:
     plain = _JSONC_TRAILING_COMMA.sub(keep_strings, _JSONC_COMMENT.sub(keep_strings, text))
     if plain == text or unclosed:
         return False  # no comment and no trailing comma: some other fault
+    import json  # noqa: PLC0415 - only a JSON file with comments costs it: a lint does not import json (dralint.jsondata)
+
     try:
         value = json.loads(plain)
     except (ValueError, RecursionError):

@@ -1,8 +1,14 @@
 """Formatters: a LintResult in, text out. A formatter never validates anything."""
 
+from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, NamedTuple, TextIO
+
+from ..records import NamedRecord, tuple_new
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, TextIO
 
 # name -> module in this package; imported only when chosen, to keep start-up fast.
 FORMATS = {
@@ -14,10 +20,16 @@ FORMATS = {
 }
 
 
-class ReportOptions(NamedTuple):
-    color: bool = False
-    show_source: bool = False  # quote the offending line with a caret (text, on a TTY)
-    quiet: bool = False
+class ReportOptions(NamedRecord):
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        color: bool = False,
+        show_source: bool = False,  # quote the offending line with a caret (text, on a TTY)
+        quiet: bool = False,
+    ) -> "ReportOptions":
+        return tuple_new(_cls, (color, show_source, quiet))
 
 
 def printable(text: str) -> str:

@@ -12,11 +12,14 @@ one is taken off.
 from __future__ import annotations
 
 import os
-from typing import Iterator
 
 from ..model import Problem, Severity, format_path
 from ..pipeline.partial import LintResult
 from . import ReportOptions, printable
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

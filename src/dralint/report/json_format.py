@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import re
 from json.encoder import encode_basestring  # json's own C string encoder (ensure_ascii=False)
-from typing import Any, Iterator
 
 from ..model import Fix, Problem, Severity, format_path
 from ..pipeline.partial import LintResult
 from . import ReportOptions
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 _encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps with options builds one per call
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -15,11 +15,14 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from ..model import Problem, Severity, format_path
 from ..pipeline.partial import LintResult
 from . import ReportOptions, escape
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 # Characters XML 1.0 cannot carry, even escaped, and surrogates (a file name's bytes that are not UTF-8,
 # a JSON manifest's lone `\\udc80`), which no UTF-8 document can: written as escapes (`\\x1b`, `\\xff`).

@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 from json.encoder import encode_basestring as _string  # json.dumps's own (C) string encoder, ensure_ascii=False
-from typing import Any, Iterator
 from urllib.parse import quote
 
 from .. import __version__
@@ -25,6 +24,10 @@ from ..commands import all_checks
 from ..model import Fix, Problem, Severity, format_path
 from ..pipeline.partial import LintResult
 from . import ReportOptions
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 # Where the rule documentation lives; `Documentation` in the package's project URLs wins.

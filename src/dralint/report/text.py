@@ -9,11 +9,13 @@ non-printable characters escaped (dralint.report.printable).
 
 from __future__ import annotations
 
-from typing import Iterator
-
 from ..model import Problem, Severity, format_path
 from ..pipeline.partial import LintResult
 from . import ReportOptions, printable
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Iterator
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _BOLD, _RESET = "\033[1m", "\033[0m"

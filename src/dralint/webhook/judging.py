@@ -52,8 +52,9 @@ import sys
 import threading
 import traceback
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
+from ..records import NamedRecord, tuple_new
 from . import review as rv
 
 log = logging.getLogger("dralint.webhook")
@@ -67,17 +68,23 @@ _LENGTH = struct.Struct("!Q")
 _PR_SET_PDEATHSIG = 1
 
 
-class Verdict(NamedTuple):
+class Verdict(NamedRecord):
     """The answer to one request, and what the worker counts and logs about it."""
 
-    status: int  # 200: `body` is an AdmissionReview; 400: a metav1.Status (not a review)
-    body: bytes
-    outcome: str  # allowed | denied | error | malformed
-    uid: str | None
-    kind: str
-    log: dict[str, Any]  # fields of the log line
-    codes: tuple[str, ...] = ()  # rule codes of every problem reported
-    warnings: int = 0
+    __slots__ = ()
+
+    def __new__(
+        _cls,
+        status: int,  # 200: `body` is an AdmissionReview; 400: a metav1.Status (not a review)
+        body: bytes,
+        outcome: str,  # allowed | denied | error | malformed
+        uid: str | None,
+        kind: str,
+        log: dict[str, Any],  # fields of the log line
+        codes: tuple[str, ...] = (),  # rule codes of every problem reported
+        warnings: int = 0,
+    ) -> "Verdict":
+        return tuple_new(_cls, (status, body, outcome, uid, kind, log, codes, warnings))
 
 
 class JudgeTimeout(Exception):

@@ -16,8 +16,6 @@ The stages, one module each:
 
 from __future__ import annotations
 
-from typing import Any
-
 from ... import runtime
 from ...lazy_re import LazyPattern
 from .backend import backend as parser_backend
@@ -26,6 +24,10 @@ from .decode import decode
 from .result import MAX_DEPTH, MAX_NODES, MAX_PROBLEMS_PER_DOCUMENT, MAX_PROBLEMS_PER_FILE, LoadResult, Sink
 from .scalars import resolve_plain
 from .yaml_reader import read_yaml
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["LoadResult", "load", "plain_json", "MAX_BYTES", "MAX_NODES", "MAX_DEPTH", "MAX_PROBLEMS_PER_DOCUMENT",
            "MAX_PROBLEMS_PER_FILE", "c_parser_available", "resolve_plain"]

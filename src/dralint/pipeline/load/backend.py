@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import os
 import types
-from typing import Any
 
 from ... import runtime
 from .cheap_events import cheap_events, uninstall
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Backend", "backend", "current", "c_parser_available", "want_pure"]
 

@@ -20,7 +20,10 @@ the same events as before; otherwise the C parser is left as it is.
 from __future__ import annotations
 
 import types
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["cheap_events", "uninstall"]
 

@@ -7,10 +7,12 @@ convention (lines end at ``\\n``, columns in characters).
 
 from __future__ import annotations
 
-from typing import Callable
-
 from ...model import Problem, Span
 from .result import problem
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Callable
 
 __all__ = ["decode"]
 

@@ -21,12 +21,15 @@ import json.decoder
 import json.scanner
 import math
 import re
-from typing import Any, Callable
 
 from ...lines import LineTable
 from ...model import Node, Path, Span
 from .lazy_table import ABSENT, MISS, Tables
 from .result import MAX_DEPTH, MAX_NODES
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["Documents", "Seek", "within_limits"]
 

@@ -19,12 +19,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
 
 from ...lines import LineTable
 from ...model import Node, Path, Span
 from .json_fast import Documents, Seek, within_limits
 from .result import MAX_DEPTH, MAX_NODES, Sink
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["read_json", "whole_value"]
 

@@ -8,10 +8,11 @@ respect, pickling included (it turns into a plain dict).
 
 from __future__ import annotations
 
-import copy
-from typing import Any, Callable, Iterator
-
 from ...model import Node
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
 
 __all__ = ["LazyTable", "lazy_table", "ListItems", "Tables", "MISS", "ABSENT"]
 
@@ -175,6 +176,8 @@ class LazyTable(dict):
         return self.copy()
 
     def __deepcopy__(self, memo: Any) -> dict:
+        import copy  # noqa: PLC0415 - only a deep copy needs it: a lint does not import copy (bench/startup.py)
+
         self._force()
         return copy.deepcopy(dict(dict.items(self)), memo)
 

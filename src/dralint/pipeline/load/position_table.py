@@ -33,13 +33,15 @@ keys in the document, no odd line breaks in the file).
 
 from __future__ import annotations
 
-from typing import Any, Iterator
-
 from ...model import Node, Path, Span
 from .backend import Backend, current
 from .lazy_table import MISS, Tables
 from .result import Sink, problem
 from .scalars import NUMBER_START, WORDS, key_string, resolve_plain, scalar_value
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 __all__ = ["Replay", "ReplayFile"]
 

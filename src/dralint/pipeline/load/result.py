@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from ...catalog import check
 from ...lines import LineTable
 from ...model import Document, Path, Problem, Span
 from .lazy_table import ListItems, Tables, lazy_table
 from .scalars import describe
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["LoadResult", "Sink", "MAX_NODES", "MAX_DEPTH", "MAX_PROBLEMS_PER_DOCUMENT", "MAX_PROBLEMS_PER_FILE"]
 

@@ -27,11 +27,15 @@ outcome of that pipeline:
 
 from __future__ import annotations
 
-import math
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 MISS = object()  # "not a reserved word" from WORDS.get
+# math.inf and math.nan's values, without importing math (an extension module to load: bench/startup.py).
+_INF, _NAN = float("inf"), float("nan")
 
 # Plain scalars that are words, not text: null, booleans, infinities, NaN.
 WORDS: dict[str, Any] = {"": None, "~": None, "null": None, "Null": None, "NULL": None}
@@ -40,11 +44,11 @@ for _w in ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "O
 for _w in ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"):
     WORDS[_w] = False
 for _w in (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"):
-    WORDS[_w] = math.inf
+    WORDS[_w] = _INF
 for _w in ("-.inf", "-.Inf", "-.INF"):
-    WORDS[_w] = -math.inf
+    WORDS[_w] = -_INF
 for _w in (".nan", ".NaN", ".NAN"):
-    WORDS[_w] = math.nan
+    WORDS[_w] = _NAN
 del _w
 
 NUMBER_START = frozenset("0123456789+-.")
@@ -83,7 +87,7 @@ def resolve_number(text: str) -> Any:
                 return n
     if _FLOAT_RE.fullmatch(s) is not None:
         f = float(s)
-        if math.isinf(f):
+        if abs(f) == _INF:
             return text  # strconv.ParseFloat: out of range, go-yaml keeps the string
         if f.is_integer() and -1e21 < f < 1e21:
             return int(f)
@@ -149,7 +153,7 @@ def key_string(k: Any) -> str | None:
     if type(k) is float:
         if k != k:
             return ".nan"
-        if math.isinf(k):
+        if abs(k) == _INF:
             return ".inf" if k > 0 else "-.inf"
         return repr(k)
     return None

@@ -30,7 +30,6 @@ it parses, not the rest of the file: many errors stay linear.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ...lazy_re import LazyPattern
 from ...model import Span
@@ -38,6 +37,10 @@ from .backend import Backend, current
 from .position_table import Replay, ReplayFile
 from .result import MAX_DEPTH, MAX_NODES, MAX_PROBLEMS_PER_DOCUMENT, Sink
 from .scalars import NUMBER_START, WORDS, describe, key_string, resolve_plain, resolve_tagged
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["read_yaml"]
 
