@@ -20,7 +20,7 @@ def _project(tmp_path, config: str):
 
 
 def _memo_file(tmp_path):
-    found = sorted((tmp_path / "user-cache").glob("config-*.json"))
+    found = sorted((tmp_path / "user-cache").glob("config-*.memo"))
     assert len(found) == 1, found
     return found[0]
 
@@ -43,8 +43,9 @@ def test_a_config_met_before_is_read_without_the_yaml_loader_and_gives_the_same_
     # The pre-commit hook's re-run: the result cache answers for the file, and the config needs no loader.
     assert runs[0].stderr.strip().splitlines()[-1] == "['_ruamel_yaml', 'dralint.pipeline.load']"
     assert runs[1].stderr.strip().splitlines()[-1] == "[]"
-    memo = json.loads(_memo_file(tmp_path).read_text())
-    (entry, seal), = memo.values()
+    seal, _, payload = _memo_file(tmp_path).read_bytes().partition(b"\n")
+    entry = json.loads(payload)
+    assert len(seal) == 64 and entry["fingerprint"].startswith("0.1.0|")
     assert entry["data"] == {"kubernetes-version": 1.3, "severity": {"DRA713": "warning"}, "fail-on": "warning"}
     assert entry["nodes"][0] == [None, None, [1, 1, 3, 17]] and entry["nodes"][1] == ["kubernetes-version", [1, 1, 1, 19], [1, 21, 1, 25]]
 
@@ -63,7 +64,7 @@ def test_a_config_that_does_not_load_is_not_remembered(tmp_path):
     runs = [run_dralint("claim.yaml", cwd=tmp_path, env=env) for _ in range(2)]
     assert [r.code for r in runs] == [2, 2] and runs[0].stderr == runs[1].stderr
     assert ".dralint.yaml:1:18: did not find expected ',' or ']'" in runs[1].stderr
-    assert not list((tmp_path / "user-cache").glob("config-*.json"))
+    assert not list((tmp_path / "user-cache").glob("config-*.memo"))
 
 
 def test_a_forged_or_damaged_memo_is_not_used(tmp_path):
@@ -71,17 +72,22 @@ def test_a_forged_or_damaged_memo_is_not_used(tmp_path):
     first = run_dralint("-f", "json", "claim.yaml", cwd=tmp_path, env=env)
     assert first.code == 1
     path = _memo_file(tmp_path)
-    memo = json.loads(path.read_text())
-    (key, (entry, seal)), = memo.items()
+    seal, _, payload = path.read_bytes().partition(b"\n")
+    entry = json.loads(payload)
     # The same seal over other settings: DRA713 no longer an error, so the run would pass.
     entry["data"]["severity"]["DRA713"] = "info"
-    path.write_text(json.dumps({key: [entry, seal]}))
-    forged = run_dralint("-f", "json", "claim.yaml", cwd=tmp_path, env=env)
-    assert (forged.code, forged.stdout) == (first.code, first.stdout)
-    for damage in ("{not json", json.dumps({key: [{"data": 1}, seal]}), json.dumps([1, 2])):
-        path.write_text(damage)
+    forged = json.dumps(entry, separators=(",", ":")).encode()
+    other_bytes = json.dumps({**json.loads(payload), "bytes": "0" * 64}, separators=(",", ":")).encode()
+    for damage in (seal + b"\n" + forged, b"{not json", seal + b"\n" + payload[:-1], b"0" * 64 + b"\n" + payload,
+                   seal + b"\n" + other_bytes, b"\n" + payload):
+        path.write_bytes(damage)
         again = run_dralint("-f", "json", "claim.yaml", cwd=tmp_path, env=env)
-        assert (again.code, again.stdout) == (first.code, first.stdout), damage
+        assert (again.code, again.stdout, again.stderr) == (first.code, first.stdout, first.stderr), damage
+    # A memo made for other bytes of the config, sealed as this module seals (a config edited back and forth).
+    path.write_bytes(seal + b"\n" + payload)
+    (tmp_path / ".dralint.yaml").write_text("fail-on: error\nseverity: {DRA713: info}\n", encoding="utf-8")
+    edited = run_dralint("-f", "json", "claim.yaml", cwd=tmp_path, env=env)
+    assert edited.code == 0 and '"severity": "info"' in edited.stdout.replace('"severity":"info"', '"severity": "info"')
 
 
 def test_no_memo_is_kept_when_the_caches_are_off(tmp_path):
@@ -97,7 +103,6 @@ def test_a_config_is_remembered_up_to_max_bytes(tmp_path, monkeypatch):
 
     monkeypatch.delenv("DRALINT_NO_CACHE", raising=False)
     monkeypatch.setenv("DRALINT_CACHE_DIR", str(tmp_path / "user-cache"))
-    monkeypatch.setattr(config_memo, "_memo", [])
     head = b"fail-on: error\n# "
     for size, kept in ((config_memo.MAX_BYTES, True), (config_memo.MAX_BYTES + 1, False)):
         data = head + b"x" * (size - len(head) - 1) + b"\n"
@@ -108,3 +113,27 @@ def test_a_config_is_remembered_up_to_max_bytes(tmp_path, monkeypatch):
         assert (got is not None) == kept, size
         if kept:
             assert (got.data, got.text, got.positions[("fail-on",)]) == ({"fail-on": "error"}, data.decode(), load(path, data).documents[0].positions[("fail-on",)])
+
+
+def test_a_memo_sealed_with_the_key_is_used_only_for_this_code_and_these_bytes(tmp_path):
+    """Sealed as dralint seals it, a memo is what the run uses (so an edit of its data shows, which proves
+    the seal is the check above); made for other code (another dralint, an edited loader) it is not."""
+    from dralint.cache import blake2b  # noqa: PLC0415
+
+    env = _project(tmp_path, "fail-on: error\nseverity: {DRA713: error}\n")
+    first = run_dralint("-f", "json", "claim.yaml", cwd=tmp_path, env=env)
+    assert first.code == 1
+    path = _memo_file(tmp_path)
+    secret = (tmp_path / "user-cache" / "key").read_bytes()
+    entry = json.loads(path.read_bytes().partition(b"\n")[2])
+
+    def sealed(changed):
+        payload = json.dumps({**entry, **changed}, separators=(",", ":")).encode()
+        return blake2b(payload, key=secret, digest_size=32, person=b"dralint-config").hexdigest().encode() + b"\n" + payload
+
+    relaxed = {"data": {**entry["data"], "severity": {"DRA713": "info"}}}
+    path.write_bytes(sealed(relaxed))
+    assert run_dralint("-f", "json", "claim.yaml", cwd=tmp_path, env=env).code == 0  # the memo's settings
+    path.write_bytes(sealed({**relaxed, "fingerprint": entry["fingerprint"] + "|other"}))
+    again = run_dralint("-f", "json", "claim.yaml", cwd=tmp_path, env=env)
+    assert (again.code, again.stdout) == (first.code, first.stdout)

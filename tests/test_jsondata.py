@@ -36,3 +36,11 @@ def test_what_is_no_json_value_fails_with_json_s_own_error(text):
     with pytest.raises(json.JSONDecodeError) as mine:
         jsondata.loads(text)
     assert (mine.value.msg, mine.value.pos) == (theirs.value.msg, theirs.value.pos)
+
+
+def test_without_jsons_c_scanner_it_is_json_loads(monkeypatch):
+    """An interpreter without `_json` (json's C accelerator) reads through json.loads, errors included."""
+    monkeypatch.setattr(jsondata, "_scan", None)
+    assert jsondata.loads(' {"a": [1, 2.5, null, "x"]} ') == {"a": [1, 2.5, None, "x"]}
+    with pytest.raises(json.JSONDecodeError, match="Extra data: line 1 column 4"):
+        jsondata.loads("[] []")

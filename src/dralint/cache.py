@@ -70,8 +70,7 @@ def cache_dir() -> str | None:
 
 
 class VerdictCache:
-    def __init__(self, name: str, fingerprint: str, *, max_entries: int = MAX_ENTRIES):
-        self._max_entries = max_entries
+    def __init__(self, name: str, fingerprint: str):
         self._path: str | None = None
         self._folder = cache_dir()
         if self._folder:
@@ -81,11 +80,6 @@ class VerdictCache:
         self._entries: dict[str, Any] | None = None  # key -> [verdict, seal], as read: verified on use
         self._secret: bytes | None = None
         self._dirty = False
-
-    @property
-    def enabled(self) -> bool:
-        """Whether verdicts are kept at all (a cache folder is known, DRALINT_NO_CACHE is not set)."""
-        return self._path is not None
 
     @staticmethod
     def key(*parts: str) -> str:
@@ -130,7 +124,7 @@ class VerdictCache:
         if seal is None:
             return
         entries = self._load()
-        if len(entries) >= self._max_entries:
+        if len(entries) >= MAX_ENTRIES:
             entries.clear()
         entries[key] = [value, seal]
         if not self._dirty:

@@ -9,7 +9,10 @@ a single JSON value goes through `json.loads`, which raises what it always raise
 
 from __future__ import annotations
 
-from _json import make_scanner
+try:
+    from _json import make_scanner
+except ImportError:  # an interpreter without json's C accelerator: json.loads, which is as slow then
+    make_scanner = None
 
 TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
@@ -29,11 +32,15 @@ class _Options:
     parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
 
 
-_scan = make_scanner(_Options())
+_scan = make_scanner(_Options()) if make_scanner is not None else None
 
 
 def loads(text: str) -> Any:
     """`json.loads(text)` for a str."""
+    if _scan is None:
+        import json  # noqa: PLC0415
+
+        return json.loads(text)
     start = len(text) - len(text.lstrip(_SPACE))
     try:
         value, end = _scan(text, start)
