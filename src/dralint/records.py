@@ -22,7 +22,13 @@ and builds the tuple of exactly those parameters; each class that writes one dec
 A subclass without its own `__new__` (a plugin's) inherits everything, as a subclass of a namedtuple does.
 """
 
-from _collections import _tuplegetter
+try:
+    from _collections import _tuplegetter  # namedtuple's own field descriptor
+except ImportError:  # an interpreter without it: what namedtuple does then
+    from operator import itemgetter
+
+    def _tuplegetter(index: int, doc: str) -> property:
+        return property(itemgetter(index), doc=doc)
 
 tuple_new = tuple.__new__  # what each `__new__` calls (a global: one lookup, as namedtuple's)
 
