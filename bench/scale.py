@@ -23,6 +23,11 @@ the parse-only rate; also the child's CPU time (user + system, its workers
 included) and the same ratio by CPU time, steadier on a busy machine. Each dralint run's JSON summary must count every document
 the parser saw: a run that fails or loses documents is shown as such, not
 timed. Parse-only and `--jobs 1` run on one core (taskset) unless --no-pin.
+--bytecode DIR lets the children write and read bytecode under DIR
+(PYTHONPYCACHEPREFIX, PYTHONDONTWRITEBYTECODE unset) and runs each command once
+untimed first, as an installed dralint runs (pip compiles its modules); without
+it the children inherit the environment, which may compile every module at each
+start (PYTHONDONTWRITEBYTECODE=1 and no bytecode beside the sources).
 Goals (issue 12): `--jobs 1` >= 50 % of parse-only, peak RSS <= 150 MiB at
 100k documents, `--jobs 2` >= 1.8x `--jobs 1` on two idle cores.
 """
@@ -139,8 +144,11 @@ def commands(dralints: list[str], jobs: int, pin: list[str], folder: Path) -> di
     return cmds
 
 
-def measure(folder: Path, cmds: dict[str, list[str]], repeat: int, scratch: Path) -> tuple[int, dict[str, Any]]:
+def measure(folder: Path, cmds: dict[str, list[str]], repeat: int, scratch: Path,
+            warm: bool = False) -> tuple[int, dict[str, Any]]:
     parsed = run(cmds["libyaml parse only"], scratch)  # also warms the page cache
+    for cmd in list(cmds.values())[1:] if warm else ():  # writes the bytecode (--bytecode)
+        run(cmd, scratch)
     if parsed.rc != 0:
         raise SystemExit(f"parse-only failed: {parsed.stderr.decode(errors='replace')}")
     documents = int(parsed.stdout.split()[-1])
@@ -196,7 +204,11 @@ def main() -> None:
     parser.add_argument("--real-world", default="a,b", metavar="SETS",
                         help="bench/corpus_sets.py sets of the shared corpus, comma-separated (a, b, c; 'none'); "
                              "skipped when ../shared is absent")
+    parser.add_argument("--bytecode", metavar="DIR", help="the children's bytecode kept under DIR (see above)")
     args = parser.parse_args()
+    if args.bytecode:
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = str(Path(args.bytecode).resolve())
 
     default = shutil.which("dralint", path=str(Path(sys.executable).parent)) or shutil.which("dralint")
     dralints = args.dralint or ([default] if default else [])
@@ -222,7 +234,7 @@ def main() -> None:
             folder = build()
             generated = time.perf_counter() - t0
             cmds = commands(dralints, args.jobs, pin, folder)
-            documents, results = measure(folder, cmds, args.repeat, scratch)
+            documents, results = measure(folder, cmds, args.repeat, scratch, warm=bool(args.bytecode))
             files = sum(1 for n in os.listdir(folder) if n.endswith(".yaml"))
             report(documents, files, results, args.repeat)
             print(f"  (corpus {folder.name}: {generated:.1f} s to write or reuse)")

@@ -34,6 +34,21 @@ measures those). A stage's time includes the garbage collections it triggers.
 With --rules, also each rule module's own checks (each check timed on its own:
 a little overhead of its own).
 
+With --floor, the run has the runtime seam on as the command line has it
+(dralint.runtime: one-frame event classes, the collector paused per load), so
+its load stage is the loader the CLI runs; and, in the same rounds, three more
+loops over the same bytes are timed against the parse (which keeps ruamel's own
+event classes, as bench.py's fresh interpreter has them):
+
+  cheap parse   the same event loop with the one-frame event classes
+  floor loader  the cheapest loader any design on this C parser could have: the
+                one-frame events and a loop that builds only dict, list and str
+                (no positions, no checks, no scalar resolution, no limits)
+  loader        dralint's load() of each file, as the CLI calls it
+
+and what the run's share of the parse would be if its load stage cost only the
+floor loader, or nothing (everything else as measured).
+
 Compare two checkouts by running it with each on PYTHONPATH, alternately.
 """
 
@@ -44,6 +59,7 @@ import collections
 import gc
 import io
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -52,7 +68,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus_sets import build_set  # noqa: E402
-from scale import write_one_per_file  # noqa: E402
+from scale import commands, run, write_one_per_file  # noqa: E402
 
 import dralint.pipeline.run as lint_module  # noqa: E402
 import dralint.pipeline.stages as stages_module  # noqa: E402
@@ -106,6 +122,131 @@ def parse_only(datas: list[bytes]) -> float:
     return time.process_time() - start
 
 
+def _swap_events(classes: dict[str, Any] | None) -> dict[str, Any]:
+    """Name `classes` (event class name -> class) in the C parser's module; what it named before."""
+    import _ruamel_yaml as cmod
+
+    names = ("ScalarEvent", "MappingStartEvent", "MappingEndEvent", "SequenceStartEvent", "SequenceEndEvent")
+    before = {n: getattr(cmod, n) for n in names}
+    for name, cls in (classes or {}).items():
+        setattr(cmod, name, cls)
+    return before
+
+
+def floor_load(datas: list[bytes]) -> float:
+    """CPU seconds of the floor loader over `datas`: events to dict/list/str, nothing else (see --floor)."""
+    from _ruamel_yaml import CParser
+
+    from dralint.pipeline.load.backend import backend
+
+    b = backend(False)  # the classes the C module names now (the one-frame ones, with the seam on)
+    Scalar, MapStart, MapEnd, SeqStart, SeqEnd, DocEnd, StreamEnd = (
+        b.Scalar, b.MapStart, b.MapEnd, b.SeqStart, b.SeqEnd, b.DocEnd, b.StreamEnd)
+    nokey = object()
+    kept: list = []
+    start = time.process_time()
+    for data in datas:
+        get = CParser(data.decode("utf-8")).get_event
+        docs = []
+        stack: list = []
+        cur: Any = None
+        root: Any = None
+        cur_map = False
+        key: Any = nokey
+        while True:
+            ev = get()
+            cls = ev.__class__
+            if cls is Scalar:
+                v = ev.value
+            elif cls is MapStart or cls is SeqStart:
+                stack.append((cur, cur_map, key))
+                cur_map = cls is MapStart
+                cur = {} if cur_map else []
+                key = nokey
+                continue
+            elif cls is MapEnd or cls is SeqEnd:
+                v = cur
+                cur, cur_map, key = stack.pop()
+            elif cls is DocEnd:
+                docs.append(root)
+                continue
+            elif cls is StreamEnd:
+                break
+            else:  # stream and document starts; an alias (none in the sets) reads as None
+                if cls is not b.Alias:
+                    continue
+                v = None
+            if cur_map:
+                if key is nokey:
+                    key = v
+                else:
+                    cur[key] = v
+                    key = nokey
+            elif cur is not None:
+                cur.append(v)
+            else:
+                root = v
+        kept.append(docs)  # kept alive, as a run keeps a file's documents while it checks them
+    return time.process_time() - start
+
+
+def dralint_load(paths: list[str], datas: list[bytes]) -> float:
+    """CPU seconds of dralint's load() of each file, as the CLI calls it (with the run's `positioned` keys)."""
+    from dralint.pipeline.load import load
+
+    positioned = lint_module._Run(LintOptions(plugins=False)).positioned
+    kept = []
+    start = time.process_time()
+    for path, data in zip(paths, datas, strict=True):
+        kept.append(load(path, data, size=len(data), positioned=positioned))
+    return time.process_time() - start
+
+
+def floor_rounds(folder: Path, paths: list[str], datas: list[bytes], ruamel: dict[str, Any],
+                 best: dict[str, float]) -> None:
+    """One round of --floor's loops, the collector off (as the CLI has it while a file loads), and of the
+    two commands scale.py compares; each one's fastest so far in `best`."""
+    cheap = _swap_events(ruamel)  # the parse with ruamel's classes, as the goal's baseline has them
+    loops = [("parse", lambda: parse_only(datas)), ("cheap parse", lambda: parse_only(datas)),
+             ("floor loader", lambda: floor_load(datas)), ("loader", lambda: dralint_load(paths, datas))]
+    for name, func in loops:
+        gc.collect()
+        gc.disable()
+        try:
+            best[name] = min(best.get(name, float("inf")), func())
+        finally:
+            gc.enable()
+            if name == "parse":
+                _swap_events(cheap)
+    dralint = shutil.which("dralint", path=str(Path(sys.executable).parent))
+    assert dralint is not None, "dralint is not installed beside this interpreter"
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, cmd in commands([dralint], 1, [], folder).items():
+            r = run(cmd, Path(scratch))
+            assert r.rc in (0, 1), r.stderr
+            best[name] = min(best.get(name, float("inf")), r.cpu)
+
+
+def print_floor(floor: dict[str, float], run: dict[str, float], total: float) -> None:
+    parse = floor["parse"]
+    print(f"floor (best of the rounds; x parse = of the parse with ruamel's own event classes, {parse:.3f} s):")
+    for name in ("cheap parse", "floor loader", "loader"):
+        print(f"  {name:<24} {floor[name]:7.3f}  {floor[name] / parse:7.2f}")
+    load = run.get("load", 0.0)
+    rest = total - load
+    print(f"  run now: {parse / total:.1%} of the parse; its load stage {load / parse:.2f}x, the rest {rest / parse:.2f}x")
+    print(f"  the load stage at the floor loader's cost: {parse / (rest + floor['floor loader']):.1%} of the parse "
+          f"(the run {1 - (rest + floor['floor loader']) / total:.1%} shorter)")
+    print(f"  a free load stage: {parse / rest:.1%} of the parse (the run {load / total:.1%} shorter)")
+    # The goal's terms: the CPU of scale.py's two processes (the parse in a fresh interpreter reads the files
+    # too). Like for like, the command saves what the loader costs over the floor loader, both timed alone;
+    # at most, the run's whole load stage (timed within the run, a little dearer) would go or be the floor's.
+    p, cli, saved = floor["libyaml parse only"], floor["dralint --jobs 1"], floor["loader"] - floor["floor loader"]
+    print(f"commands (CPU, best of the rounds): parse-only {p:.3f} s, dralint --jobs 1 {cli:.3f} s: {p / cli:.1%}\n"
+          f"  with the floor loader: {p / (cli - saved):.1%} (at most {p / (cli - load + floor['floor loader']):.1%}); "
+          f"with a free loader: {p / (cli - floor['loader']):.1%} (at most {p / (cli - load):.1%})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--documents", type=int, default=10000)
@@ -115,7 +256,15 @@ def main() -> None:
     parser.add_argument("--real-world", choices=["a", "b", "c"], metavar="SET",
                         help="the shared corpus's set a, b or c (bench/corpus_sets.py) instead of bench.py's documents")
     parser.add_argument("--keep", metavar="DIR", help="with --real-world: build the set here and reuse it")
+    parser.add_argument("--floor", action="store_true", help="the seam on; the floor loader's and a free loader's ratios")
     args = parser.parse_args()
+    if args.floor:
+        from dralint import runtime
+        from dralint.pipeline.load.backend import backend
+
+        ruamel = _swap_events(None)
+        runtime.enable()
+        backend(False)  # installs the one-frame event classes
 
     spent: collections.Counter = collections.Counter()
     for name, key in STAGES.items():
@@ -155,8 +304,12 @@ def main() -> None:
         datas = [Path(p).read_bytes() for p in paths]
         best: dict[str, float] | None = None
         parse = float("inf")
+        floor: dict[str, float] = {}
         for attempt in range(args.repeat + 1):  # the first: warm-up (schemas, CEL verdicts, caches)
-            parse = min(parse, parse_only(datas))
+            if args.floor:
+                floor_rounds(folder, paths, datas, ruamel, floor)
+            else:
+                parse = min(parse, parse_only(datas))
             gc.unfreeze()
             gc.collect()
             spent.clear()
@@ -170,6 +323,7 @@ def main() -> None:
                 best = dict(spent)
     assert best is not None
     total = best.pop("run")
+    parse = floor.get("parse", parse)
     best["(rest)"] = total - sum(v for k, v in best.items() if not k.startswith("  "))
     print(f"{args.documents} documents in {len(paths)} files, {len(result.problems)} problems: {total:.3f} s CPU "
           f"(best of {args.repeat}); libyaml parse only {parse:.3f} s, {parse / total:.1%} of it")
@@ -182,6 +336,8 @@ def main() -> None:
             continue
         seconds = best[key]
         print(f"  {key:<24} {seconds:7.3f}  {seconds / total:6.1%}  {seconds / parse:7.2f}")
+    if args.floor:
+        print_floor(floor, best, total)
 
 
 if __name__ == "__main__":

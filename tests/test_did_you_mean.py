@@ -7,7 +7,7 @@ import pytest
 from dralint.lint import LintOptions, lint
 from dralint.pipeline.sources import Source, collect
 
-from conftest import CASES
+from conftest import CASES, run_dralint
 
 
 def _selector(expression: str, release: str = "1.35") -> list[tuple]:
@@ -57,6 +57,33 @@ def test_pod_and_claim_references_close_to_a_name_of_the_run():
         # Nothing close: no guess.
         ("DRA712", 30, 24, "ResourceClaim 'shared-claim' is not defined in the linted files; it must exist in the pod's namespace of the cluster"),
     ]
+
+
+def test_the_same_typo_under_other_fields_gets_the_answer_of_its_own_fields():
+    # close_matches keeps its answers per question: the same misspelt key asked again (a later document)
+    # gets the same suggestion, and asked among other fields (a DeviceClass's spec) its own answer.
+    where = CASES / "did_you_mean" / "same-typo-two-schemas.yaml"
+    run = run_dralint("--no-config", "-f", "text", str(where))
+    assert run.code == 1
+    assert run.stdout.splitlines()[:3] == [
+        f"{where}:11:9: error: unknown field 'toleratons'; did you mean 'tolerations'? "
+        "(at spec.devices.requests[0].exactly.toleratons) [DRA101 unknown-field]",
+        f"{where}:18:3: error: unknown field 'toleratons'; allowed fields here: config, extendedResourceName, selectors "
+        "(at spec.toleratons) [DRA101 unknown-field]",
+        f"{where}:30:9: error: unknown field 'toleratons'; did you mean 'tolerations'? "
+        "(at spec.devices.requests[0].exactly.toleratons) [DRA101 unknown-field]",
+    ]
+
+
+def test_close_matches_answers_each_caller_with_a_list_of_its_own():
+    from dralint.k8s.suggest import close_matches
+
+    first = close_matches("nmae", ["name", "namespace"])
+    assert first == ["name"]
+    first.append("changed by its caller")
+    assert close_matches("nmae", ["name", "namespace"]) == ["name"]
+    assert close_matches("nmae", ["nmaes"]) == ["nmaes"]  # the same word among other candidates
+    assert close_matches("nmae", [["a list"], "name"]) == ["name"]  # a candidate no key can hold: asked afresh
 
 
 @pytest.mark.parametrize(

@@ -101,8 +101,26 @@ def close_hint(name: str, candidates: list[str]) -> str:
     return f"; did you mean {match[0]!r}?" if match else ""
 
 
-def close_matches(word: str, candidates: list[str], n: int = 1, cutoff: float = 0.6) -> list[str]:
-    """difflib's closest `n` candidates at or above `cutoff`."""
-    import difflib  # only on error paths, not on a clean file's start-up
+_CLOSE: dict[tuple, tuple[str, ...]] = {}  # (word, candidates, n, cutoff) -> difflib's answer
+_CLOSE_MAX = 1024  # answers kept, at most: a long-lived process (the language server) meets new words
 
-    return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)
+
+def close_matches(word: str, candidates: list[str], n: int = 1, cutoff: float = 0.6) -> list[str]:
+    """difflib's closest `n` candidates at or above `cutoff`.
+
+    Kept per question: the answer depends on nothing else, and the same unknown field is asked about
+    three times in its document (schema_check) and again in every document that repeats it (1,256 calls,
+    16 questions, on issue 23's sets), each a few difflib matchers.
+    """
+    import difflib  # only on error paths, not on a clean file's start-up (imported once: then a dict look-up)
+
+    key = (word, tuple(candidates), n, cutoff)
+    try:
+        found = _CLOSE.get(key)
+    except TypeError:  # a candidate that cannot be a key: asked afresh
+        return difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff)
+    if found is None:
+        found = tuple(difflib.get_close_matches(word, candidates, n=n, cutoff=cutoff))
+        if len(_CLOSE) < _CLOSE_MAX:
+            _CLOSE[key] = found
+    return list(found)  # a list of its own for each caller, as difflib gives
