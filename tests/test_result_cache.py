@@ -397,8 +397,9 @@ def test_a_files_digest_is_keyed_by_its_own_folders_kustomizations_however_its_n
 
 
 def test_a_suppressor_is_stored_as_its_file_left_it_when_later_files_join_the_run(cached, tmp_path, monkeypatch):
-    """The run takes the first file's suppressor and adds the next ones' comments to it: the first file's partial
-    is pickled before that (result_cache._InRun), or a run that decodes both would report the second's bad comment twice."""
+    """The next files' comments join the run's suppressor, never the first file's, which waits in the writer's
+    chunk to be pickled (result_cache._InRun._join), or a run that decodes both would report the second's bad
+    comment twice."""
     monkeypatch.chdir(tmp_path)
     Path("a.yaml").write_text("# dralint: disable-file=DRA712\n" + CLASS)
     Path("b.yaml").write_text("# dralint: frobnicate\n" + CLAIM.format(labels=""))

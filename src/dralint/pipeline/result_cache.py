@@ -502,8 +502,6 @@ class _InRun:
         storable = source.data is not None and not mine[5] and run.patch_of(name) is None
         if storable:
             self._writer.add(position, name, source.data, digest, *self._plain(name, result, counts, lengths, mine))
-            if mine[6] is not None:
-                self._writer.flush()  # pickled now: the run takes the first suppressor it meets and adds to it
         self._join(mine)
         return storable
 
@@ -511,7 +509,8 @@ class _InRun:
     def _plain(name: str, result: LintResult, counts: tuple, lengths: tuple, mine: tuple) -> tuple[bool, tuple]:
         """`plain_of` the file's partial, from what it set aside and what the run's counters and lists grew by.
         Nothing in it changes once the file joins the run (no later file's check, nor the run, changes a problem,
-        a record or what holds them), but the suppressor (`check`)."""
+        a record, the file's suppressor or what holds them: `_join`); the run's end, whose run-scope problems
+        mark the comments that suppress them, comes after the writer's last chunk (`lint_serial`)."""
         file_problems, file_texts, file_records, file_first, file_late, _, file_suppressor = mine
         has_text = name in file_texts
         others = {k: v for k, v in file_texts.items() if k != name} if len(file_texts) > has_text else {}
@@ -528,6 +527,10 @@ class _InRun:
         file_problems, file_texts, file_records, file_first, file_late, file_rendered, file_suppressor = mine
         part = LintResult()  # its counters and names are already the run's: only problems and texts were set aside
         part.problems, part.texts = file_problems, file_texts
+        if file_suppressor is not None and run.suppressor is None:
+            # The run's own, which later files' join: the file's waits unchanged in the writer's chunk, to be
+            # pickled with the next ones (PartialResult.merge would take it as the run's and add to it).
+            run.suppressor = run.new_suppressor()
         joined = PartialResult(run.result, run.records, run.first, run.late, run.suppressor, run.rendered)
         joined.merge(PartialResult(part, file_records, file_first, file_late, file_suppressor, file_rendered))
         run.suppressor = joined.suppressor

@@ -335,9 +335,9 @@ class Suppressor:
     def __init__(self, selection: Selection, known: dict[str, str], ignore: IgnorePaths | None = None, inline: bool = True):
         self.selection = selection
         self.known = known  # code -> slug of every rule the run knows
-        self._code_of_slug: dict[str, str] = {}  # the first code of each slug, as a scan of `known` finds it
-        for code, slug in known.items():
-            self._code_of_slug.setdefault(slug, code)
+        # The first code of each slug, as a scan of `known` finds it: built when a comment names a slug (a run
+        # with the result cache makes a suppressor per file with a `# dralint:` comment, and pickles it).
+        self._code_of_slug: dict[str, str] | None = None
         self.ignore = ignore
         self.inline = inline
         self._directives: dict[str, list[Directive]] = {}
@@ -384,8 +384,9 @@ class Suppressor:
         return [p for p in unused if not self._suppressed(p, self._relative_of(p.source), own=True)]
 
     def __getstate__(self) -> dict[str, Any]:
-        # A worker's suppressor goes to the parent (dralint.pipeline.parallel) without its indexes: rebuilt there if asked.
-        return {**self.__dict__, "_indexes": {}}
+        # A worker's suppressor goes to the parent (dralint.pipeline.parallel), and a file's into the result cache,
+        # without its indexes and slug table: rebuilt there if asked.
+        return {**self.__dict__, "_indexes": {}, "_code_of_slug": None}
 
     def _suppressed(self, p: Problem, relative: str | None, own: bool = False) -> bool:
         directives = self._directives.get(p.source)
@@ -405,6 +406,10 @@ class Suppressor:
     def _resolve(self, text: str) -> tuple[str, str | None] | None:
         if text in self.known:
             return text, self.known[text]
+        if self._code_of_slug is None:
+            self._code_of_slug = {}
+            for code, slug in self.known.items():
+                self._code_of_slug.setdefault(slug, code)
         code = self._code_of_slug.get(text)
         return None if code is None else (code, text)
 
