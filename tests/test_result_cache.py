@@ -411,3 +411,25 @@ def test_a_suppressor_is_stored_as_its_file_left_it_when_later_files_join_the_ru
     Path("c.yaml").write_text(CLAIM.format(labels="\n  labels: {team: a}").replace("name: one", "name: two"))
     changed = _reports(_lint(names, cached, cache=False))
     assert _reports(_lint(names, cached)) == changed  # a and b decoded from their chunk
+
+
+def test_files_whose_comments_suppress_nothing_and_files_whose_comments_do_give_the_same_reports(cached, tmp_path, monkeypatch):
+    """A file whose `# dralint:` comments only give its release stores no suppressor (`_InRun.check`), and its
+    empty one begins the next file's check: the next files' directives (one suppressing a run-scope problem,
+    judged at the end, one suppressing nothing) and malformed comments are their own, kept and reported once, as
+    a run without the cache does."""
+    monkeypatch.chdir(tmp_path)
+    claim = CLAIM.format(labels="").replace("gpu.example.com", "missing.example.com")
+    Path("a.yaml").write_text("# dralint: kubernetes-version=1.34\n" + claim.replace("name: one", "name: a"))
+    Path("b.yaml").write_text("# dralint: kubernetes-version=1.34\n# dralint: frobnicate\n" + claim.replace("name: one", "name: b").replace(
+        "deviceClassName: missing.example.com", "deviceClassName: missing.example.com  # dralint: disable=DRA713"))
+    Path("c.yaml").write_text("# dralint: disable-next-line=DRA201\n" + claim.replace("name: one", "name: c"))
+    Path("d.yaml").write_text(claim.replace("name: one", "name: d"))
+    names = ["a.yaml", "b.yaml", "c.yaml", "d.yaml"]
+    cold = _reports(_lint(names, cached, cache=False))
+    assert cold["text"].count("DRA713") == 3 and cold["text"].count("DRA900") == 2  # b's is suppressed; c's unused
+    assert _reports(_lint(names, cached)) == cold  # first
+    assert _reports(_lint(names, cached)) == cold  # warm
+    Path("d.yaml").write_text(claim.replace("name: one", "name: e"))
+    changed = _reports(_lint(names, cached, cache=False))
+    assert _reports(_lint(names, cached)) == changed  # a, b and c decoded from their chunk

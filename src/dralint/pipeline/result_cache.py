@@ -486,6 +486,7 @@ class _InRun:
         self.run = run
         self._writer = writer
         self._fresh_suppressor = run.options.ignore_paths is not None
+        self._spare: Any = None  # a suppressor a file left holding nothing, for the next file (`check`)
 
     def check(self, source: Source, digest: bytes | None, position: int) -> bool:
         """Check `source` (the run's file at `position`; `digest` None: not computed yet); whether it is stored."""
@@ -495,9 +496,14 @@ class _InRun:
         counts = (result.files, result.documents, result.checked, result.passed_over, result.files_passed_over, result.empty)
         lengths = (len(result.passed_over_files), len(result.objects), len(result.source_names))
         result.problems, result.texts, run.records, run.first, run.late, run.rendered = [], {}, {}, {}, [], {}
-        run.suppressor = run.new_suppressor() if self._fresh_suppressor else None
+        run.suppressor, self._spare = (run.new_suppressor() if self._fresh_suppressor else self._spare), None
         run.check_source(source)
-        mine = (result.problems, result.texts, run.records, run.first, run.late, run.rendered, run.suppressor)
+        # A suppressor that met nothing to suppress with (a release comment, say) is none: not stored, not joined,
+        # and the next file's to begin with (what it holds is still nothing).
+        own = run.suppressor
+        if own is not None and own.holds_nothing():
+            own, self._spare = None, own
+        mine = (result.problems, result.texts, run.records, run.first, run.late, run.rendered, own)
         result.problems, result.texts, run.records, run.first, run.late, run.rendered, run.suppressor = problems, texts, records, first, late, rendered, suppressor
         storable = source.data is not None and not mine[5] and run.patch_of(name) is None
         if storable:

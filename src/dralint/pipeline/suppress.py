@@ -363,6 +363,12 @@ class Suppressor:
             self._directives[source] = found
         self._bad.extend(self._problem(b.source, b.line, b.column, b.end_column, b.message) for b in bad)
 
+    def holds_nothing(self) -> bool:
+        """Whether it met no directive and no malformed comment, and no config entry is in scope: then `keep`
+        keeps every problem and `unused` finds none, as with no suppressor (a file whose `# dralint:` comments
+        only give its release or feature gates)."""
+        return not (self._directives or self._bad or self._entries_used or self._entries_in_scope or (self.ignore and self.ignore.entries))
+
     def absorb(self, other: "Suppressor") -> None:
         """Take over what another run's suppressor met in the files it was fed (dralint.pipeline.parallel)."""
         self._directives.update(other._directives)
