@@ -2,8 +2,9 @@
 
     python bench/cache.py [--files 10000] [--repeat 3] [--jobs 1] [--changed 0.01] [--dralint PATH] [--baseline PATH]
 
-Set (a) of issue 23: the documents of ../shared/corpus/real-world, one a
-file, repeated to --files files, in a temporary folder. Each round runs, one
+Set (a) of issue 23 as bench/corpus_sets.py builds it (the documents of
+../shared/corpus/real-world, one a file, each opening with the `# dralint:` comment of
+its release and gates, repeated to --files files), in a temporary folder. Each round runs, one
 after the other so that machine noise hits all alike:
 
   * no cache: `dralint --no-config --format json --jobs N --no-cache DIR`;
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -36,32 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus" / "real-world"
-SEPARATOR = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
-
-
-def documents() -> list[str]:
-    """Each document of the corpus's YAML files as text, comments-only and empty ones left out."""
-    docs = []
-    for path in sorted(CORPUS.rglob("*")):
-        if path.suffix not in (".yaml", ".yml") or not path.is_file():
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        for part in SEPARATOR.split(text):
-            if any(line.strip() and not line.lstrip().startswith("#") for line in part.splitlines()):
-                docs.append(part.strip("\n") + "\n")
-    return docs
-
-
-def write_set(folder: Path, count: int) -> list[Path]:
-    docs = documents()
-    paths = []
-    for n in range(count):
-        path = folder / f"doc-{n:06d}.yaml"
-        path.write_text(docs[n % len(docs)], encoding="utf-8")
-        paths.append(path)
-    return paths
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus_sets import build, corpus_root  # noqa: E402
 
 
 def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, bytes]:
@@ -94,14 +70,14 @@ def main() -> None:
     parser.add_argument("--dralint", default=str(Path(sys.executable).parent / "dralint"))
     parser.add_argument("--baseline", help="another install's dralint: the first run timed against it, paired")
     args = parser.parse_args()
-    if not CORPUS.is_dir():
-        print(f"skipped: {CORPUS} is absent")
+    if corpus_root() is None:
+        print("skipped: ../shared/corpus/real-world is absent")
         return
     with tempfile.TemporaryDirectory(prefix="dralint-cache-bench-") as tmp:
         root = Path(tmp)
         folder = root / "a"
-        folder.mkdir()
-        paths = write_set(folder, args.files)
+        build(folder, args.files, 1)  # set (a) of bench/corpus_sets.py, each file with its release comment
+        paths = sorted(folder.glob("doc-*.yaml"))
         env = {k: v for k, v in os.environ.items() if k not in ("DRALINT_NO_CACHE", "GITHUB_ACTIONS")}
         env["DRALINT_CACHE_DIR"] = str(root / "user")
         base = [args.dralint, "--no-config", "--format", "json", "--jobs", str(args.jobs)]
