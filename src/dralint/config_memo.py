@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 
 from . import jsondata
-from .cache import _read_key, _secret, blake2b, cache_dir, code_fingerprint, compare_digest, read_regular, write_private
+from .cache import KEY_FILE, _read_key, _secret, blake2b, cache_dir, code_fingerprint, compare_digest, read_regular, write_private
 from .model import Document, Node, Span
 
 TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
@@ -66,7 +66,7 @@ def recall(path: str, data: bytes) -> Document | None:
     """The document `data` loaded to when a run read these bytes at `path` before; None when not known."""
     place = _place(path, data)
     raw = read_regular(place[0], MAX_MEMO_BYTES, "config memo") if place is not None else None
-    secret = _read_key(os.path.join(place[1], "key")) if raw else b""
+    secret = _read_key(os.path.join(place[1], KEY_FILE)) if raw else b""
     if not secret:
         return None
     seal, _, payload = raw.partition(b"\n")
