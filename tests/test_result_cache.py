@@ -433,3 +433,30 @@ def test_files_whose_comments_suppress_nothing_and_files_whose_comments_do_give_
     Path("d.yaml").write_text(claim.replace("name: one", "name: e"))
     changed = _reports(_lint(names, cached, cache=False))
     assert _reports(_lint(names, cached)) == changed  # a, b and c decoded from their chunk
+
+
+def test_a_jobs_re_run_with_nothing_modified_since_the_pack_is_serial_and_answered_whole(cached, monkeypatch, tmp_path):
+    """With `--jobs`, a re-run whose files the pack holds, none modified since it was written, stays serial and
+    is answered with the run the parallel first run stored whole (result_cache.store_run); a file touched since
+    (same bytes) sends the run to the workers again, where every file is a hit; a file changed, where hits and
+    the worker's merged fresh partials alternate. The reports are the cold run's each time."""
+    tree = tmp_path / "tree"
+    for folder in ("pods", "core", "suppress"):
+        shutil.copytree(CASES / folder, tree / folder)
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", 2048)
+    ways: list[str] = []
+    real_parallel, real_serial = parallel.lint_parallel, result_cache.lint_serial
+    monkeypatch.setattr(parallel, "lint_parallel", lambda *a, **k: ways.append("workers") or real_parallel(*a, **k))
+    monkeypatch.setattr(result_cache, "lint_serial", lambda *a, **k: ways.append("serial") or real_serial(*a, **k))
+    monkeypatch.setattr(result_cache, "_stored_run", lambda *a, real=result_cache._stored_run: ways.append("whole") or real(*a))
+    cold = _reports(_lint([tree], cached, cache=False))
+    assert _reports(_lint([tree], cached, 2)) == cold and ways == ["workers"]
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[1:] == ["serial", "whole"]
+    files = sorted(tree.rglob("*.yaml"))
+    later = os.stat(next(cached.glob("results-*.pack"))).st_mtime + 5
+    os.utime(files[3], (later, later))
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[3:] == ["workers"]
+    files[5].write_bytes(files[5].read_bytes() + b"\n# changed\n")
+    changed = _reports(_lint([tree], cached, cache=False))
+    assert _reports(_lint([tree], cached, 2)) == changed and ways[4:] == ["workers"]

@@ -235,23 +235,36 @@ class FileChecker:
         return run.partial(), storable
 
     def items(self, sources: Iterable[Source], pack: Pack) -> tuple[list[tuple], list[bytes]]:
-        """What a `--jobs` worker sends back for its files: for each (name, digest, has_text, where, text), where
-        is the (chunk id, index) of a hit in the pack (not even decoded here) or the (number, index) of a fresh
-        file's partial among the returned chunks' blobs; digest None when the file is not to be stored."""
+        """What a `--jobs` worker sends back for its files, in file order: for a hit, (name, digest, has_text,
+        where, text), where is its (chunk id, index) in the pack (not even decoded here); for a fresh file,
+        (name, digest, has_text, (number, index), None), its partial's place among the returned chunks' blobs
+        (digest None: not to be stored); and after each run of fresh files, (None, None, False, their partials
+        merged, None), which the parent absorbs as a worker's chunk without the cache (it decodes no fresh
+        blob and merges once a run, not once a file)."""
         chunks = [Chunk()]
-        items = []
+        items: list[tuple] = []
+        merged: PartialResult | None = None  # the fresh files' since the last hit
         for source in sources:
             digest = self.digests.of(source.name, source.data) if source.data is not None else None
             hit = pack.get(source.name, digest) if digest is not None else None
             if hit is not None:
+                if merged is not None:
+                    items.append((None, None, False, merged, None))
+                    merged = None
                 items.append((source.name, digest, hit[0], hit[1:], source.data if hit[0] else None))
                 continue
             partial, storable = self.partial(source)
             has_text, plain = plain_of(source.name, partial)
             if chunks[-1].count >= CHUNK_FILES or chunks[-1].size() >= CHUNK_BYTES:
                 chunks.append(Chunk())
-            where = (len(chunks) - 1, chunks[-1].add(plain))
-            items.append((source.name, digest if storable else None, has_text, where, source.data if has_text else None))
+            where = (len(chunks) - 1, chunks[-1].add(plain))  # pickled before the merge below changes what it holds
+            items.append((source.name, digest if storable else None, has_text, where, None))
+            if merged is None:
+                merged = partial
+            else:
+                merged.merge(partial)
+        if merged is not None:
+            items.append((None, None, False, merged, None))
         return items, [chunk.blob() for chunk in chunks if chunk.count]
 
 
@@ -393,19 +406,35 @@ def merge(run: Any, plain: tuple, name: str, text: bytes | None) -> None:
     run.absorb(PartialResult(result, records, firsts, late, suppressor, rendered))
 
 
-def absorb_items(run: Any, part: tuple[list[tuple], list[bytes]], pack: Pack, stored: Chunks) -> None:
-    """A worker's `FileChecker.items`, merged in order; its fresh chunks stored (those not too large)."""
+def absorb_items(run: Any, part: tuple[list[tuple], list[bytes]], pack: Pack, stored: Chunks,
+                 seen: list[tuple[str, bytes | None]]) -> None:
+    """A worker's `FileChecker.items`, absorbed in order; its fresh chunks stored (those not too large). `seen`
+    gets each file's name and digest, None when the pack holds nothing for it (`store_run`)."""
     items, blobs = part
-    fresh = [read_chunk(blob) for blob in blobs]
     ids = [pack.put_chunk(blob) if len(blob) <= MAX_BLOB else None for blob in blobs]
     for name, digest, has_text, where, text in items:
+        if name is None:  # fresh files' partials, merged by the worker
+            run.absorb(where)
+            continue
         if isinstance(where[0], bytes):
             merge(run, stored.plain(*where), name, text)
+            seen.append((name, digest))
             continue
         number, index = where
-        merge(run, fresh[number][index], name, text)
         if ids[number] is not None and digest is not None:
             pack.put(name, digest, has_text, ids[number], index)
+            seen.append((name, digest))
+        else:
+            seen.append((name, None))
+
+
+def store_run(pack: Pack, seen: list[tuple[str, bytes | None]], result: LintResult) -> None:
+    """Store a `--jobs` run's finished result whole when the pack holds every one of its files (`seen`, in
+    order), as `lint_serial` stores its own: the next run with the same files and bytes, serial since the
+    pack holds them all (dralint.pipeline.parallel.unchanged_since_stored), is answered with it."""
+    if seen and result.files and all(digest is not None for _, digest in seen):
+        signature = _signature([name for name, _ in seen], [digest for _, digest in seen])  # type: ignore[misc]
+        pack.put(RUN, signature, False, pack.put_chunk(_encode_run(result)), 0)
 
 
 def lint_serial(sources: Iterable[Source], options: LintOptions, pack: Pack) -> LintResult:
@@ -560,4 +589,4 @@ def _stored_run(plain: tuple, held: list) -> LintResult:
     return result
 
 
-__all__ = ["open_pack", "lint_serial", "FileChecker", "Chunks", "absorb_items", "project_root", "FOLDER"]
+__all__ = ["open_pack", "lint_serial", "FileChecker", "Chunks", "absorb_items", "store_run", "project_root", "FOLDER"]

@@ -79,6 +79,10 @@ class Pack:
             return None
         return entry[1], entry[3], entry[4]
 
+    def written_ns(self) -> int | None:
+        """When the pack read was written (its modification time, ns), or None when there was none."""
+        return self._read_as[3] if self._read_as is not None and self.entries else None
+
     def holds(self, name: str) -> bool:
         """Whether there is an entry for `name`, whatever its digest."""
         return name in self.entries
