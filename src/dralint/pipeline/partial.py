@@ -130,7 +130,8 @@ class PartialResult(Record):
         self.rendered.update(other.rendered)
         self.result.merge(other.result)
         for release, by_key in other.records.items():
-            self.first.setdefault(release, other.first[release])
+            if release not in self.first:  # `other.first` need not hold a release these have (result_cache.merge)
+                self.first[release] = other.first[release]
             mine = self.records.setdefault(release, {})
             for key, found in by_key.items():
                 mine.setdefault(key, []).extend(found)

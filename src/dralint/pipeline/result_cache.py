@@ -402,7 +402,9 @@ def merge(run: Any, plain: tuple, name: str, text: bytes | None) -> None:
         texts[name] = text
     from ..api import Place  # noqa: PLC0415 - a re-run answered whole loads none of the rule API
 
-    firsts = {release: Place(*place[:4], Span(*place[4]), *place[5:]) for release, place in first.items()}
+    # A Place only for a release the run has none for yet: the first file's wins (PartialResult.merge).
+    known = run.first
+    firsts = {release: Place(*place[:4], Span(*place[4]), *place[5:]) for release, place in first.items() if release not in known}
     run.absorb(PartialResult(result, records, firsts, late, suppressor, rendered))
 
 
