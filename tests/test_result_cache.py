@@ -77,6 +77,7 @@ def test_cold_first_warm_and_changed_runs_give_the_same_reports_serial_and_with_
         shutil.copytree(CASES / folder, tree / folder)
     shutil.copytree(ROOT / "tests" / "rendered", tree / "rendered")
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "RERUN_FRESH", 0)  # re-runs on workers too: hits and fresh files from them
     monkeypatch.setattr(parallel, "CHUNK_BYTES", 4096)
     cold = _reports(_lint([tree], cached, cache=False))
     assert all(code in cold["text"] for code in ("DRA712", "DRA713", "DRA101", "DRA900", "DRA014"))
@@ -435,15 +436,17 @@ def test_files_whose_comments_suppress_nothing_and_files_whose_comments_do_give_
     assert _reports(_lint(names, cached)) == changed  # a, b and c decoded from their chunk
 
 
-def test_a_jobs_re_run_with_nothing_modified_since_the_pack_is_serial_and_answered_whole(cached, monkeypatch, tmp_path):
-    """With `--jobs`, a re-run whose files the pack holds, none modified since it was written, stays serial and
-    is answered with the run the parallel first run stored whole (result_cache.store_run); a file touched since
-    (same bytes) sends the run to the workers again, where every file is a hit; a file changed, where hits and
-    the worker's merged fresh partials alternate. The reports are the cold run's each time."""
+def test_a_jobs_re_run_with_few_files_modified_since_the_pack_is_serial(cached, monkeypatch, tmp_path):
+    """With `--jobs`, a re-run whose files the pack holds, fewer than RERUN_FRESH modified since it was written,
+    stays serial: answered with the run the parallel first run stored whole (result_cache.store_run) when no
+    byte changed, checked serially when one did. With more modified, the workers check it: every file a hit
+    after a touch, hits and the workers' merged fresh partials alternating after a change. The reports are
+    the cold run's each time."""
     tree = tmp_path / "tree"
     for folder in ("pods", "core", "suppress"):
         shutil.copytree(CASES / folder, tree / folder)
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    monkeypatch.setattr(parallel, "RERUN_FRESH", 2)
     monkeypatch.setattr(parallel, "CHUNK_BYTES", 2048)
     ways: list[str] = []
     real_parallel, real_serial = parallel.lint_parallel, result_cache.lint_serial
@@ -454,9 +457,22 @@ def test_a_jobs_re_run_with_nothing_modified_since_the_pack_is_serial_and_answer
     assert _reports(_lint([tree], cached, 2)) == cold and ways == ["workers"]
     assert _reports(_lint([tree], cached, 2)) == cold and ways[1:] == ["serial", "whole"]
     files = sorted(tree.rglob("*.yaml"))
-    later = os.stat(next(cached.glob("results-*.pack"))).st_mtime + 5
-    os.utime(files[3], (later, later))
-    assert _reports(_lint([tree], cached, 2)) == cold and ways[3:] == ["workers"]
+
+    def touch(*paths):
+        later = os.stat(next(cached.glob("results-*.pack"))).st_mtime + 5
+        for path in paths:
+            os.utime(path, (later, later))
+
+    touch(files[3])  # one modified since, the same bytes: serial, and every file a hit
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[3:] == ["serial", "whole"]
+    touch(files[3], files[4])  # two: the workers, every file a hit
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[5:] == ["workers"]
     files[5].write_bytes(files[5].read_bytes() + b"\n# changed\n")
     changed = _reports(_lint([tree], cached, cache=False))
-    assert _reports(_lint([tree], cached, 2)) == changed and ways[4:] == ["workers"]
+    touch(files[6])  # one changed and one touched: the workers, hits and fresh partials in turn
+    assert _reports(_lint([tree], cached, 2)) == changed and ways[6:] == ["workers"]
+    for path in files:  # the touches above undone: older than the pack
+        os.utime(path, (1_000_000_000, 1_000_000_000))
+    files[5].write_bytes(files[5].read_bytes() + b"# changed again\n")
+    changed = _reports(_lint([tree], cached, cache=False))
+    assert _reports(_lint([tree], cached, 2)) == changed and ways[7:] == ["serial"]  # one changed: serial
