@@ -222,6 +222,7 @@ class FileChecker:
         if run.kustomizations is None:
             run.kustomizations = Kustomizations()  # shared: read once per folder, not once per file
         self._fresh_suppressor = options.ignore_paths is not None
+        self._spare: Any = None  # a suppressor a file left holding nothing, for the next file (as `_InRun`'s)
         self.digests = Digests()
 
     def partial(self, source: Source) -> tuple[PartialResult, bool]:
@@ -229,8 +230,10 @@ class FileChecker:
         run = self._run
         run.result = LintResult()
         run.records, run.first, run.late, run.rendered, run.views_by_release = {}, {}, [], {}, {}
-        run.suppressor = run.new_suppressor() if self._fresh_suppressor else None
+        run.suppressor, self._spare = (run.new_suppressor() if self._fresh_suppressor else self._spare), None
         run.check_source(source)
+        if run.suppressor is not None and run.suppressor.holds_nothing():  # none: not stored, not merged
+            run.suppressor, self._spare = None, run.suppressor
         storable = source.data is not None and not run.rendered and run.patch_of(source.name) is None
         return run.partial(), storable
 
