@@ -229,12 +229,12 @@ def _damage_cases(pack: Path, secret: bytes, key: str, foreign_secret: bytes) ->
         "bit flipped": good[:-5] + bytes([good[-5] ^ 1]) + good[-4:],
         "not a pack": b"hello",
         "empty": b"",
-        "sealed with another secret": encode(forged, forged_chunks, key, foreign_secret),
+        "sealed with another secret": b"".join(encode(forged, forged_chunks, key, foreign_secret)),
         "another format": MAGIC + result_store.seal(secret, p := marshal.dumps((99, key, entries, chunks))) + p,
         # Sealed and keyed as this run's, by the version before (its chunks' pickles are not this version's).
         "the previous format": MAGIC + result_store.seal(secret, p := marshal.dumps((result_store.FORMAT - 1, key, entries, chunks))) + p,
-        "another key": encode(entries, chunks, "another configuration", secret),
-        "an entry without its chunk": encode({**entries, **forged}, chunks, key, secret),
+        "another key": b"".join(encode(entries, chunks, "another configuration", secret)),
+        "an entry without its chunk": b"".join(encode({**entries, **forged}, chunks, key, secret)),
     }
 
 
@@ -277,7 +277,7 @@ def test_a_hostile_pack_committed_to_a_repository_is_never_unpickled(cached, tmp
     entries = {str(target): (b"\0" * 16, False, 0, b"p" * 16, 0)}
     stored, _ = read_pack(str(pack), key, _secret(str(tmp_path / "user")))
     entries.update({name: (d, False, 0, b"p" * 16, 0) for name, (d, *_rest) in stored.items()})
-    pack.write_bytes(encode(entries, chunks, key, attacker))
+    pack.write_bytes(b"".join(encode(entries, chunks, key, attacker)))
     result = _lint([target], cached)
     assert not marker.exists()
     assert _problems(result) == [("DRA713", str(target), 11, 26)]

@@ -144,15 +144,18 @@ class VerdictCache:
             pass  # a read-only home or a full disk only costs speed
 
 
-def write_private(path: str, data: bytes) -> None:
-    """`data` at `path`, atomically and readable by its owner only: written to a file of this process
-    beside it, then renamed over it, so a concurrent reader sees the old bytes or the new, never a part.
-    The temporary file goes on any failure, which is raised."""
+def write_private(path: str, data: bytes, *more: bytes) -> None:
+    """`data` (then each of `more`, so that a large file need not be joined in memory first) at `path`,
+    atomically and readable by its owner only: written to a file of this process beside it, then renamed
+    over it, so a concurrent reader sees the old bytes or the new, never a part. The temporary file goes on
+    any failure, which is raised."""
     tmp = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            for piece in more:
+                handle.write(piece)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -115,7 +115,7 @@ class Pack:
                 entries, chunks = (dict(self.entries), dict(self.chunks)) if unchanged else read_pack(self.path, self.key, self.secret)
                 entries.update(self.added)
                 chunks.update(self.added_chunks)
-                write_private(self.path, encode(*bounded(entries, chunks), self.key, self.secret))
+                write_private(self.path, *encode(*bounded(entries, chunks), self.key, self.secret))
                 _prune(self.folder, keep=self.path)
             self.added, self.added_chunks = {}, {}
             return True
@@ -131,9 +131,11 @@ def _identity(path: str) -> tuple[int, int, int, int] | None:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def encode(entries: dict[str, Entry], chunks: Chunks, key: str, secret: bytes) -> bytes:
+def encode(entries: dict[str, Entry], chunks: Chunks, key: str, secret: bytes) -> tuple[bytes, bytes]:
+    """The pack's file as its head (magic and seal) and its payload, written one after the other: a pack of
+    100,000 files is tens of MB, and joining them would hold a third copy at the run's peak."""
     payload = marshal.dumps((FORMAT, key, entries, chunks))
-    return MAGIC + seal(secret, payload) + payload
+    return MAGIC + seal(secret, payload), payload
 
 
 def read_pack(path: str, key: str, secret: bytes) -> tuple[dict[str, Entry], Chunks]:
@@ -143,7 +145,7 @@ def read_pack(path: str, key: str, secret: bytes) -> tuple[dict[str, Entry], Chu
     if not raw or not raw.startswith(MAGIC):
         return {}, {}
     start = len(MAGIC) + SEAL_BYTES
-    payload = raw[start:]
+    payload = memoryview(raw)[start:]  # not a copy of the whole pack: read at every run's start
     if not compare_digest(raw[len(MAGIC):start], seal(secret, payload)):
         return {}, {}
     try:
