@@ -8,6 +8,7 @@ mutant is valid Python that differs from the original exactly where it says.
 from __future__ import annotations
 
 import ast
+import os
 import sys
 
 import pytest
@@ -72,3 +73,21 @@ def test_the_equivalent_mutant_of_the_opaque_size_hint_is_found_and_no_other():
     mutants = mutate_rules.mutants_of(RULES / "config.py")
     line = _line_of("config.py", "size <= OPAQUE_PARAMETERS_MAX * 1.01")
     assert [(m.line, m.what) for m in mutants if mutate_rules.equivalent(m)] == [(line, "<= -> <")]
+
+
+def test_a_mutant_of_the_same_size_is_never_run_from_the_bytecode_of_the_code_before_it(tmp_path):
+    """The conftest compiles the checkout, and bytecode is taken as current for a source of the same size and
+    modification second: `_write` removes the module's, so the tests import the bytes just written."""
+    import py_compile  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+
+    module = tmp_path / "limits.py"
+    module.write_text("LIMIT = 16\n")
+    py_compile.compile(str(module), cfile=str(tmp_path / "__pycache__" / f"limits.{sys.implementation.cache_tag}.pyc"))
+    mutate_rules._write(module, b"LIMIT = 17\n")
+    stat = module.stat()
+    # Even with the recorded second and size back on the new bytes, nothing stale is left to load.
+    os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns // 10**9 * 10**9))
+    assert not list((tmp_path / "__pycache__").glob("limits.*.pyc"))
+    run = subprocess.run([sys.executable, "-c", "import limits; print(limits.LIMIT)"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.stdout.strip() == "17"

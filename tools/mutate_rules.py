@@ -199,11 +199,16 @@ def _copy_tree(into: Path) -> Path:
 
 
 def _write(path: Path, data: bytes) -> None:
-    """Whole or not at all: a reader sees the old bytes or the new ones."""
+    """Whole or not at all: a reader sees the old bytes or the new ones. The module's bytecode goes with the
+    old bytes: the tests' conftest compiles the checkout, and a bytecode file is taken as current when the
+    source's size and modification second match what it recorded, which a mutant of the same size (16 -> 17)
+    written within the same second as the last compile does: the tests would run the code before it."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "wb") as out:
         out.write(data)
     os.replace(tmp, path)
+    for compiled in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
+        compiled.unlink(missing_ok=True)
 
 
 def _terminate(*_: object) -> None:  # SIGTERM unwinds like Ctrl-C, through the finally that removes the copy
