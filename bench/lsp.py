@@ -30,6 +30,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from lsprotocol import types
@@ -208,6 +209,21 @@ def _typed(text: str) -> tuple[int, str]:
 def _new_line(text: str) -> tuple[int, str]:
     """One line more added to object 10: every object after it moves."""
     return text.index("\n", text.index("name: gpu-10\n")) + 1, "  labels: {}\n"
+
+
+def run_this_then_baseline(measure: Callable[[str | None], Awaitable[None]], description: str) -> None:
+    """The command line of a bench that measures this tree's server, then (`--baseline DIR`) the server of a
+    baseline checkout's src/, one after the other."""
+
+    async def both() -> None:
+        parser = argparse.ArgumentParser(description=description)
+        parser.add_argument("--baseline", help="a checkout of the baseline dralint: measured after this tree, its server from its src/")
+        args = parser.parse_args()
+        await measure(None)
+        if args.baseline:
+            await measure(os.path.join(os.path.abspath(args.baseline), "src"))
+
+    asyncio.run(both())
 
 
 async def one_document(baseline: str | None, rounds: int = 21) -> None:

@@ -19,9 +19,7 @@ The buffer holds 1,700 ResourceClaimTemplates, every fifth with a fixable typo
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import os
 import statistics
 import sys
 import time
@@ -30,7 +28,7 @@ from pathlib import Path
 from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp import CLAIM, ROOT, Bench  # noqa: E402
+from lsp import CLAIM, ROOT, Bench, run_this_then_baseline  # noqa: E402
 
 OBJECTS = 1700
 
@@ -107,14 +105,5 @@ async def measure(src: str | None) -> None:
     await bench.stop()
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--baseline", help="a checkout of the baseline dralint: measured after this tree, its server from its src/")
-    args = parser.parse_args()
-    await measure(None)
-    if args.baseline:
-        await measure(os.path.join(os.path.abspath(args.baseline), "src"))
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
+    run_this_then_baseline(measure, __doc__.split("\n")[0])

@@ -13,9 +13,7 @@ On a typical manifest (tests/cases/lsp/typo.yaml), linted:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import os
 import sys
 import time
 from pathlib import Path
@@ -23,7 +21,7 @@ from pathlib import Path
 from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp import ROOT, TYPICAL, Bench, rss_kib  # noqa: E402
+from lsp import ROOT, TYPICAL, Bench, rss_kib, run_this_then_baseline  # noqa: E402
 from lsp_codeaction import _summary, megabyte_buffer  # noqa: E402
 
 
@@ -66,14 +64,5 @@ async def measure(src: str | None) -> None:
     print(f"  fix-all while a 1 MB buffer is linted: {_summary(behind)}")
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--baseline", help="a checkout of the baseline dralint: measured after this tree, its server from its src/")
-    args = parser.parse_args()
-    await measure(None)
-    if args.baseline:
-        await measure(os.path.join(os.path.abspath(args.baseline), "src"))
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
+    run_this_then_baseline(measure, __doc__.split("\n")[0])
