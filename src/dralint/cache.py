@@ -39,7 +39,7 @@ from . import __version__
 
 TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Iterable
 
 # Digests and seals without loading OpenSSL, which `hashlib` and `hmac` do at import for their other
 # algorithms (a few ms of every start-up that uses a cache, bench/startup.py): BLAKE2 is hashlib's own C
@@ -144,8 +144,8 @@ class VerdictCache:
             pass  # a read-only home or a full disk only costs speed
 
 
-def write_private(path: str, data: bytes, *more: bytes) -> None:
-    """`data` (then each of `more`, so that a large file need not be joined in memory first) at `path`,
+def write_private(path: str, data: bytes, more: Iterable[bytes] = ()) -> None:
+    """`data` (then each piece `more` yields, so that a large file need not be held in memory first) at `path`,
     atomically and readable by its owner only: written to a file of this process beside it, then renamed
     over it, so a concurrent reader sees the old bytes or the new, never a part. The temporary file goes on
     any failure, which is raised."""

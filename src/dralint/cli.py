@@ -201,7 +201,7 @@ def _run_lint(args: argparse.Namespace, out: TextIO) -> int:
     elif args.break_hard_links:
         raise UsageError("--break-hard-links only applies with --fix")
     options.keep = reads(fmt, report)
-    result = _lint(args.paths, options, 1 if args.fix else settings.jobs, None if args.fix else _pack(options, settings, args.paths))
+    result = _cached_lint(args.paths, options, 1 if args.fix else settings.jobs, None if args.fix else _pack(options, settings, args.paths))
     if not_written:
         # A file whose fixes could not be written is reported with the rest, selected and re-levelled as they are.
         result.problems = sorted([*result.problems, *options.selection.apply(not_written)], key=Problem.sort_key)
@@ -265,6 +265,24 @@ def _pack(options, settings, paths: list[str]):
     from .pipeline.result_cache import open_pack  # not for runs without the cache
 
     return open_pack(options, settings.cache_dir, settings.config_path)
+
+
+def _cached_lint(paths: list[str], options, jobs: int | None, pack):
+    """`_lint` with the result cache's `pack` (or without, None); made again without it, the pack removed, when a
+    chunk of it changed after its index was read (dralint.pipeline.result_store.PackChanged: nothing of it was
+    trusted, and nothing is reported before a run ends)."""
+    if pack is None:
+        return _lint(paths, options, jobs)
+    from .pipeline.result_store import PackChanged
+
+    try:
+        return _lint(paths, options, jobs, pack)
+    except PackChanged as exc:
+        pack.discard()
+        print(f"dralint: note: {exc}; checked without it", file=sys.stderr)
+        return _lint(paths, options, jobs)
+    finally:
+        pack.close()
 
 
 def _lint(paths: list[str], options, jobs: int | None, pack=None):
