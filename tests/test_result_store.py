@@ -10,12 +10,11 @@ import pickle
 import sys
 
 import pytest
-
-from dralint.pipeline import result_cache, result_store
-from dralint.pipeline.result_cache import open_pack
 from test_result_cache import ALL_KEPT, CLAIM, _lint, _reports
 
 from dralint.config import Overrides, build_options
+from dralint.pipeline import result_cache, result_store
+from dralint.pipeline.result_cache import open_pack
 
 
 @pytest.fixture
