@@ -316,6 +316,15 @@ def brief(problems: list[dict]) -> list[tuple]:
 
 
 @pytest.fixture
+def cached(monkeypatch, tmp_path):
+    """The result cache on (the suite turns it off), its per-user secret in the test's folder."""
+    monkeypatch.delenv("DRALINT_NO_CACHE", raising=False)
+    monkeypatch.setenv("DRALINT_CACHE_DIR", str(tmp_path / "user"))
+    yield tmp_path / "results"
+    gc.unfreeze()
+
+
+@pytest.fixture
 def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")

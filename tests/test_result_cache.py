@@ -4,7 +4,6 @@ damaged, foreign or forged pack ignored; safe under concurrent runs; bounded; --
 
 from __future__ import annotations
 
-import gc
 import json
 import marshal
 import os
@@ -41,15 +40,6 @@ spec:
       exactly:
         deviceClassName: gpu.example.com
 """
-
-
-@pytest.fixture
-def cached(monkeypatch, tmp_path):
-    """The cache on (the suite turns it off), its per-user secret in the test's folder."""
-    monkeypatch.delenv("DRALINT_NO_CACHE", raising=False)
-    monkeypatch.setenv("DRALINT_CACHE_DIR", str(tmp_path / "user"))
-    yield tmp_path / "results"
-    gc.unfreeze()
 
 
 def _lint(paths, folder, jobs=1, cache=True, **overrides):

@@ -4,26 +4,15 @@ it is made, and a pack changed in place while a run reads it is never trusted (t
 
 from __future__ import annotations
 
-import gc
 import os
 import pickle
 import sys
 
-import pytest
 from test_result_cache import ALL_KEPT, CLAIM, _lint, _reports
 
 from dralint.config import Overrides, build_options
 from dralint.pipeline import result_cache, result_store
 from dralint.pipeline.result_cache import open_pack
-
-
-@pytest.fixture
-def cached(monkeypatch, tmp_path):
-    """The cache on (the suite turns it off), its per-user secret in the test's folder."""
-    monkeypatch.delenv("DRALINT_NO_CACHE", raising=False)
-    monkeypatch.setenv("DRALINT_CACHE_DIR", str(tmp_path / "user"))
-    yield tmp_path / "results"
-    gc.unfreeze()
 
 
 def _claims(folder, count: int) -> list:

@@ -200,7 +200,21 @@ class Pack:
         self.close()
 
 
-class _Opened:
+class _Held:
+    """An open file of the pack's (a pack read, a run's spill), closed at a run's end or when it is dropped."""
+
+    fd = -1
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class _Opened(_Held):
     """A pack whose index verified, open: its entries, its chunks' places, read by offset as the run needs them."""
 
     def __init__(self, fd: int, path: str, identity: tuple[int, int, int, int], start: int, entries: dict[str, Entry], table: Table):
@@ -220,16 +234,9 @@ class _Opened:
         offset, length, _, _ = self.table[chunk_id]
         yield from _pieces(self.fd, self.start + offset, length, self.path)
 
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-    def __del__(self) -> None:
-        self.close()
 
 
-class _Spill:
+class _Spill(_Held):
     """The chunks a run makes, written as they come to an unnamed file in the cache folder (O_TMPFILE, or a file
     removed as soon as it is made), then copied into the pack at `save`. Where the folder cannot take it (a
     read-only project), they are held in memory instead: the save that follows fails there anyway."""
@@ -271,13 +278,6 @@ class _Spill:
         offset, length, _, _ = self.table[chunk_id]
         yield from _pieces(self.fd, offset, length, "(this run's chunks)")
 
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
-
-    def __del__(self) -> None:
-        self.close()
 
 
 def _unnamed(folder: str) -> int:
