@@ -63,6 +63,8 @@ def test_a_chunk_changed_in_place_after_the_index_was_read_is_never_unpickled(ca
     assert not marker.exists()
     assert f"dralint: note: the result cache {pack.path} changed while it was read; checked without it\n" in capsys.readouterr().err
     assert not os.path.exists(pack.path)
+    again = pickle.loads(pickle.dumps(result_store.PackChanged(pack.path)))  # as a worker's reaches the parent
+    assert str(again) == f"the result cache {pack.path} changed while it was read"
     assert _reports(_lint(files, cached)) == cold and os.path.exists(pack.path)  # made again by the next run
 
 

@@ -86,8 +86,11 @@ class PackChanged(Exception):
     (never by dralint, which only replaces a pack whole), or its disk is failing. Nothing of it was unpickled."""
 
     def __init__(self, path: str):
-        super().__init__(f"the result cache {path} changed while it was read")
+        super().__init__(path)  # its only argument: pickled whole from a worker process, and made again the same
         self.path = path
+
+    def __str__(self) -> str:
+        return f"the result cache {self.path} changed while it was read"
 
 
 def seal(secret: bytes, index: bytes) -> bytes:
