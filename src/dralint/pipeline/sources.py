@@ -87,32 +87,48 @@ def files(paths: list[str]) -> Iterator[tuple[str, str | None]]:
     inode, one stat each, where a real path costs an lstat per component (a third of the walk of a
     100,000-file tree) and keeps a string per file.
     """
+    for name, error, _ in stamped_files(paths):
+        yield name, error
+
+
+def stamped_files(paths: list[str]) -> Iterator[tuple[str, str | None, int | None]]:
+    """`files`, each with the modification time (ns) of the stat that told it apart, None when there was none
+    (standard input, a folder that cannot be listed, a file that cannot be stat'ed): a re-run with the result
+    cache (dralint.pipeline.rerun) chooses by it which process checks a file, without a second stat per file."""
     seen: set[int | str] = set()
     for path in paths:
         if path == "-":
-            yield "-", None
+            yield "-", None, None
             continue
         if os.path.isdir(path):
             for file, error in _walk(path):
                 if error is not None:
-                    yield file, error
-                elif _first_time(file, seen):
-                    yield file, None
-        elif _first_time(path, seen):
-            yield path, None
+                    yield file, error, None
+                else:
+                    stamp = _first_time(file, seen)
+                    if stamp is not False:
+                        yield file, None, stamp
+        else:
+            stamp = _first_time(path, seen)
+            if stamp is not False:
+                yield path, None, stamp
 
 
-def _first_time(path: str, seen: set[int | str]) -> bool:
+def _first_time(path: str, seen: set[int | str]) -> int | None | bool:
+    """False when `path` was met before (the same device and inode), else its modification time (ns), None
+    when it cannot be stat'ed."""
     identity: int | str
     try:
         st = os.stat(path)
         identity = st.st_dev << 64 | st.st_ino  # one int: a tuple per file would double the set's memory
+        stamp: int | None = st.st_mtime_ns
     except (OSError, ValueError):
         identity = os.path.abspath(path)  # read anyway (reading it says why it cannot be), once
+        stamp = None
     if identity in seen:
         return False
     seen.add(identity)
-    return True
+    return stamp
 
 
 def _walk(root: str) -> Iterator[tuple[str, str | None]]:

@@ -1,0 +1,231 @@
+"""A re-run with the result cache and `--jobs` 2 or more, a few files modified since the pack was written: those
+are checked by one forked worker while this process reads and digests the others and merges their stored parts.
+
+Which process looks at a file is chosen by its modification time, taken by the walk's own stat
+(dralint.pipeline.sources.stamped_files): a file the pack holds nothing for, or modified at or after the time the
+pack was written, goes to the worker. Whether a stored part is used is decided by the file's bytes alone, in
+either process, as in every run with the cache: a file the worker gets that is unchanged (touched, or checked
+out again) is a hit there, and a file this process gets whose bytes differ from the stored ones however old its
+time (a "racily clean" file, edited within the timestamp granularity of the pack's write; a time set back by
+`touch -d` or an archive) is a miss here, checked here, in its place. A wrong time costs speed, never a result.
+
+The report is the serial run's byte for byte: the files' parts are absorbed in file order, each maximal run of
+this process's hits merged first into a part of its own (`_Segment`, as a `--jobs` worker merges its fresh
+files: dralint.pipeline.partial merges associatively) while the worker checks, then the segments, the worker's
+answers and the misses found here in turn (dralint.pipeline.result_cache.absorb_items), and the run-scope rules
+judged over them all.
+
+Why one worker, forked by hand: the few files modified are checked at ~0.3 ms each plus what the first
+checks load (the pipeline, the rules of their kinds, schema validators: ~0.1 s), while this process reads,
+digests, decodes and merges 10,000 stored parts in ~0.15 s; a pool (concurrent.futures, multiprocessing) costs
+~20 ms to import and start, a bare fork and a pipe ~1 ms (bench/cache.py --jobs 2: docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+
+from .. import runtime
+from .parallel import WorkerError, _frozen_each
+from .partial import LintResult, PartialResult
+from .result_cache import Chunks, Digests, FileChecker, absorb_items, merge, store_run
+from .sources import Source, read
+
+TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    from .options import LintOptions
+    from .result_store import Pack
+
+Stamped = tuple[str, "str | None", "int | None"]  # dralint.pipeline.sources.stamped_files
+
+_WORKER, _HERE, _SEGMENT, _CHECK = range(4)  # the kinds of a run's parts, in file order
+
+
+def suspect(pack: Pack, entry: Stamped, stored_at: int) -> bool:
+    """Whether the file may have changed since the pack was written: the pack holds nothing for it, or its
+    time is not before the pack's (equal included: within the timestamp's granularity, a write after the
+    pack's may carry the pack's time), or it has none. Only chooses the process: the bytes decide."""
+    name, error, stamp = entry
+    return error is not None or stamp is None or stamp >= stored_at or not pack.holds(name)
+
+
+def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack) -> LintResult:
+    """`lint()` of the files `walked` (every one of the run's, in order) with the result cache `pack`: the
+    suspects (`suspect`) checked by a forked worker, the other files by this process."""
+    stored_at = pack.written_ns()
+    assert stored_at is not None
+    parts, groups = _plan(walked, pack, stored_at)
+    runtime.start_up_over()
+    runtime.freeze()  # what lives now is shared with the worker: not touched (copied) by its collections
+    worker = _Worker(lambda: _check_groups(groups, options, pack))
+    try:
+        parts = _here(parts, pack)
+        from .run import _Run  # noqa: PLC0415 - after the fork: the worker imports it meanwhile, for itself
+
+        run = _Run(options)
+        stored = Chunks(pack)
+        answers = worker.result()
+    except BaseException:
+        worker.stop()
+        raise
+    seen: list[tuple[str, bytes | None]] = []
+    checker: FileChecker | None = None
+    for kind, value in parts:
+        if kind == _SEGMENT:
+            run.absorb(value.part)
+            seen.extend(value.seen)
+        elif kind == _WORKER:
+            absorb_items(run, answers[value], pack, stored, seen)
+        else:  # a file read here that the pack has no part for with its bytes
+            checker = checker or FileChecker(options)
+            absorb_items(run, checker.items([value], pack), pack, stored, seen)
+        runtime.freeze()
+    result = run.finish()
+    store_run(pack, seen, result)
+    pack.save()
+    return result
+
+
+def _plan(walked: list[Stamped], pack: Pack, stored_at: int) -> tuple[list[tuple[int, Any]], list[list[tuple[str, str | None]]]]:
+    """The run's parts in file order: (_WORKER, index of a group of consecutive suspects) and (_HERE, the
+    names of consecutive others); and the groups."""
+    parts: list[tuple[int, Any]] = []
+    groups: list[list[tuple[str, str | None]]] = []
+    for entry in walked:
+        name = entry[0]
+        if suspect(pack, entry, stored_at):
+            if parts and parts[-1][0] == _WORKER:
+                groups[-1].append((name, entry[1]))
+            else:
+                parts.append((_WORKER, len(groups)))
+                groups.append([(name, entry[1])])
+        elif parts and parts[-1][0] == _HERE:
+            parts[-1][1].append(name)
+        else:
+            parts.append((_HERE, [name]))
+    return parts, groups
+
+
+class _Segment:
+    """Consecutive hits merged into one part (what `merge` needs of a run: `first` and `absorb`), and each
+    file's name and digest for the signature of the run stored whole (result_cache.store_run)."""
+
+    __slots__ = ("part", "first", "seen")
+
+    def __init__(self) -> None:
+        self.part = PartialResult()
+        self.first = self.part.first
+        self.seen: list[tuple[str, bytes]] = []
+
+    def absorb(self, partial: PartialResult) -> None:
+        self.part.merge(partial)
+
+
+def _here(parts: list[tuple[int, Any]], pack: Pack) -> list[tuple[int, Any]]:
+    """`parts` with each run of this process's files read, digested and its hits decoded and merged into
+    segments (_SEGMENT); a file the pack has no part for with its bytes, or that cannot be read, left to be
+    checked here in its place (_CHECK, its Source)."""
+    digests = Digests()
+    stored = Chunks(pack)
+    out: list[tuple[int, Any]] = []
+    for kind, value in parts:
+        if kind == _WORKER:
+            out.append((kind, value))
+            continue
+        segment: _Segment | None = None
+        for name in value:
+            source = read(name)
+            data = source.data
+            digest = digests.of(name, data) if data is not None else None
+            hit = pack.get(name, digest) if digest is not None else None
+            if hit is None:
+                out.append((_CHECK, source))
+                segment = None
+                continue
+            if segment is None:
+                segment = _Segment()
+                out.append((_SEGMENT, segment))
+            merge(segment, stored.plain(hit[1], hit[2]), name, data if hit[0] else None)
+            segment.seen.append((name, digest))  # type: ignore[arg-type]
+            runtime.freeze()
+    return out
+
+
+def _check_groups(groups: list[list[tuple[str, str | None]]], options: LintOptions, pack: Pack) -> list:
+    """In the worker: each group's `FileChecker.items` (hits as places in the pack, fresh files' partials)."""
+    checker = FileChecker(options)
+    return [checker.items(_frozen_each(Source(name, None, error) if error is not None else read(name) for name, error in group), pack)
+            for group in groups]
+
+
+class _Worker:
+    """`work()` in a forked process; its value (or the exception it raised) comes back pickled through a pipe."""
+
+    def __init__(self, work: Callable[[], Any]):
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()  # nothing buffered here is written twice, once by the worker
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the worker (its work is covered, run in the parent by tests)
+            os.close(read_end)
+            _in_worker(work, write_end)
+        os.close(write_end)
+        self.pid, self.fd = pid, read_end
+
+    def result(self) -> Any:
+        """The worker's value, once it has ended; WorkerError when it died without one."""
+        with os.fdopen(self.fd, "rb") as pipe:
+            self.fd = -1
+            payload = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if status != 0 or not payload:
+            raise WorkerError(f"the worker process ended unexpectedly (status {status}); no report, rerun with --jobs 1 to find the file")
+        done, value = pickle.loads(payload)  # noqa: S301 - from our own worker, forked from this process
+        if not done:
+            raise value
+        return value
+
+    def stop(self) -> None:
+        """After a failure here (or Ctrl-C): the worker ended, not left checking for nothing."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        if self.pid:
+            import signal  # noqa: PLC0415 - only when a run fails
+
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except OSError:
+                pass
+            self.pid = 0
+
+
+def _in_worker(work: Callable[[], Any], write_end: int) -> None:  # pragma: no cover - runs in the worker
+    """Run `work`, write (True, its value) or (False, the exception) to `write_end`, and end the process at
+    once: neither the parent's exit handlers nor its buffered output run or are written twice."""
+    code = 1
+    try:
+        import signal  # noqa: PLC0415 - in the worker only
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group: the parent stops the worker
+        try:
+            payload = pickle.dumps((True, work()), pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # noqa: BLE001 - raised again in the parent
+            try:
+                payload = pickle.dumps((False, exc), pickle.HIGHEST_PROTOCOL)
+            except Exception:  # noqa: BLE001 - an exception that does not pickle: said as text
+                payload = pickle.dumps((False, WorkerError(f"the worker failed: {exc!r}")), pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(payload)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+__all__ = ["lint_shared", "suspect"]
