@@ -115,7 +115,7 @@ def serial_reason(head: list[tuple[str, str | None]], options: LintOptions, jobs
 
 def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None]]) -> tuple[list[tuple[str, str | None, int | None]], int]:
     """(The entries walked (dralint.pipeline.sources.stamped_files), how many of them may have changed since the
-    result cache's `pack` was written (dralint.pipeline.rerun.suspect).)
+    result cache's `pack` was written (`suspect`).)
 
     The walk stops at the RERUN_FRESH-th such file, and the rest of `entries` is the caller's to check after
     what was walked: a run with that many is a first run or close to one, on the workers (`lint_parallel`).
@@ -123,8 +123,6 @@ def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None
     are checked by a worker while the parent takes the others from the pack (dralint.pipeline.rerun; bench/cache.py
     --jobs 2 on set (a): docs/performance.md). The modification times only choose the way: each file's bytes
     decide whether its stored result is used."""
-    from .rerun import suspect  # noqa: PLC0415 - only for runs with a cache
-
     stored_at = pack.written_ns()
     walked: list[tuple[str, str | None, int | None]] = []
     if stored_at is None:
@@ -137,6 +135,14 @@ def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None
             if fresh >= RERUN_FRESH:
                 break
     return walked, fresh
+
+
+def suspect(pack: Pack, entry: tuple[str, str | None, int | None], stored_at: int) -> bool:
+    """Whether the file may have changed since the pack was written: the pack holds nothing for it, or its
+    time is not before the pack's (equal included: within the timestamp's granularity, a write after the
+    pack's may carry the pack's time), or it has none. Only chooses the process: the bytes decide."""
+    name, error, stamp = entry
+    return error is not None or stamp is None or stamp >= stored_at or not pack.holds(name)
 
 
 def _at_least_bytes(entries: list[tuple[str, str | None]], limit: int) -> bool:

@@ -28,9 +28,9 @@ import pickle
 import sys
 
 from .. import runtime
-from .parallel import WorkerError, _frozen_each
-from .partial import LintResult, PartialResult
 from ..model import Span
+from .parallel import WorkerError, _frozen_each, suspect
+from .partial import LintResult, PartialResult
 from .result_cache import Chunks, Digests, FileChecker, absorb_items, store_run
 from .sources import Source, read
 
@@ -44,14 +44,6 @@ if TYPE_CHECKING:
 Stamped = tuple[str, "str | None", "int | None"]  # dralint.pipeline.sources.stamped_files
 
 _WORKER, _HERE, _SEGMENT, _CHECK = range(4)  # the kinds of a run's parts, in file order
-
-
-def suspect(pack: Pack, entry: Stamped, stored_at: int) -> bool:
-    """Whether the file may have changed since the pack was written: the pack holds nothing for it, or its
-    time is not before the pack's (equal included: within the timestamp's granularity, a write after the
-    pack's may carry the pack's time), or it has none. Only chooses the process: the bytes decide."""
-    name, error, stamp = entry
-    return error is not None or stamp is None or stamp >= stored_at or not pack.holds(name)
 
 
 def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack) -> LintResult:
@@ -272,4 +264,4 @@ def _in_worker(work: Callable[[], Any], write_end: int) -> None:  # pragma: no c
         os._exit(code)
 
 
-__all__ = ["lint_shared", "suspect"]
+__all__ = ["lint_shared"]
