@@ -461,7 +461,8 @@ def test_a_jobs_re_run_with_few_files_modified_since_the_pack_checks_those_on_on
     monkeypatch.setattr(result_cache, "_stored_run", lambda *a, real=result_cache._stored_run: ways.append("whole") or real(*a))
     cold = _reports(_lint([tree], cached, cache=False))
     assert _reports(_lint([tree], cached, 2)) == cold and ways == ["workers"]
-    assert _reports(_lint([tree], cached, 2)) == cold and ways[1:] == ["serial", "whole"]
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[1:] == ["shared", "whole"]
+    assert _reports(_lint([tree], cached, 1)) == cold and ways[3:] == ["serial", "whole"]
     files = sorted(tree.rglob("*.yaml"))
 
     def touch(*paths):
@@ -470,21 +471,21 @@ def test_a_jobs_re_run_with_few_files_modified_since_the_pack_checks_those_on_on
             os.utime(path, (later, later))
 
     touch(files[3])  # one modified since, the same bytes: a hit on the worker, the run stored whole again
-    assert _reports(_lint([tree], cached, 2)) == cold and ways[3:] == ["shared"]
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[5:] == ["shared"]
     for path in files:
         os.utime(path, (1_000_000_000, 1_000_000_000))
-    assert _reports(_lint([tree], cached, 2)) == cold and ways[4:] == ["serial", "whole"]
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[6:] == ["shared", "whole"]
     touch(files[3], files[4])  # two: the workers, every file a hit
-    assert _reports(_lint([tree], cached, 2)) == cold and ways[6:] == ["workers"]
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[8:] == ["workers"]
     files[5].write_bytes(files[5].read_bytes() + b"\n# changed\n")
     changed = _reports(_lint([tree], cached, cache=False))
     touch(files[6])  # one changed and one touched: the workers, hits and fresh partials in turn
-    assert _reports(_lint([tree], cached, 2)) == changed and ways[7:] == ["workers"]
+    assert _reports(_lint([tree], cached, 2)) == changed and ways[9:] == ["workers"]
     for path in files:  # the touches above undone: older than the pack
         os.utime(path, (1_000_000_000, 1_000_000_000))
     files[5].write_bytes(files[5].read_bytes() + b"# changed again\n")
     changed = _reports(_lint([tree], cached, cache=False))
-    assert _reports(_lint([tree], cached, 2)) == changed and ways[8:] == ["shared"]  # one changed: on the worker
+    assert _reports(_lint([tree], cached, 2)) == changed and ways[10:] == ["shared"]  # one changed: on the worker
 
 
 def _shared_tree(tmp_path: Path) -> tuple[Path, list[Path]]:
@@ -536,8 +537,17 @@ def test_a_shared_re_run_checks_a_file_whose_bytes_changed_under_an_old_time_its
     cold = _reports(_lint([tree], cached, cache=False))
     for path in (edited, touched):
         os.utime(path, (old, old))
-    _lint([tree], cached, 2)  # a touch older than the pack: serial, every file a hit
-    assert _reports(_lint([tree], cached, 2)) == cold and ways[2:] == ["whole"]
+    _lint([tree], cached, 2)  # the touches older than the pack: none suspect, every file a hit
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[2:] == ["shared", "shared", "whole"]
+    # None suspect, the halves read by each process: a file in either whose bytes changed under an old time
+    # is no hit (not answered whole), and is checked by the process that read it.
+    for victim in (files[1], files[-2]):
+        victim.write_bytes(victim.read_bytes().replace(b"name:", b"nam3:", 1))
+        os.utime(victim, (old, old))
+        cold = _reports(_lint([tree], cached, cache=False))
+        here.clear()
+        assert _reports(_lint([tree], cached, 2)) == cold and ways[-1] == "shared"
+        assert here == ([str(victim)] if victim == files[1] else [])
 
 
 def test_a_shared_re_run_raises_what_its_worker_raised_and_a_dead_worker_is_an_error(cached, monkeypatch, tmp_path):

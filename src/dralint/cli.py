@@ -297,7 +297,7 @@ def _rerun(paths: list[str], options, jobs: int, pack):
     stamped = stamped_files(paths)
     walked, fresh = parallel.since_stored(pack, stamped)
     head = [(name, error) for name, error, _ in walked]
-    if fresh and parallel.serial_reason(head[:max(parallel.MIN_FILES, 2)], options, jobs, rules_seen=True) is None:
+    if parallel.serial_reason(head[:max(parallel.MIN_FILES, 2)], options, jobs, rules_seen=True) is None:
         if fresh < parallel.RERUN_FRESH:
             from .pipeline.rerun import lint_shared  # noqa: PLC0415 - only for such re-runs
 

@@ -23,12 +23,14 @@ digests, decodes and merges 10,000 stored parts in ~0.15 s; a pool (concurrent.f
 
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import sys
 
 from .. import runtime
 from ..model import Span
+from . import result_cache
 from .parallel import WorkerError, _frozen_each, suspect
 from .partial import LintResult, PartialResult
 from .result_cache import Chunks, Digests, FileChecker, absorb_items, store_run
@@ -48,20 +50,32 @@ _WORKER, _HERE, _SEGMENT, _CHECK = range(4)  # the kinds of a run's parts, in fi
 
 def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack) -> LintResult:
     """`lint()` of the files `walked` (every one of the run's, in order) with the result cache `pack`: the
-    suspects (`suspect`) checked by a forked worker, the other files by this process."""
+    suspects (`suspect`) checked by a forked worker, the other files by this process. With no suspect, the
+    worker reads and digests the second half of the files (`_halves`) and, when every file is a hit, the run
+    stored whole answers (result_cache.lint_serial's way, its reading shared)."""
     stored_at = pack.written_ns()
     assert stored_at is not None
     parts, groups = _plan(walked, pack, stored_at)
+    whole = not groups
+    if whole:
+        parts, groups = _halves(walked)
     runtime.start_up_over()
     runtime.freeze()  # what lives now is shared with the worker: not touched (copied) by its collections
     worker = _Worker(lambda: _check_groups(groups, options, pack))
     try:
-        parts = _here(parts, pack)
+        digests = Digests()
+        if whole:
+            parts = [(kind, list(_looked(value, pack, digests)) if kind == _HERE else value) for kind, value in parts]
+            answers = worker.result()
+            found = _answered_whole(parts, answers, pack)
+            if found is not None:
+                return found
+        parts = _here(parts, pack, digests)
         from .run import _Run  # noqa: PLC0415 - after the fork: the worker imports it meanwhile, for itself
 
         run = _Run(options)
         stored = Chunks(pack)
-        answers = worker.result()
+        answers = worker.result() if not whole else answers
     except BaseException:
         worker.stop()
         raise
@@ -81,6 +95,30 @@ def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack) -> Lint
     store_run(pack, seen, result)
     pack.save()
     return result
+
+
+def _halves(walked: list[Stamped]) -> tuple[list[tuple[int, Any]], list[list[tuple[str, str | None]]]]:
+    """A run with no suspect: this process reads the first half of the files, the worker the second (sending
+    back each one's digest and place in the pack: this process decodes only the run stored whole)."""
+    cut = len(walked) // 2
+    return [(_HERE, [entry[0] for entry in walked[:cut]]), (_WORKER, 0)], [[(name, error) for name, error, _ in walked[cut:]]]
+
+
+def _answered_whole(parts: list[tuple[int, Any]], answers: list, pack: Pack) -> LintResult | None:
+    """The run stored whole, when every file is a hit (those read here and the worker's) and the files and their
+    digests are those of the run stored whole (result_cache.lint_serial); None otherwise."""
+    looked = parts[0][1]
+    items, blobs = answers[0]
+    if blobs or any(hit is None for _, _, hit in looked) or any(name is None or not isinstance(where[0], bytes) for name, _, _, where, _ in items):
+        return None
+    names = [source.name for source, _, _ in looked] + [item[0] for item in items]
+    signature = result_cache._signature(names, [digest for _, digest, _ in looked] + [item[1] for item in items])
+    found = pack.get(result_cache.RUN, signature)
+    if found is None:
+        return None
+    held = [(source.name, hit, source.data if hit[0] else None) for source, _, hit in looked]
+    held += [(name, (has_text,), text) for name, _, has_text, _, text in items]
+    return result_cache._stored_run(Chunks(pack).plain(found[1], found[2]), held)
 
 
 def _plan(walked: list[Stamped], pack: Pack, stored_at: int) -> tuple[list[tuple[int, Any]], list[list[tuple[str, str | None]]]]:
@@ -161,11 +199,19 @@ def _place(*fields: Any) -> Any:
     return Place(*fields)
 
 
-def _here(parts: list[tuple[int, Any]], pack: Pack) -> list[tuple[int, Any]]:
-    """`parts` with each run of this process's files read, digested and its hits decoded and merged into
-    segments (_SEGMENT); a file the pack has no part for with its bytes, or that cannot be read, left to be
-    checked here in its place (_CHECK, its Source)."""
-    digests = Digests()
+def _looked(names: list[str], pack: Pack, digests: Digests) -> Any:
+    """Each file of `names` read, digested and looked up: (its Source, digest, the pack's hit or None)."""
+    for name in names:
+        source = read(name)
+        data = source.data
+        digest = digests.of(name, data) if data is not None else None
+        yield source, digest, pack.get(name, digest) if digest is not None else None
+
+
+def _here(parts: list[tuple[int, Any]], pack: Pack, digests: Digests) -> list[tuple[int, Any]]:
+    """`parts` with each run of this process's files (names, or what `_looked` made of them) read, digested and
+    its hits decoded and merged into segments (_SEGMENT); a file the pack has no part for with its bytes, or
+    that cannot be read, left to be checked here in its place (_CHECK, its Source)."""
     stored = Chunks(pack)
     out: list[tuple[int, Any]] = []
     for kind, value in parts:
@@ -173,11 +219,7 @@ def _here(parts: list[tuple[int, Any]], pack: Pack) -> list[tuple[int, Any]]:
             out.append((kind, value))
             continue
         segment: _Segment | None = None
-        for name in value:
-            source = read(name)
-            data = source.data
-            digest = digests.of(name, data) if data is not None else None
-            hit = pack.get(name, digest) if digest is not None else None
+        for source, digest, hit in (value if value and not isinstance(value[0], str) else _looked(value, pack, digests)):
             if hit is None:
                 out.append((_CHECK, source))
                 segment = None
@@ -185,17 +227,36 @@ def _here(parts: list[tuple[int, Any]], pack: Pack) -> list[tuple[int, Any]]:
             if segment is None:
                 segment = _Segment()
                 out.append((_SEGMENT, segment))
-            segment.add(stored.plain(hit[1], hit[2]), name, data if hit[0] else None)
-            segment.seen.append((name, digest))  # type: ignore[arg-type]
+            name = source.name
+            segment.add(stored.plain(hit[1], hit[2]), name, source.data if hit[0] else None)
+            segment.seen.append((name, digest))
             runtime.freeze()
     return out
 
 
 def _check_groups(groups: list[list[tuple[str, str | None]]], options: LintOptions, pack: Pack) -> list:
-    """In the worker: each group's `FileChecker.items` (hits as places in the pack, fresh files' partials)."""
-    checker = FileChecker(options)
-    return [checker.items(_frozen_each(Source(name, None, error) if error is not None else read(name) for name, error in group), pack)
-            for group in groups]
+    """In the worker: each group's `FileChecker.items` (hits as places in the pack, fresh files' partials). The
+    hits before a group's first miss are looked up here: the pipeline and a run, ~20-40 ms to import and make,
+    only for a worker that checks a file."""
+    checker: FileChecker | None = None
+    digests = Digests()
+    answers = []
+    for group in groups:
+        sources = (Source(name, None, error) if error is not None else read(name) for name, error in group)
+        items: list[tuple] = []
+        blobs: list[bytes] = []
+        for source in sources:
+            data = source.data
+            digest = digests.of(source.name, data) if data is not None else None
+            hit = pack.get(source.name, digest) if digest is not None else None
+            if hit is None:
+                checker = checker or FileChecker(options)
+                more, blobs = checker.items(_frozen_each(itertools.chain([source], sources)), pack)
+                items += more
+                break
+            items.append((source.name, digest, hit[0], hit[1:], data if hit[0] else None))
+        answers.append((items, blobs))
+    return answers
 
 
 class _Worker:
