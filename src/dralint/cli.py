@@ -290,21 +290,30 @@ def _lint(paths: list[str], options, jobs: int | None, pack=None):
 
 
 def _rerun(paths: list[str], options, jobs: int, pack):
-    """A run with a result cache that holds files: serial when none of the files walked may have changed since it
-    was written (answered whole when no byte did either), the few that may checked by a worker while this process
-    takes the others from the pack (dralint.pipeline.rerun), on the workers when RERUN_FRESH or more may have.
-    Asked before any rule is loaded (a run answered whole loads none)."""
-    stamped = stamped_files(paths)
-    walked, fresh = parallel.since_stored(pack, stamped)
-    head = [(name, error) for name, error, _ in walked]
-    if parallel.serial_reason(head[:max(parallel.MIN_FILES, 2)], options, jobs, rules_seen=True) is None:
-        if fresh < parallel.RERUN_FRESH:
-            from .pipeline.rerun import lint_shared  # noqa: PLC0415 - only for such re-runs
+    """A run with a result cache that holds files, on two processes (dralint.pipeline.rerun) unless it is small
+    (parallel.serial_reason): when fewer than RERUN_FRESH of its files may have changed since the cache was written,
+    a worker forked before the walk checks those (with none, reads half the files, and the run stored whole may
+    answer) while this process takes the others from the pack; with more, the workers of a first run. Asked
+    before any rule is loaded (a run answered whole loads none)."""
+    from .pipeline import rerun  # noqa: PLC0415 - only for runs with a cache (result_cache is loaded already)
 
-            return lint_shared(walked, options, pack)
-        runtime.start_up_over()  # before the workers are forked: they inherit the collector's state
-        rest = ((name, error) for name, error, _ in stamped)
-        return parallel.lint_parallel(itertools.chain(head, rest), options, jobs, pack=pack)
+    # Not for a few files named one by one (the pre-commit hook): they stay serial, and a fork costs ~1-3 ms.
+    many = len(paths) >= parallel.MIN_FILES or any(os.path.isdir(path) for path in paths)
+    worker = rerun.start_worker(options, pack) if many and parallel.can_fork() else None
+    try:
+        stamped = stamped_files(paths)
+        walked, fresh = parallel.since_stored(pack, stamped)
+        head = [(name, error) for name, error, _ in walked]
+        if worker is not None and parallel.serial_reason(head[:max(parallel.MIN_FILES, 2)], options, jobs, rules_seen=True) is None:
+            if fresh < parallel.RERUN_FRESH:
+                shared, worker = worker, None
+                return rerun.lint_shared(walked, options, pack, shared)
+            worker.stop()
+            rest = ((name, error) for name, error, _ in stamped)
+            return parallel.lint_parallel(itertools.chain(head, rest), options, jobs, pack=pack)
+    finally:
+        if worker is not None:
+            worker.stop()
     return _serial(parallel.frozen(read_all(itertools.chain(head, ((name, error) for name, error, _ in stamped)))), options, pack)
 
 

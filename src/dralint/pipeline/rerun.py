@@ -48,10 +48,10 @@ Stamped = tuple[str, "str | None", "int | None"]  # dralint.pipeline.sources.sta
 _WORKER, _HERE, _SEGMENT, _CHECK = range(4)  # the kinds of a run's parts, in file order
 
 
-def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack) -> LintResult:
+def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack, worker: Worker) -> LintResult:
     """`lint()` of the files `walked` (every one of the run's, in order) with the result cache `pack`: the
-    suspects (`suspect`) checked by a forked worker, the other files by this process. With no suspect, the
-    worker reads and digests the second half of the files (`_halves`) and, when every file is a hit, the run
+    suspects (`suspect`) checked by the `worker` (`start_worker`), the other files by this process. With no suspect, the
+    worker reads and digests the last files (`_halves`) and, when every file is a hit, the run
     stored whole answers (result_cache.lint_serial's way, its reading shared)."""
     stored_at = pack.written_ns()
     assert stored_at is not None
@@ -59,10 +59,8 @@ def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack) -> Lint
     whole = not groups
     if whole:
         parts, groups = _halves(walked)
-    runtime.start_up_over()
-    runtime.freeze()  # what lives now is shared with the worker: not touched (copied) by its collections
-    worker = _Worker(lambda: _check_groups(groups, options, pack))
     try:
+        worker.send(groups)
         digests = Digests()
         if whole:
             parts = [(kind, list(_looked(value, pack, digests)) if kind == _HERE else value) for kind, value in parts]
@@ -71,7 +69,7 @@ def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack) -> Lint
             if found is not None:
                 return found
         parts = _here(parts, pack, digests)
-        from .run import _Run  # noqa: PLC0415 - after the fork: the worker imports it meanwhile, for itself
+        from .run import _Run  # noqa: PLC0415 - after the fork: the worker has it already, for itself
 
         run = _Run(options)
         stored = Chunks(pack)
@@ -97,10 +95,15 @@ def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack) -> Lint
     return result
 
 
+# With no suspect, the share of the files this process reads: the worker begins reading once it has made ready
+# (`_warm`), ~20 ms after the walk ends, and its answers are unpickled here (bench/cache.py --jobs 2, warm).
+HERE_SHARE = 0.55
+
+
 def _halves(walked: list[Stamped]) -> tuple[list[tuple[int, Any]], list[list[tuple[str, str | None]]]]:
-    """A run with no suspect: this process reads the first half of the files, the worker the second (sending
+    """A run with no suspect: this process reads the first HERE_SHARE of the files, the worker the rest (sending
     back each one's digest and place in the pack: this process decodes only the run stored whole)."""
-    cut = len(walked) // 2
+    cut = int(len(walked) * HERE_SHARE)
     return [(_HERE, [entry[0] for entry in walked[:cut]]), (_WORKER, 0)], [[(name, error) for name, error, _ in walked[cut:]]]
 
 
@@ -234,11 +237,10 @@ def _here(parts: list[tuple[int, Any]], pack: Pack, digests: Digests) -> list[tu
     return out
 
 
-def _check_groups(groups: list[list[tuple[str, str | None]]], options: LintOptions, pack: Pack) -> list:
-    """In the worker: each group's `FileChecker.items` (hits as places in the pack, fresh files' partials). The
-    hits before a group's first miss are looked up here: the pipeline and a run, ~20-40 ms to import and make,
-    only for a worker that checks a file."""
-    checker: FileChecker | None = None
+def _check_groups(groups: list[list[tuple[str, str | None]]], options: LintOptions, pack: Pack, checker: FileChecker | None = None) -> list:
+    """In the worker: each group's `FileChecker.items` (hits as places in the pack, fresh files' partials), with
+    the `checker` made while the parent walked. The hits before a group's first miss are looked up here, without
+    the run's per-file state and chunks that `items` makes (a group of 5,000 files when none is a suspect)."""
     digests = Digests()
     answers = []
     for group in groups:
@@ -259,19 +261,30 @@ def _check_groups(groups: list[list[tuple[str, str | None]]], options: LintOptio
     return answers
 
 
-class _Worker:
-    """`work()` in a forked process; its value (or the exception it raised) comes back pickled through a pipe."""
+class Worker:
+    """A forked process that makes ready (`warm()`: the pipeline imported and a FileChecker made, ~20-40 ms) while
+    this process walks the files, then does `work(task, what warm() made)` with the task this process sends
+    (`send`); its value, or the exception it raised, comes back pickled through a pipe (`result`)."""
 
-    def __init__(self, work: Callable[[], Any]):
+    def __init__(self, warm: Callable[[], Any], work: Callable[[Any, Any], Any]):
         for stream in (sys.stdout, sys.stderr):
             stream.flush()  # nothing buffered here is written twice, once by the worker
+        task_read, task_write = os.pipe()
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the worker (its work is covered, run in the parent by tests)
             os.close(read_end)
-            _in_worker(work, write_end)
+            os.close(task_write)
+            _in_worker(warm, work, task_read, write_end)
         os.close(write_end)
-        self.pid, self.fd = pid, read_end
+        os.close(task_read)
+        self.pid, self.fd, self.task_fd = pid, read_end, task_write
+
+    def send(self, task: Any) -> None:
+        """The worker's task: read whole before it starts (a pipe's buffer is smaller than a long list of names)."""
+        with os.fdopen(self.task_fd, "wb") as pipe:
+            self.task_fd = -1
+            pipe.write(pickle.dumps(task, pickle.HIGHEST_PROTOCOL))
 
     def result(self) -> Any:
         """The worker's value, once it has ended; WorkerError when it died without one."""
@@ -288,12 +301,13 @@ class _Worker:
         return value
 
     def stop(self) -> None:
-        """After a failure here (or Ctrl-C): the worker ended, not left checking for nothing."""
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        """Not needed after all (the run is not a shared one), or after a failure here (or Ctrl-C): ended now."""
+        for fd in (self.fd, self.task_fd):
+            if fd >= 0:
+                os.close(fd)
+        self.fd = self.task_fd = -1
         if self.pid:
-            import signal  # noqa: PLC0415 - only when a run fails
+            import signal  # noqa: PLC0415 - only when a worker is not waited for
 
             try:
                 os.kill(self.pid, signal.SIGKILL)
@@ -303,16 +317,40 @@ class _Worker:
             self.pid = 0
 
 
-def _in_worker(work: Callable[[], Any], write_end: int) -> None:  # pragma: no cover - runs in the worker
-    """Run `work`, write (True, its value) or (False, the exception) to `write_end`, and end the process at
-    once: neither the parent's exit handlers nor its buffered output run or are written twice."""
+def start_worker(options: LintOptions, pack: Pack) -> Worker:
+    """The worker of a re-run that may be shared (`lint_shared`), forked before the walk: what the first check
+    loads is loaded while this process walks (bench/cache.py --jobs 2, 1 % changed: docs/performance.md)."""
+    runtime.start_up_over()
+    runtime.freeze()  # what lives now is shared with the worker: not touched (copied) by its collections
+    return Worker(lambda: _warm(options), lambda groups, checker: _check_groups(groups, options, pack, checker))
+
+
+def _warm(options: LintOptions) -> FileChecker:
+    """In the worker, while the parent walks: the run that checks the suspects, and jsonschema, which the first file
+    with a schema error loads (schema_check._full_validator: ~40 ms, a quarter of checking 100 files of set (a))."""
+    checker = FileChecker(options)
+    import jsonschema  # noqa: F401, PLC0415 - loaded here, not at the first file with a schema error
+
+    return checker
+
+
+def _in_worker(warm: Callable[[], Any], work: Callable[[Any, Any], Any], task_fd: int, write_end: int) -> None:  # pragma: no cover - runs in the worker
+    """Make ready, read the task, run `work`, write (True, its value) or (False, the exception) to `write_end`, and
+    end the process at once: neither the parent's exit handlers nor its buffered output run or are written
+    twice. No task (the pipe closed unwritten): nothing to do."""
     code = 1
     try:
         import signal  # noqa: PLC0415 - in the worker only
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group: the parent stops the worker
         try:
-            payload = pickle.dumps((True, work()), pickle.HIGHEST_PROTOCOL)
+            state = warm()
+            with os.fdopen(task_fd, "rb") as pipe:
+                task = pipe.read()
+            if not task:
+                code = 0
+                return
+            payload = pickle.dumps((True, work(pickle.loads(task), state)), pickle.HIGHEST_PROTOCOL)  # noqa: S301 - from the parent
         except Exception as exc:  # noqa: BLE001 - raised again in the parent
             try:
                 payload = pickle.dumps((False, exc), pickle.HIGHEST_PROTOCOL)
@@ -325,4 +363,4 @@ def _in_worker(work: Callable[[], Any], write_end: int) -> None:  # pragma: no c
         os._exit(code)
 
 
-__all__ = ["lint_shared"]
+__all__ = ["lint_shared", "start_worker", "Worker"]
