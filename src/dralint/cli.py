@@ -292,27 +292,28 @@ def _lint(paths: list[str], options, jobs: int | None, pack=None):
 def _rerun(paths: list[str], options, jobs: int, pack):
     """A run with a result cache that holds files, on two processes (dralint.pipeline.rerun) unless it is small
     (parallel.serial_reason): when fewer than RERUN_FRESH of its files may have changed since the cache was written,
-    a worker forked before the walk checks those (with none, reads half the files, and the run stored whole may
-    answer) while this process takes the others from the pack; with more, the workers of a first run. Asked
+    a worker forked at the first of them checks those (with none, forked after the walk, it reads part of the
+    files, and the run stored whole may answer) while this process takes the others from the pack; with more, the workers of a first run. Asked
     before any rule is loaded (a run answered whole loads none)."""
     from .pipeline import rerun  # noqa: PLC0415 - only for runs with a cache (result_cache is loaded already)
 
     # Not for a few files named one by one (the pre-commit hook): they stay serial, and a fork costs ~1-3 ms.
-    many = len(paths) >= parallel.MIN_FILES or any(os.path.isdir(path) for path in paths)
-    worker = rerun.start_worker(options, pack) if many and parallel.can_fork() else None
+    forks = (len(paths) >= parallel.MIN_FILES or any(os.path.isdir(path) for path in paths)) and parallel.can_fork()
+    workers: list = []
     try:
         stamped = stamped_files(paths)
-        walked, fresh = parallel.since_stored(pack, stamped)
+        walked, fresh = parallel.since_stored(pack, stamped, (lambda: workers.append(rerun.start_worker(options, pack, True))) if forks else None)
         head = [(name, error) for name, error, _ in walked]
-        if worker is not None and parallel.serial_reason(head[:max(parallel.MIN_FILES, 2)], options, jobs, rules_seen=True) is None:
+        if forks and parallel.serial_reason(head[:max(parallel.MIN_FILES, 2)], options, jobs, rules_seen=True) is None:
             if fresh < parallel.RERUN_FRESH:
-                shared, worker = worker, None
-                return rerun.lint_shared(walked, options, pack, shared)
-            worker.stop()
+                worker = workers.pop() if workers else rerun.start_worker(options, pack, False)
+                return rerun.lint_shared(walked, options, pack, worker)
+            while workers:  # not needed: stopped before the workers of the run are forked
+                workers.pop().stop()
             rest = ((name, error) for name, error, _ in stamped)
             return parallel.lint_parallel(itertools.chain(head, rest), options, jobs, pack=pack)
     finally:
-        if worker is not None:
+        for worker in workers:
             worker.stop()
     return _serial(parallel.frozen(read_all(itertools.chain(head, ((name, error) for name, error, _ in stamped)))), options, pack)
 

@@ -32,7 +32,7 @@ from .sources import Source, read
 TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
-    from typing import Iterable, Iterator
+    from typing import Callable, Iterable, Iterator
 
     from .result_store import Pack
 
@@ -113,7 +113,7 @@ def serial_reason(head: list[tuple[str, str | None]], options: LintOptions, jobs
     return None
 
 
-def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None]]) -> tuple[list[tuple[str, str | None, int | None]], int]:
+def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None]], at_first: Callable[[], object] | None = None) -> tuple[list[tuple[str, str | None, int | None]], int]:
     """(The entries walked (dralint.pipeline.sources.stamped_files), how many of them may have changed since the
     result cache's `pack` was written (`suspect`).)
 
@@ -122,7 +122,7 @@ def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None
     With none, a serial run answers with the run stored whole when no byte changed either; with fewer, the few
     are checked by a worker while the parent takes the others from the pack (dralint.pipeline.rerun; bench/cache.py
     --jobs 2 on set (a): docs/performance.md). The modification times only choose the way: each file's bytes
-    decide whether its stored result is used."""
+    decide whether its stored result is used. `at_first` is called at the first such file, as the walk goes on."""
     stored_at = pack.written_ns()
     walked: list[tuple[str, str | None, int | None]] = []
     if stored_at is None:
@@ -132,6 +132,8 @@ def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None
         walked.append(entry)
         if suspect(pack, entry, stored_at):
             fresh += 1
+            if fresh == 1 and at_first is not None:
+                at_first()
             if fresh >= RERUN_FRESH:
                 break
     return walked, fresh

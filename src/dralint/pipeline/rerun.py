@@ -317,12 +317,13 @@ class Worker:
             self.pid = 0
 
 
-def start_worker(options: LintOptions, pack: Pack) -> Worker:
-    """The worker of a re-run that may be shared (`lint_shared`), forked before the walk: what the first check
-    loads is loaded while this process walks (bench/cache.py --jobs 2, 1 % changed: docs/performance.md)."""
+def start_worker(options: LintOptions, pack: Pack, checks: bool) -> Worker:
+    """The worker of a re-run that may be shared (`lint_shared`). `checks`: forked during the walk, at the first
+    suspect: what checking loads is loaded while this process walks on (bench/cache.py --jobs 2, 1 % changed:
+    docs/performance.md); else forked after it, to read and digest (nothing is loaded ahead, in its way)."""
     runtime.start_up_over()
     runtime.freeze()  # what lives now is shared with the worker: not touched (copied) by its collections
-    return Worker(lambda: _warm(options), lambda groups, checker: _check_groups(groups, options, pack, checker))
+    return Worker((lambda: _warm(options)) if checks else (lambda: None), lambda groups, checker: _check_groups(groups, options, pack, checker))
 
 
 def _warm(options: LintOptions) -> FileChecker:
