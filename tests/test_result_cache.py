@@ -550,6 +550,26 @@ def test_a_shared_re_run_checks_a_file_whose_bytes_changed_under_an_old_time_its
         assert here == ([str(victim)] if victim == files[1] else [])
 
 
+def test_a_re_run_of_a_few_files_named_one_by_one_forks_no_worker(cached, monkeypatch, tmp_path):
+    """Files named one by one, fewer than parallel.MIN_FILES (the pre-commit hook's way): serial, no worker forked.
+    A folder: the worker forked at the first suspect of the walk (and stopped when the walk ends short of
+    MIN_FILES), or after it when there is none; as many files named as MIN_FILES: likewise."""
+    tree, files = _shared_tree(tmp_path)
+    forked: list[bool] = []
+    real = rerun.start_worker
+    monkeypatch.setattr(rerun, "start_worker", lambda *a: forked.append(a[-1]) or real(*a))
+    _lint(files, cached, 2)
+    for victim, paths in ((files[4], files), (files[5], [tree])):
+        before = _reports(_lint(paths, cached, cache=False))
+        victim.write_bytes(victim.read_bytes().replace(b"name:", b"nam3:", 1))
+        cold = _reports(_lint(paths, cached, cache=False))
+        assert cold != before and _reports(_lint(paths, cached, 2)) == cold
+    assert forked == [True]
+    monkeypatch.setattr(parallel, "MIN_FILES", 3)
+    assert _reports(_lint([tree], cached, 2)) == cold and forked[1:] == [False]
+    assert _reports(_lint(files, cached, 2)) == _reports(_lint(files, cached, cache=False)) and forked[2:] == [False]
+
+
 def test_a_shared_re_run_raises_what_its_worker_raised_and_a_dead_worker_is_an_error(cached, monkeypatch, tmp_path):
     """The worker's exception is raised in the parent; a worker that dies without an answer is a WorkerError."""
     tree, files = _shared_tree(tmp_path)
