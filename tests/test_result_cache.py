@@ -18,7 +18,7 @@ import pytest
 from dralint import cli
 from dralint.cache import _secret
 from dralint.config import Overrides, build_options
-from dralint.pipeline import parallel, rerun, result_cache, result_store
+from dralint.pipeline import parallel, rerun, result_cache, result_store, sources
 from dralint.pipeline.result_cache import open_pack
 from dralint.pipeline.result_store import MAGIC, encode, read_pack
 from dralint.pipeline.sources import Source
@@ -548,6 +548,32 @@ def test_a_shared_re_run_checks_a_file_whose_bytes_changed_under_an_old_time_its
         here.clear()
         assert _reports(_lint([tree], cached, 2)) == cold and ways[-1] == "shared"
         assert here == ([str(victim)] if victim == files[1] else [])
+
+
+def test_the_stamped_walk_is_the_walk_with_each_files_time(tmp_path):
+    """sources.stamped_files: the entries of sources.files, in order (a hard link, a symlink and a file named twice
+    read once; a folder that cannot be listed; a dangling link), each with the time of the stat that told it apart
+    (None without one)."""
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    for i, name in enumerate(("a.yaml", "sub/b.yaml", "sub/c.json")):
+        (tree / name).write_text(CLASS)
+        os.utime(tree / name, (1_000_000_000 + i, 1_000_000_000 + i))
+    os.link(tree / "a.yaml", tree / "hard.yaml")
+    (tree / "soft.yaml").symlink_to(tree / "sub" / "b.yaml")
+    (tree / "dangling.yaml").symlink_to(tree / "missing.yaml")
+    (tree / "shut").mkdir()
+    os.chmod(tree / "shut", 0)
+    try:
+        paths = [str(tree), str(tree / "a.yaml"), "-"]
+        stamped = list(sources.stamped_files(paths))
+        assert [(name, error) for name, error, _ in stamped] == list(sources.files(paths))
+        times = {os.path.relpath(name, tree): stamp for name, error, stamp in stamped if error is None and name != "-"}
+        assert times == {"a.yaml": 1_000_000_000 * 10**9, "soft.yaml": (1_000_000_000 + 1) * 10**9,  # before sub/
+                         "sub/c.json": (1_000_000_000 + 2) * 10**9, "dangling.yaml": None}
+        assert stamped[-1] == ("-", None, None)
+    finally:
+        os.chmod(tree / "shut", 0o755)
 
 
 def test_a_re_run_of_a_few_files_named_one_by_one_forks_no_worker(cached, monkeypatch, tmp_path):

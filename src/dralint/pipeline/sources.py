@@ -87,14 +87,26 @@ def files(paths: list[str]) -> Iterator[tuple[str, str | None]]:
     inode, one stat each, where a real path costs an lstat per component (a third of the walk of a
     100,000-file tree) and keeps a string per file.
     """
-    for name, error, _ in stamped_files(paths):
-        yield name, error
+    seen: set[int | str] = set()
+    for path in paths:
+        if path == "-":
+            yield "-", None
+            continue
+        if os.path.isdir(path):
+            for file, error in _walk(path):
+                if error is not None:
+                    yield file, error
+                elif _first_time(file, seen) is not False:
+                    yield file, None
+        elif _first_time(path, seen) is not False:
+            yield path, None
 
 
 def stamped_files(paths: list[str]) -> Iterator[tuple[str, str | None, int | None]]:
     """`files`, each with the modification time (ns) of the stat that told it apart, None when there was none
     (standard input, a folder that cannot be listed, a file that cannot be stat'ed): a re-run with the result
-    cache (dralint.pipeline.rerun) chooses by it which process checks a file, without a second stat per file."""
+    cache (dralint.pipeline.rerun) chooses by it which process checks a file, without a second stat per file. Kept
+    apart from `files`, whose runs pay no extra step per file for it."""
     seen: set[int | str] = set()
     for path in paths:
         if path == "-":
