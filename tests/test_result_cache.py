@@ -567,13 +567,36 @@ def test_the_stamped_walk_is_the_walk_with_each_files_time(tmp_path):
     try:
         paths = [str(tree), str(tree / "a.yaml"), "-"]
         stamped = list(sources.stamped_files(paths))
-        assert [(name, error) for name, error, _ in stamped] == list(sources.files(paths))
-        times = {os.path.relpath(name, tree): stamp for name, error, stamp in stamped if error is None and name != "-"}
+        assert [(name, error) for name, error, _, _ in stamped] == list(sources.files(paths))
+        times = {os.path.relpath(name, tree): stamp for name, error, stamp, _ in stamped if error is None and name != "-"}
+        sizes = {os.path.relpath(name, tree): size for name, error, _, size in stamped if error is None and name != "-"}
+        assert sizes == {"a.yaml": len(CLASS), "soft.yaml": len(CLASS), "sub/c.json": len(CLASS), "dangling.yaml": None}
         assert times == {"a.yaml": 1_000_000_000 * 10**9, "soft.yaml": (1_000_000_000 + 1) * 10**9,  # before sub/
                          "sub/c.json": (1_000_000_000 + 2) * 10**9, "dangling.yaml": None}
-        assert stamped[-1] == ("-", None, None)
+        assert stamped[-1] == ("-", None, None, None)
     finally:
         os.chmod(tree / "shut", 0o755)
+
+
+def test_a_file_read_with_its_walked_size_is_what_read_gives_or_other_bytes(tmp_path):
+    """sources.read_sized (a shared re-run's reading, without an fstat): the file's bytes when its size is the walk's,
+    and when it grew or shrank since; a folder or a missing file as `read` says; a FIFO put in its place reads
+    as no bytes, whose digest is no stored one (it is checked, and read again, then)."""
+    path = tmp_path / "a.yaml"
+    path.write_text(CLASS)
+    size = len(CLASS)
+    assert sources.read_sized(str(path), size) == sources.read(str(path))
+    path.write_text(CLASS + "# more\n")
+    assert sources.read_sized(str(path), size).data == (CLASS + "# more\n").encode()
+    path.write_text(CLASS[:10])
+    assert sources.read_sized(str(path), size).data == CLASS[:10].encode()
+    assert sources.read_sized(str(path), None) == sources.read(str(path))
+    path.unlink()
+    path.mkdir()
+    assert sources.read_sized(str(path), size) == sources.read(str(path)) == Source(str(path), None, "is a directory")
+    assert sources.read_sized(str(tmp_path / "missing.yaml"), size) == sources.read(str(tmp_path / "missing.yaml"))
+    os.mkfifo(tmp_path / "fifo.yaml")
+    assert sources.read_sized(str(tmp_path / "fifo.yaml"), size).data == b""
 
 
 def test_a_re_run_of_a_few_files_named_one_by_one_forks_no_worker(cached, monkeypatch, tmp_path):

@@ -113,7 +113,7 @@ def serial_reason(head: list[tuple[str, str | None]], options: LintOptions, jobs
     return None
 
 
-def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None]], at_first: Callable[[], object] | None = None) -> tuple[list[tuple[str, str | None, int | None]], int]:
+def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None, int | None]], at_first: Callable[[], object] | None = None) -> tuple[list[tuple[str, str | None, int | None, int | None]], int]:
     """(The entries walked (dralint.pipeline.sources.stamped_files), how many of them may have changed since the
     result cache's `pack` was written (`suspect`).)
 
@@ -124,7 +124,7 @@ def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None
     --jobs 2 on set (a): docs/performance.md). The modification times only choose the way: each file's bytes
     decide whether its stored result is used. `at_first` is called at the first such file, as the walk goes on."""
     stored_at = pack.written_ns()
-    walked: list[tuple[str, str | None, int | None]] = []
+    walked: list[tuple[str, str | None, int | None, int | None]] = []
     if stored_at is None:
         return walked, RERUN_FRESH
     fresh = 0
@@ -139,11 +139,11 @@ def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None
     return walked, fresh
 
 
-def suspect(pack: Pack, entry: tuple[str, str | None, int | None], stored_at: int) -> bool:
+def suspect(pack: Pack, entry: tuple[str, str | None, int | None, int | None], stored_at: int) -> bool:
     """Whether the file may have changed since the pack was written: the pack holds nothing for it, or its
     time is not before the pack's (equal included: within the timestamp's granularity, a write after the
     pack's may carry the pack's time), or it has none. Only chooses the process: the bytes decide."""
-    name, error, stamp = entry
+    name, error, stamp, _ = entry
     return error is not None or stamp is None or stamp >= stored_at or not pack.holds(name)
 
 

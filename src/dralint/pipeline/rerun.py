@@ -34,7 +34,7 @@ from . import result_cache
 from .parallel import WorkerError, _frozen_each, suspect
 from .partial import LintResult, PartialResult
 from .result_cache import Chunks, Digests, FileChecker, absorb_items, store_run
-from .sources import Source, read
+from .sources import Source, read, read_sized
 
 TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
@@ -43,9 +43,9 @@ if TYPE_CHECKING:
     from .options import LintOptions
     from .result_store import Pack
 
-Stamped = tuple[str, "str | None", "int | None"]  # dralint.pipeline.sources.stamped_files
+Stamped = tuple[str, "str | None", "int | None", "int | None"]  # dralint.pipeline.sources.stamped_files
 
-_WORKER, _HERE, _SEGMENT, _CHECK = range(4)  # the kinds of a run's parts, in file order
+_WORKER, _HERE, _LOOKED, _SEGMENT, _CHECK = range(5)  # the kinds of a run's parts, in file order
 
 
 def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack, worker: Worker) -> LintResult:
@@ -63,7 +63,7 @@ def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack, worker:
         worker.send(groups)
         digests = Digests()
         if whole:
-            parts = [(kind, list(_looked(value, pack, digests)) if kind == _HERE else value) for kind, value in parts]
+            parts = [(_LOOKED, list(_looked(value, pack, digests))) if kind == _HERE else (kind, value) for kind, value in parts]
             answers = worker.result()
             found = _answered_whole(parts, answers, pack)
             if found is not None:
@@ -104,7 +104,7 @@ def _halves(walked: list[Stamped]) -> tuple[list[tuple[int, Any]], list[list[tup
     """A run with no suspect: this process reads the first HERE_SHARE of the files, the worker the rest (sending
     back each one's digest and place in the pack: this process decodes only the run stored whole)."""
     cut = int(len(walked) * HERE_SHARE)
-    return [(_HERE, [entry[0] for entry in walked[:cut]]), (_WORKER, 0)], [[(name, error) for name, error, _ in walked[cut:]]]
+    return [(_HERE, [(entry[0], entry[3]) for entry in walked[:cut]]), (_WORKER, 0)], [[(name, error) for name, error, _, _ in walked[cut:]]]
 
 
 def _answered_whole(parts: list[tuple[int, Any]], answers: list, pack: Pack) -> LintResult | None:
@@ -126,7 +126,7 @@ def _answered_whole(parts: list[tuple[int, Any]], answers: list, pack: Pack) -> 
 
 def _plan(walked: list[Stamped], pack: Pack, stored_at: int) -> tuple[list[tuple[int, Any]], list[list[tuple[str, str | None]]]]:
     """The run's parts in file order: (_WORKER, index of a group of consecutive suspects) and (_HERE, the
-    names of consecutive others); and the groups."""
+    names and sizes of consecutive others); and the groups."""
     parts: list[tuple[int, Any]] = []
     groups: list[list[tuple[str, str | None]]] = []
     for entry in walked:
@@ -138,9 +138,9 @@ def _plan(walked: list[Stamped], pack: Pack, stored_at: int) -> tuple[list[tuple
                 parts.append((_WORKER, len(groups)))
                 groups.append([(name, entry[1])])
         elif parts and parts[-1][0] == _HERE:
-            parts[-1][1].append(name)
+            parts[-1][1].append((name, entry[3]))
         else:
-            parts.append((_HERE, [name]))
+            parts.append((_HERE, [(name, entry[3])]))
     return parts, groups
 
 
@@ -202,17 +202,18 @@ def _place(*fields: Any) -> Any:
     return Place(*fields)
 
 
-def _looked(names: list[str], pack: Pack, digests: Digests) -> Any:
-    """Each file of `names` read, digested and looked up: (its Source, digest, the pack's hit or None)."""
-    for name in names:
-        source = read(name)
+def _looked(names: list[tuple[str, int | None]], pack: Pack, digests: Digests) -> Any:
+    """Each file of `names` (with its size, sources.stamped_files) read, digested and looked up: (its Source, digest,
+    the pack's hit or None). Read without an fstat (sources.read_sized): the digest judges the bytes."""
+    for name, size in names:
+        source = read_sized(name, size)
         data = source.data
         digest = digests.of(name, data) if data is not None else None
         yield source, digest, pack.get(name, digest) if digest is not None else None
 
 
 def _here(parts: list[tuple[int, Any]], pack: Pack, digests: Digests) -> list[tuple[int, Any]]:
-    """`parts` with each run of this process's files (names, or what `_looked` made of them) read, digested and
+    """`parts` with each run of this process's files (_HERE, or _LOOKED: what `_looked` made of them) read, digested and
     its hits decoded and merged into segments (_SEGMENT); a file the pack has no part for with its bytes, or
     that cannot be read, left to be checked here in its place (_CHECK, its Source)."""
     stored = Chunks(pack)
@@ -222,9 +223,9 @@ def _here(parts: list[tuple[int, Any]], pack: Pack, digests: Digests) -> list[tu
             out.append((kind, value))
             continue
         segment: _Segment | None = None
-        for source, digest, hit in (value if value and not isinstance(value[0], str) else _looked(value, pack, digests)):
-            if hit is None:
-                out.append((_CHECK, source))
+        for source, digest, hit in (value if kind == _LOOKED else _looked(value, pack, digests)):
+            if hit is None:  # read again as any file is (sources.read_sized): the check sees what `read` gives
+                out.append((_CHECK, read(source.name)))
                 segment = None
                 continue
             if segment is None:
