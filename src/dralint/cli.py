@@ -293,12 +293,12 @@ def _rerun(paths: list[str], options, jobs: int, pack):
     """A run with a result cache that holds files, on two processes (dralint.pipeline.rerun) unless it is small
     (parallel.serial_reason): when fewer than RERUN_FRESH of its files may have changed since the cache was written,
     a worker forked at the first of them checks those (with none, forked after the walk, it reads part of the
-    files, and the run stored whole may answer) while this process takes the others from the pack; with more, the workers of a first run. Asked
-    before any rule is loaded (a run answered whole loads none)."""
-    from .pipeline import rerun  # noqa: PLC0415 - only for runs with a cache (result_cache is loaded already)
-
+    files, and the run stored whole may answer) while this process takes the others from the pack; with more,
+    the workers of a first run. Asked before any rule is loaded (a run answered whole loads none)."""
     # Not for a few files named one by one (the pre-commit hook): they stay serial, and a fork costs ~1-3 ms.
     forks = (len(paths) >= parallel.MIN_FILES or any(os.path.isdir(path) for path in paths)) and parallel.can_fork()
+    if forks:
+        from .pipeline import rerun  # noqa: PLC0415 - not for the pre-commit hook's re-run (bench/startup.py)
     workers: list = []
     try:
         stamped = stamped_files(paths)

@@ -45,8 +45,9 @@ MIN_FILES = 500
 # two workers as on one while MIN_FILES alone decided. 500 one-document files are ~0.35 MB of YAML.
 MIN_BYTES = 512 * 1024
 # A re-run with fewer files than this new or modified since the result cache was written has one worker check
-# those while the parent takes the others from the pack (`since_stored`, dralint.pipeline.rerun): checking a file costs ~0.2 ms serially, and a parallel re-run costs ~0.15 s more
-# than a serial one before its workers share any checking (set (a), 10,000 files): the two meet near 1,500.
+# those while the parent takes the others from the pack (`since_stored`, dralint.pipeline.rerun); with more, the
+# workers of a first run check it. Set (a), 10,000 files: 450 modified took 0.52-0.58 s that way, 500 on the
+# workers 0.64-0.68 s; where the two meet was not measured further (docs/performance.md).
 RERUN_FRESH = 500
 # A chunk is cut once its files hold this many bytes (~0.3 s of one core), or at MAX_CHUNK files: small enough
 # that the workers end within a fraction of a second of each other, large enough that sending each chunk's

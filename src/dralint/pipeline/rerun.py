@@ -1,5 +1,7 @@
-"""A re-run with the result cache and `--jobs` 2 or more, a few files modified since the pack was written: those
-are checked by one forked worker while this process reads and digests the others and merges their stored parts.
+"""A re-run with the result cache and `--jobs` 2 or more on two processes: the files modified since the pack was
+written (fewer than parallel.RERUN_FRESH) are checked by one forked worker while this process reads and digests
+the others and merges their stored parts; with none modified, the worker reads and digests part of the files and
+the run stored whole answers when every file is a hit (`_halves`, `_answered_whole`).
 
 Which process looks at a file is chosen by its modification time, taken by the walk's own stat
 (dralint.pipeline.sources.stamped_files): a file the pack holds nothing for, or modified at or after the time the
@@ -16,9 +18,11 @@ answers and the misses found here in turn (dralint.pipeline.result_cache.absorb_
 judged over them all.
 
 Why one worker, forked by hand: the few files modified are checked at ~0.3 ms each plus what the first
-checks load (the pipeline, the rules of their kinds, schema validators: ~0.1 s), while this process reads,
-digests, decodes and merges 10,000 stored parts in ~0.15 s; a pool (concurrent.futures, multiprocessing) costs
-~20 ms to import and start, a bare fork and a pipe ~1 ms (bench/cache.py --jobs 2: docs/performance.md).
+checks load (the pipeline, the rules of their kinds, jsonschema, CEL environments: ~0.15 s), while this process
+reads, digests, decodes and merges 10,000 stored parts in ~0.13 s; a pool (concurrent.futures, multiprocessing)
+costs ~20 ms to import and start, a bare fork and two pipes ~1 ms. The worker is forked at the first modified
+file the walk meets and makes ready while the walk goes on (`start_worker`; bench/cache.py --jobs 2:
+docs/performance.md, "Re-runs on two processes").
 """
 
 from __future__ import annotations
