@@ -116,14 +116,14 @@ def _answered_whole(parts: list[tuple[int, Any]], answers: list, pack: Pack) -> 
     digests are those of the run stored whole (result_cache.lint_serial); None otherwise."""
     looked = parts[0][1]
     items, blobs = answers[0]
-    if blobs or any(hit is None for _, _, hit in looked) or any(name is None or not isinstance(where[0], bytes) for name, _, _, where, _ in items):
+    if blobs or any(hit is None for _, _, _, hit in looked) or any(name is None or not isinstance(where[0], bytes) for name, _, _, where, _ in items):
         return None
-    names = [source.name for source, _, _ in looked] + [item[0] for item in items]
-    signature = result_cache._signature(names, [digest for _, digest, _ in looked] + [item[1] for item in items])
+    names = [name for name, _, _, _ in looked] + [item[0] for item in items]
+    signature = result_cache._signature(names, [digest for _, _, digest, _ in looked] + [item[1] for item in items])
     found = pack.get(result_cache.RUN, signature)
     if found is None:
         return None
-    held = [(source.name, hit, source.data if hit[0] else None) for source, _, hit in looked]
+    held = [(name, hit, text) for name, text, _, hit in looked]
     held += [(name, (has_text,), text) for name, _, has_text, _, text in items]
     return result_cache._stored_run(Chunks(pack).plain(found[1], found[2]), held)
 
@@ -207,13 +207,15 @@ def _place(*fields: Any) -> Any:
 
 
 def _looked(names: list[tuple[str, int | None]], pack: Pack, digests: Digests) -> Any:
-    """Each file of `names` (with its size, sources.stamped_files) read, digested and looked up: (its Source, digest,
-    the pack's hit or None). Read without an fstat (sources.read_sized): the digest judges the bytes."""
+    """Each file of `names` (with its size, sources.stamped_files) read, digested and looked up: (its name, its bytes
+    when its report quotes them (a hit's), its digest, the pack's hit or None); no other file's bytes are kept
+    (a run of 100,000 files holds these until the worker answers). Read without an fstat (sources.read_sized):
+    the digest judges the bytes."""
     for name, size in names:
-        source = read_sized(name, size)
-        data = source.data
+        data = read_sized(name, size).data
         digest = digests.of(name, data) if data is not None else None
-        yield source, digest, pack.get(name, digest) if digest is not None else None
+        hit = pack.get(name, digest) if digest is not None else None
+        yield name, data if hit is not None and hit[0] else None, digest, hit
 
 
 def _here(parts: list[tuple[int, Any]], pack: Pack, digests: Digests) -> list[tuple[int, Any]]:
@@ -227,16 +229,15 @@ def _here(parts: list[tuple[int, Any]], pack: Pack, digests: Digests) -> list[tu
             out.append((kind, value))
             continue
         segment: _Segment | None = None
-        for source, digest, hit in (value if kind == _LOOKED else _looked(value, pack, digests)):
+        for name, text, digest, hit in (value if kind == _LOOKED else _looked(value, pack, digests)):
             if hit is None:  # read again as any file is (sources.read_sized): the check sees what `read` gives
-                out.append((_CHECK, read(source.name)))
+                out.append((_CHECK, read(name)))
                 segment = None
                 continue
             if segment is None:
                 segment = _Segment()
                 out.append((_SEGMENT, segment))
-            name = source.name
-            segment.add(stored.plain(hit[1], hit[2]), name, source.data if hit[0] else None)
+            segment.add(stored.plain(hit[1], hit[2]), name, text)
             segment.seen.append((name, digest))
             runtime.freeze()
     return out
