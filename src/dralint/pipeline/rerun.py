@@ -1,7 +1,7 @@
 """A re-run with the result cache and `--jobs` 2 or more on two processes: the files modified since the pack was
 written (fewer than parallel.RERUN_FRESH) are checked by one forked worker while this process reads and digests
 the others and merges their stored parts; with none modified, the worker reads and digests part of the files and
-the run stored whole answers when every file is a hit (`_halves`, `_answered_whole`).
+the run stored whole answers when every file is a hit (`_digested`, `_answered_whole`).
 
 Which process looks at a file is chosen by its modification time, taken by the walk's own stat
 (dralint.pipeline.sources.stamped_files): a file the pack holds nothing for, or modified at or after the time the
@@ -49,35 +49,37 @@ if TYPE_CHECKING:
 
 Stamped = tuple[str, "str | None", "int | None", "int | None"]  # dralint.pipeline.sources.stamped_files
 
-_WORKER, _HERE, _LOOKED, _SEGMENT, _CHECK = range(5)  # the kinds of a run's parts, in file order
+_WORKER, _HERE, _LOOKED, _SEGMENT, _CHECK, _DIGESTS = range(6)  # the kinds of a run's parts (and the worker's tasks)
 
 
 def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack, worker: Worker) -> LintResult:
     """`lint()` of the files `walked` (every one of the run's, in order) with the result cache `pack`: the
-    suspects (`suspect`) checked by the `worker` (`start_worker`), the other files by this process. With no suspect, the
-    worker reads and digests the last files (`_halves`) and, when every file is a hit, the run
-    stored whole answers (result_cache.lint_serial's way, its reading shared)."""
+    suspects (`suspect`) checked by the `worker` (`start_worker`), the other files by this process. With no
+    suspect, the worker reads and digests the last files (`_digested`) and, when every file is a hit, the run
+    stored whole answers (result_cache.lint_serial's way, its reading shared); otherwise this process takes them
+    all (a file changed under an old time, or no run stored whole: not the common case)."""
     stored_at = pack.written_ns()
     assert stored_at is not None
     parts, groups = _plan(walked, pack, stored_at)
     whole = not groups
-    if whole:
-        parts, groups = _halves(walked)
     try:
-        worker.send(groups)
         digests = Digests()
         if whole:
-            parts = [(_LOOKED, list(_looked(value, pack, digests))) if kind == _HERE else (kind, value) for kind, value in parts]
-            answers = worker.result()
-            found = _answered_whole(parts, answers, pack)
+            cut = int(len(walked) * HERE_SHARE)
+            worker.send((_DIGESTS, walked[cut:]))
+            looked = list(_looked(walked[:cut], pack, digests))
+            found = _answered_whole(walked, looked, worker.result(), pack)
             if found is not None:
                 return found
+            parts = [(_LOOKED, looked), (_HERE, walked[cut:])]
+        else:
+            worker.send((_WORKER, groups))
         parts = _here(parts, pack, digests)
         from .run import _Run  # noqa: PLC0415 - after the fork: the worker has it already, for itself
 
         run = _Run(options)
         stored = Chunks(pack)
-        answers = worker.result() if not whole else answers
+        answers = [] if whole else worker.result()
     except BaseException:
         worker.stop()
         raise
@@ -99,52 +101,62 @@ def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack, worker:
     return result
 
 
-# With no suspect, the share of the files this process reads: the worker begins reading once it has made ready
-# (`_warm`), ~20 ms after the walk ends, and its answers are unpickled here (bench/cache.py --jobs 2, warm).
+# With no suspect, the share of the files this process reads: the worker begins reading once it is forked, after
+# the walk, and its digests are joined here (bench/cache.py --jobs 2, warm).
 HERE_SHARE = 0.55
 
 
-def _halves(walked: list[Stamped]) -> tuple[list[tuple[int, Any]], list[list[tuple[str, str | None]]]]:
-    """A run with no suspect: this process reads the first HERE_SHARE of the files, the worker the rest (sending
-    back each one's digest and place in the pack: this process decodes only the run stored whole)."""
-    cut = int(len(walked) * HERE_SHARE)
-    return [(_HERE, [(entry[0], entry[3]) for entry in walked[:cut]]), (_WORKER, 0)], [[(name, error) for name, error, _, _ in walked[cut:]]]
-
-
-def _answered_whole(parts: list[tuple[int, Any]], answers: list, pack: Pack) -> LintResult | None:
-    """The run stored whole, when every file is a hit (those read here and the worker's) and the files and their
-    digests are those of the run stored whole (result_cache.lint_serial); None otherwise."""
-    looked = parts[0][1]
-    items, blobs = answers[0]
-    if blobs or any(hit is None for _, _, _, hit in looked) or any(name is None or not isinstance(where[0], bytes) for name, _, _, where, _ in items):
+def _answered_whole(walked: list[Stamped], looked: list[tuple], answer: tuple[bytes, dict[str, bytes]] | None, pack: Pack) -> LintResult | None:
+    """The run stored whole, when every file is a hit (`looked`: those read here; `answer`: the worker's digests,
+    16 bytes each, and the bytes its reports quote, `_digested`) and the files and their digests are those of the
+    run stored whole (result_cache.lint_serial); None otherwise."""
+    if answer is None or any(hit is None for _, _, _, hit in looked):
         return None
-    names = [name for name, _, _, _ in looked] + [item[0] for item in items]
-    signature = result_cache._signature(names, [digest for _, _, digest, _ in looked] + [item[1] for item in items])
-    found = pack.get(result_cache.RUN, signature)
+    blob, texts = answer
+    digests = [digest for _, _, digest, _ in looked] + [blob[at:at + 16] for at in range(0, len(blob), 16)]
+    found = pack.get(result_cache.RUN, result_cache._signature([entry[0] for entry in walked], digests))
     if found is None:
         return None
-    held = [(name, hit, text) for name, text, _, hit in looked]
-    held += [(name, (has_text,), text) for name, _, has_text, _, text in items]
-    return result_cache._stored_run(Chunks(pack).plain(found[1], found[2]), held)
+    quoted = [(name, None, text) for name, text, _, _ in looked if text is not None]  # the bytes its report quotes
+    quoted += [(name, None, text) for name, text in texts.items()]
+    return result_cache._stored_run(Chunks(pack).plain(found[1], found[2]), quoted)
 
 
-def _plan(walked: list[Stamped], pack: Pack, stored_at: int) -> tuple[list[tuple[int, Any]], list[list[tuple[str, str | None]]]]:
+def _digested(entries: list[Stamped], pack: Pack) -> tuple[bytes, dict[str, bytes]] | None:
+    """In the worker, with no suspect: each file's digest, 16 bytes each in order, and the bytes of those whose
+    report quotes them; None at the first file that is no hit (this process then takes every file itself).
+    Compact: a run of 100,000 files sends 45,000 digests, not a tuple of names and places each."""
+    digests = Digests()
+    out = bytearray()
+    texts: dict[str, bytes] = {}
+    for name, error, _, size in entries:
+        data = read_sized(name, size).data if error is None else None
+        digest = digests.of(name, data) if data is not None else None
+        hit = pack.get(name, digest) if digest is not None else None
+        if hit is None:
+            return None
+        out += digest  # type: ignore[operator]
+        if hit[0]:
+            texts[name] = data  # type: ignore[assignment]
+    return bytes(out), texts
+
+
+def _plan(walked: list[Stamped], pack: Pack, stored_at: int) -> tuple[list[tuple[int, Any]], list[list[Stamped]]]:
     """The run's parts in file order: (_WORKER, index of a group of consecutive suspects) and (_HERE, the
-    names and sizes of consecutive others); and the groups."""
+    entries of consecutive others, as walked); and the groups."""
     parts: list[tuple[int, Any]] = []
-    groups: list[list[tuple[str, str | None]]] = []
+    groups: list[list[Stamped]] = []
     for entry in walked:
-        name = entry[0]
         if suspect(pack, entry, stored_at):
             if parts and parts[-1][0] == _WORKER:
-                groups[-1].append((name, entry[1]))
+                groups[-1].append(entry)
             else:
                 parts.append((_WORKER, len(groups)))
-                groups.append([(name, entry[1])])
+                groups.append([entry])
         elif parts and parts[-1][0] == _HERE:
-            parts[-1][1].append((name, entry[3]))
+            parts[-1][1].append(entry)
         else:
-            parts.append((_HERE, [(name, entry[3])]))
+            parts.append((_HERE, [entry]))
     return parts, groups
 
 
@@ -206,12 +218,12 @@ def _place(*fields: Any) -> Any:
     return Place(*fields)
 
 
-def _looked(names: list[tuple[str, int | None]], pack: Pack, digests: Digests) -> Any:
-    """Each file of `names` (with its size, sources.stamped_files) read, digested and looked up: (its name, its bytes
+def _looked(entries: list[Stamped], pack: Pack, digests: Digests) -> Any:
+    """Each file of `entries` (as walked: with its size, sources.stamped_files) read, digested and looked up: (its name, its bytes
     when its report quotes them (a hit's), its digest, the pack's hit or None); no other file's bytes are kept
     (a run of 100,000 files holds these until the worker answers). Read without an fstat (sources.read_sized):
     the digest judges the bytes."""
-    for name, size in names:
+    for name, _, _, size in entries:
         data = read_sized(name, size).data
         digest = digests.of(name, data) if data is not None else None
         hit = pack.get(name, digest) if digest is not None else None
@@ -243,14 +255,14 @@ def _here(parts: list[tuple[int, Any]], pack: Pack, digests: Digests) -> list[tu
     return out
 
 
-def _check_groups(groups: list[list[tuple[str, str | None]]], options: LintOptions, pack: Pack, checker: FileChecker | None = None) -> list:
+def _check_groups(groups: list[list[Stamped]], options: LintOptions, pack: Pack, checker: FileChecker | None = None) -> list:
     """In the worker: each group's `FileChecker.items` (hits as places in the pack, fresh files' partials), with
     the `checker` made while the parent walked. The hits before a group's first miss are looked up here, without
-    the run's per-file state and chunks that `items` makes (a group of 5,000 files when none is a suspect)."""
+    the run's per-file state and chunks that `items` makes."""
     digests = Digests()
     answers = []
     for group in groups:
-        sources = (Source(name, None, error) if error is not None else read(name) for name, error in group)
+        sources = (Source(name, None, error) if error is not None else read(name) for name, error, _, _ in group)
         items: list[tuple] = []
         blobs: list[bytes] = []
         for source in sources:
@@ -329,7 +341,13 @@ def start_worker(options: LintOptions, pack: Pack, checks: bool) -> Worker:
     docs/performance.md); else forked after it, to read and digest (nothing is loaded ahead, in its way)."""
     runtime.start_up_over()
     runtime.freeze()  # what lives now is shared with the worker: not touched (copied) by its collections
-    return Worker((lambda: _warm(options)) if checks else (lambda: None), lambda groups, checker: _check_groups(groups, options, pack, checker))
+    return Worker((lambda: _warm(options)) if checks else (lambda: None), lambda task, checker: _work(task, options, pack, checker))
+
+
+def _work(task: tuple[int, list], options: LintOptions, pack: Pack, checker: FileChecker | None) -> Any:
+    """In the worker: the groups of suspects checked (_WORKER) or, with none, files digested (_DIGESTS)."""
+    kind, value = task
+    return _check_groups(value, options, pack, checker) if kind == _WORKER else _digested(value, pack)
 
 
 def _warm(options: LintOptions) -> FileChecker:
