@@ -303,18 +303,18 @@ def _rerun(paths: list[str], options, jobs: int, pack):
     try:
         stamped = stamped_files(paths)
         walked, fresh = parallel.since_stored(pack, stamped, (lambda: workers.append(rerun.start_worker(options, pack, True))) if forks else None)
-        head = [(name, error) for name, error, _, _ in walked[:max(parallel.MIN_FILES, 2)]]  # what serial_reason needs to see
+        head = [(name, error) for name, error, _ in walked[:max(parallel.MIN_FILES, 2)]]  # what serial_reason needs to see
         if forks and parallel.serial_reason(head, options, jobs, rules_seen=True) is None:
             if fresh < parallel.RERUN_FRESH:
                 worker = workers.pop() if workers else rerun.start_worker(options, pack, False)
                 return rerun.lint_shared(walked, options, pack, worker)
             while workers:  # not needed: stopped before the workers of the run are forked
                 workers.pop().stop()
-            return parallel.lint_parallel(((name, error) for name, error, _, _ in itertools.chain(walked, stamped)), options, jobs, pack=pack)
+            return parallel.lint_parallel(((entry[0], entry[1]) for entry in itertools.chain(walked, stamped)), options, jobs, pack=pack)
     finally:
         for worker in workers:
             worker.stop()
-    return _serial(parallel.frozen(read_all((name, error) for name, error, _, _ in itertools.chain(walked, stamped))), options, pack)
+    return _serial(parallel.frozen(read_all((entry[0], entry[1]) for entry in itertools.chain(walked, stamped))), options, pack)
 
 
 def _serial(sources, options, pack):

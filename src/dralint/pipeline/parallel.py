@@ -114,38 +114,43 @@ def serial_reason(head: list[tuple[str, str | None]], options: LintOptions, jobs
     return None
 
 
-def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None, int | None]], at_first: Callable[[], object] | None = None) -> tuple[list[tuple[str, str | None, int | None, int | None]], int]:
-    """(The entries walked (dralint.pipeline.sources.stamped_files), how many of them may have changed since the
-    result cache's `pack` was written (`suspect`).)
+def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None, int | None]], at_first: Callable[[], object] | None = None) -> tuple[list[tuple[str, str | None, int | None]], int]:
+    """(The entries walked (dralint.pipeline.sources.stamped_files) as (name, error, size): the size of a file that
+    has not changed since the result cache's `pack` was written, None for one that may have (`suspect`); how many
+    may have.)
 
     The walk stops at the RERUN_FRESH-th such file, and the rest of `entries` is the caller's to check after
     what was walked: a run with that many is a first run or close to one, on the workers (`lint_parallel`).
-    With none, a serial run answers with the run stored whole when no byte changed either; with fewer, the few
-    are checked by a worker while the parent takes the others from the pack (dralint.pipeline.rerun; bench/cache.py
-    --jobs 2 on set (a): docs/performance.md). The modification times only choose the way: each file's bytes
-    decide whether its stored result is used. `at_first` is called at the first such file, as the walk goes on."""
+    With fewer, one worker checks those while the parent takes the others from the pack; with none, the run
+    stored whole answers when no byte changed either (dralint.pipeline.rerun; bench/cache.py --jobs 2 on set (a):
+    docs/performance.md). The modification times only choose the way: each file's bytes decide whether its
+    stored result is used. `at_first` is called at the first such file, as the walk goes on. Three fields, not
+    the walk's four: a run of 100,000 files holds them all (~4 MB less)."""
     stored_at = pack.written_ns()
-    walked: list[tuple[str, str | None, int | None, int | None]] = []
+    walked: list[tuple[str, str | None, int | None]] = []
     if stored_at is None:
         return walked, RERUN_FRESH
     fresh = 0
     for entry in entries:
-        walked.append(entry)
         if suspect(pack, entry, stored_at):
+            walked.append((entry[0], entry[1], None))
             fresh += 1
             if fresh == 1 and at_first is not None:
                 at_first()
             if fresh >= RERUN_FRESH:
                 break
+        else:
+            walked.append((entry[0], None, entry[3]))
     return walked, fresh
 
 
 def suspect(pack: Pack, entry: tuple[str, str | None, int | None, int | None], stored_at: int) -> bool:
     """Whether the file may have changed since the pack was written: the pack holds nothing for it, or its
     time is not before the pack's (equal included: within the timestamp's granularity, a write after the
-    pack's may carry the pack's time), or it has none. Only chooses the process: the bytes decide."""
-    name, error, stamp, _ = entry
-    return error is not None or stamp is None or stamp >= stored_at or not pack.holds(name)
+    pack's may carry the pack's time), or it has none, or is no regular file (no size). Only chooses the process:
+    the bytes decide."""
+    name, error, stamp, size = entry
+    return error is not None or stamp is None or size is None or stamp >= stored_at or not pack.holds(name)
 
 
 def _at_least_bytes(entries: list[tuple[str, str | None]], limit: int) -> bool:

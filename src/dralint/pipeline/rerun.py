@@ -35,7 +35,7 @@ import sys
 from .. import runtime
 from ..model import Span
 from . import result_cache
-from .parallel import WorkerError, _frozen_each, suspect
+from .parallel import WorkerError, _frozen_each
 from .partial import LintResult, PartialResult
 from .result_cache import Chunks, Digests, FileChecker, absorb_items, store_run
 from .sources import Source, read, read_sized
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from .options import LintOptions
     from .result_store import Pack
 
-Stamped = tuple[str, "str | None", "int | None", "int | None"]  # dralint.pipeline.sources.stamped_files
+Stamped = tuple[str, "str | None", "int | None"]  # name, error, size (None: a suspect): parallel.since_stored
 
 _WORKER, _HERE, _LOOKED, _SEGMENT, _CHECK, _DIGESTS = range(6)  # the kinds of a run's parts (and the worker's tasks)
 
@@ -58,9 +58,7 @@ def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack, worker:
     suspect, the worker reads and digests the last files (`_digested`) and, when every file is a hit, the run
     stored whole answers (result_cache.lint_serial's way, its reading shared); otherwise this process takes them
     all (a file changed under an old time, or no run stored whole: not the common case)."""
-    stored_at = pack.written_ns()
-    assert stored_at is not None
-    parts, groups = _plan(walked, pack, stored_at)
+    parts, groups = _plan(walked)
     whole = not groups
     try:
         digests = Digests()
@@ -129,7 +127,7 @@ def _digested(entries: list[Stamped], pack: Pack) -> tuple[bytes, dict[str, byte
     digests = Digests()
     out = bytearray()
     texts: dict[str, bytes] = {}
-    for name, error, _, size in entries:
+    for name, error, size in entries:
         data = read_sized(name, size).data if error is None else None
         digest = digests.of(name, data) if data is not None else None
         hit = pack.get(name, digest) if digest is not None else None
@@ -141,13 +139,13 @@ def _digested(entries: list[Stamped], pack: Pack) -> tuple[bytes, dict[str, byte
     return bytes(out), texts
 
 
-def _plan(walked: list[Stamped], pack: Pack, stored_at: int) -> tuple[list[tuple[int, Any]], list[list[Stamped]]]:
+def _plan(walked: list[Stamped]) -> tuple[list[tuple[int, Any]], list[list[Stamped]]]:
     """The run's parts in file order: (_WORKER, index of a group of consecutive suspects) and (_HERE, the
     entries of consecutive others, as walked); and the groups."""
     parts: list[tuple[int, Any]] = []
     groups: list[list[Stamped]] = []
     for entry in walked:
-        if suspect(pack, entry, stored_at):
+        if entry[2] is None:  # a suspect (parallel.since_stored)
             if parts and parts[-1][0] == _WORKER:
                 groups[-1].append(entry)
             else:
@@ -223,7 +221,7 @@ def _looked(entries: list[Stamped], pack: Pack, digests: Digests) -> Any:
     when its report quotes them (a hit's), its digest, the pack's hit or None); no other file's bytes are kept
     (a run of 100,000 files holds these until the worker answers). Read without an fstat (sources.read_sized):
     the digest judges the bytes."""
-    for name, _, _, size in entries:
+    for name, _, size in entries:
         data = read_sized(name, size).data
         digest = digests.of(name, data) if data is not None else None
         hit = pack.get(name, digest) if digest is not None else None
@@ -262,7 +260,7 @@ def _check_groups(groups: list[list[Stamped]], options: LintOptions, pack: Pack,
     digests = Digests()
     answers = []
     for group in groups:
-        sources = (Source(name, None, error) if error is not None else read(name) for name, error, _, _ in group)
+        sources = (Source(name, None, error) if error is not None else read(name) for name, error, _ in group)
         items: list[tuple] = []
         blobs: list[bytes] = []
         for source in sources:
