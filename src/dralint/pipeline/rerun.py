@@ -54,7 +54,7 @@ _WORKER, _HERE, _LOOKED, _SEGMENT, _CHECK, _DIGESTS = range(6)  # the kinds of a
 
 def lint_shared(walked: list[Stamped], options: LintOptions, pack: Pack, worker: Worker) -> LintResult:
     """`lint()` of the files `walked` (every one of the run's, in order) with the result cache `pack`: the
-    suspects (`suspect`) checked by the `worker` (`start_worker`), the other files by this process. With no
+    suspects (parallel.suspect) checked by the `worker` (`start_worker`), the other files by this process. With no
     suspect, the worker reads and digests the last files (`_digested`) and, when every file is a hit, the run
     stored whole answers (result_cache.lint_serial's way, its reading shared); otherwise this process takes them
     all (a file changed under an old time, or no run stored whole: not the common case)."""
