@@ -17,7 +17,7 @@ import pytest
 from dralint import cli
 from dralint.cache import _secret
 from dralint.config import Overrides, build_options
-from dralint.pipeline import parallel, result_cache, result_store
+from dralint.pipeline import parallel, rerun, result_cache, result_store, sources
 from dralint.pipeline.result_cache import open_pack
 from dralint.pipeline.result_store import MAGIC, encode, read_pack
 from dralint.pipeline.sources import Source
@@ -447,12 +447,12 @@ def test_files_whose_comments_suppress_nothing_and_files_whose_comments_do_give_
     assert _reports(_lint(names, cached)) == changed  # a, b and c decoded from their chunk
 
 
-def test_a_jobs_re_run_with_few_files_modified_since_the_pack_is_serial(cached, monkeypatch, tmp_path):
-    """With `--jobs`, a re-run whose files the pack holds, fewer than RERUN_FRESH modified since it was written,
-    stays serial: answered with the run the parallel first run stored whole (result_cache.store_run) when no
-    byte changed, checked serially when one did. With more modified, the workers check it: every file a hit
-    after a touch, hits and the workers' merged fresh partials alternating after a change. The reports are
-    the cold run's each time."""
+def test_a_jobs_re_run_with_few_files_modified_since_the_pack_checks_those_on_one_worker(cached, monkeypatch, tmp_path):
+    """With `--jobs`, a re-run whose files the pack holds: serial with none modified since it was written (answered
+    with the run the parallel first run stored whole, result_cache.store_run); fewer than RERUN_FRESH modified,
+    one worker checks those while the parent takes the others from the pack (rerun.lint_shared), which stores
+    the run whole too; more, the workers check it: every file a hit after a touch, hits and the workers' merged
+    fresh partials alternating after a change. The reports are the cold run's each time."""
     tree = tmp_path / "tree"
     for folder in ("pods", "core", "suppress"):
         shutil.copytree(CASES / folder, tree / folder)
@@ -460,13 +460,15 @@ def test_a_jobs_re_run_with_few_files_modified_since_the_pack_is_serial(cached, 
     monkeypatch.setattr(parallel, "RERUN_FRESH", 2)
     monkeypatch.setattr(parallel, "CHUNK_BYTES", 2048)
     ways: list[str] = []
-    real_parallel, real_serial = parallel.lint_parallel, result_cache.lint_serial
+    real_parallel, real_serial, real_shared = parallel.lint_parallel, result_cache.lint_serial, rerun.lint_shared
     monkeypatch.setattr(parallel, "lint_parallel", lambda *a, **k: ways.append("workers") or real_parallel(*a, **k))
     monkeypatch.setattr(result_cache, "lint_serial", lambda *a, **k: ways.append("serial") or real_serial(*a, **k))
+    monkeypatch.setattr(rerun, "lint_shared", lambda *a, **k: ways.append("shared") or real_shared(*a, **k))
     monkeypatch.setattr(result_cache, "_stored_run", lambda *a, real=result_cache._stored_run: ways.append("whole") or real(*a))
     cold = _reports(_lint([tree], cached, cache=False))
     assert _reports(_lint([tree], cached, 2)) == cold and ways == ["workers"]
-    assert _reports(_lint([tree], cached, 2)) == cold and ways[1:] == ["serial", "whole"]
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[1:] == ["shared", "whole"]
+    assert _reports(_lint([tree], cached, 1)) == cold and ways[3:] == ["serial", "whole"]
     files = sorted(tree.rglob("*.yaml"))
 
     def touch(*paths):
@@ -474,16 +476,197 @@ def test_a_jobs_re_run_with_few_files_modified_since_the_pack_is_serial(cached, 
         for path in paths:
             os.utime(path, (later, later))
 
-    touch(files[3])  # one modified since, the same bytes: serial, and every file a hit
-    assert _reports(_lint([tree], cached, 2)) == cold and ways[3:] == ["serial", "whole"]
+    touch(files[3])  # one modified since, the same bytes: a hit on the worker, the run stored whole again
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[5:] == ["shared"]
+    for path in files:
+        os.utime(path, (1_000_000_000, 1_000_000_000))
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[6:] == ["shared", "whole"]
     touch(files[3], files[4])  # two: the workers, every file a hit
-    assert _reports(_lint([tree], cached, 2)) == cold and ways[5:] == ["workers"]
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[8:] == ["workers"]
     files[5].write_bytes(files[5].read_bytes() + b"\n# changed\n")
     changed = _reports(_lint([tree], cached, cache=False))
     touch(files[6])  # one changed and one touched: the workers, hits and fresh partials in turn
-    assert _reports(_lint([tree], cached, 2)) == changed and ways[6:] == ["workers"]
+    assert _reports(_lint([tree], cached, 2)) == changed and ways[9:] == ["workers"]
     for path in files:  # the touches above undone: older than the pack
         os.utime(path, (1_000_000_000, 1_000_000_000))
     files[5].write_bytes(files[5].read_bytes() + b"# changed again\n")
     changed = _reports(_lint([tree], cached, cache=False))
-    assert _reports(_lint([tree], cached, 2)) == changed and ways[7:] == ["serial"]  # one changed: serial
+    assert _reports(_lint([tree], cached, 2)) == changed and ways[10:] == ["shared"]  # one changed: on the worker
+
+
+def _shared_tree(tmp_path: Path) -> tuple[Path, list[Path]]:
+    """Files with cross-file references (pods), suppressions, schema errors and fixes, the run's files sorted."""
+    tree = tmp_path / "tree"
+    for folder in ("pods", "core", "suppress", "fix"):
+        shutil.copytree(CASES / folder, tree / folder)
+    return tree, sorted(tree.rglob("*.yaml"))
+
+
+def test_a_shared_re_run_checks_a_file_whose_bytes_changed_under_an_old_time_itself(cached, monkeypatch, tmp_path):
+    """rerun.lint_shared: the worker gets the files modified since the pack (one edited, one touched with the same
+    bytes, a dangling link), the parent the others; one of those whose bytes changed while its time says it
+    was not (racily clean: edited within the granularity of the pack's time; or set back) is a miss by its
+    bytes and checked by the parent in its place, not answered by the stale part. Every format's report is the
+    cold run's, and the next run, nothing changed, is answered with the run the shared one stored whole."""
+    tree, files = _shared_tree(tmp_path)
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    old = 1_000_000_000
+    for path in files:
+        os.utime(path, (old, old))
+    ways: list[str] = []
+    parent = os.getpid()
+    real_items, real_shared = result_cache.FileChecker.items, rerun.lint_shared
+    # What each process checks: the parent's calls recorded here, the worker's (a fork) left unrecorded.
+    here: list[list[str]] = []
+    monkeypatch.setattr(result_cache.FileChecker, "items", lambda self, sources, pack: real_items(
+        self, [s for s in sources if os.getpid() != parent or not here.append(s.name)], pack))
+    monkeypatch.setattr(rerun, "lint_shared", lambda *a, **k: ways.append("shared") or real_shared(*a, **k))
+    monkeypatch.setattr(result_cache, "_stored_run", lambda *a, real=result_cache._stored_run: ways.append("whole") or real(*a))
+    assert _reports(_lint([tree], cached, 2, cache=False)) == _reports(_lint([tree], cached, 1, cache=False))
+    before = _reports(_lint([tree], cached, 2))
+    later = os.stat(next(cached.glob("results-*.pack"))).st_mtime + 5
+    edited, touched, racy = files[2], files[5], files[9]
+    edited.write_bytes(edited.read_bytes() + b"\n# edited\n")
+    os.utime(edited, (later, later))
+    os.utime(touched, (later, later))
+    # Same length, other bytes (a problem moves), its time left before the pack's.
+    racy.write_bytes(racy.read_bytes().replace(b"name:", b"nam3:", 1))
+    os.utime(racy, (old, old))
+    (tree / "core" / "dangling.yaml").symlink_to(tree / "missing.yaml")
+    cold = _reports(_lint([tree], cached, cache=False))
+    assert "dangling.yaml" in cold["text"]
+    assert [line for line in cold["text"].splitlines() if racy.name in line] != [line for line in before["text"].splitlines() if racy.name in line]
+    assert _reports(_lint([tree], cached, 2)) == cold and ways == ["shared"]
+    assert here == [str(racy)]
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[1:] == ["shared"]  # the dangling link: never stored
+    (tree / "core" / "dangling.yaml").unlink()
+    cold = _reports(_lint([tree], cached, cache=False))
+    for path in (edited, touched):
+        os.utime(path, (old, old))
+    _lint([tree], cached, 2)  # the touches older than the pack: none suspect, every file a hit
+    assert _reports(_lint([tree], cached, 2)) == cold and ways[2:] == ["shared", "shared", "whole"]
+    # None suspect, the files read by both processes: a file in either share whose bytes changed under an old time
+    # is no hit (not answered whole), and the parent takes every file, checking that one itself.
+    for victim in (files[1], files[-2]):
+        victim.write_bytes(victim.read_bytes().replace(b"name:", b"nam3:", 1))
+        os.utime(victim, (old, old))
+        cold = _reports(_lint([tree], cached, cache=False))
+        here.clear()
+        assert _reports(_lint([tree], cached, 2)) == cold and ways[-1] == "shared"
+        assert here == [str(victim)]
+
+
+def test_the_stamped_walk_is_the_walk_with_each_files_time(tmp_path):
+    """sources.stamped_files: the entries of sources.files, in order (a hard link, a symlink and a file named twice
+    read once; a folder that cannot be listed; a dangling link), each with the time of the stat that told it apart
+    (None without one)."""
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    for i, name in enumerate(("a.yaml", "sub/b.yaml", "sub/c.json")):
+        (tree / name).write_text(CLASS)
+        os.utime(tree / name, (1_000_000_000 + i, 1_000_000_000 + i))
+    os.link(tree / "a.yaml", tree / "hard.yaml")
+    (tree / "soft.yaml").symlink_to(tree / "sub" / "b.yaml")
+    (tree / "dangling.yaml").symlink_to(tree / "missing.yaml")
+    (tree / "shut").mkdir()
+    os.chmod(tree / "shut", 0)
+    try:
+        paths = [str(tree), str(tree / "a.yaml"), "-"]
+        stamped = list(sources.stamped_files(paths))
+        assert [(name, error) for name, error, _, _ in stamped] == list(sources.files(paths))
+        times = {os.path.relpath(name, tree): stamp for name, error, stamp, _ in stamped if error is None and name != "-"}
+        sizes = {os.path.relpath(name, tree): size for name, error, _, size in stamped if error is None and name != "-"}
+        assert sizes == {"a.yaml": len(CLASS), "soft.yaml": len(CLASS), "sub/c.json": len(CLASS), "dangling.yaml": None}
+        assert times == {"a.yaml": 1_000_000_000 * 10**9, "soft.yaml": (1_000_000_000 + 1) * 10**9,  # before sub/
+                         "sub/c.json": (1_000_000_000 + 2) * 10**9, "dangling.yaml": None}
+        assert stamped[-1] == ("-", None, None, None)
+    finally:
+        os.chmod(tree / "shut", 0o755)
+
+
+def test_a_file_read_with_its_walked_size_is_what_read_gives_or_other_bytes(tmp_path):
+    """sources.read_sized (a shared re-run's reading, without an fstat): the file's bytes when its size is the walk's,
+    and when it grew or shrank since; a folder or a missing file as `read` says; a FIFO put in its place reads
+    as no bytes, whose digest is no stored one (it is checked, and read again, then)."""
+    path = tmp_path / "a.yaml"
+    path.write_text(CLASS)
+    size = len(CLASS)
+    assert sources.read_sized(str(path), size) == sources.read(str(path))
+    path.write_text(CLASS + "# more\n")
+    assert sources.read_sized(str(path), size).data == (CLASS + "# more\n").encode()
+    path.write_text(CLASS[:10])
+    assert sources.read_sized(str(path), size).data == CLASS[:10].encode()
+    assert sources.read_sized(str(path), None) == sources.read(str(path))
+    path.unlink()
+    path.mkdir()
+    assert sources.read_sized(str(path), size) == sources.read(str(path)) == Source(str(path), None, "is a directory")
+    assert sources.read_sized(str(tmp_path / "missing.yaml"), size) == sources.read(str(tmp_path / "missing.yaml"))
+    os.mkfifo(tmp_path / "fifo.yaml")
+    assert sources.read_sized(str(tmp_path / "fifo.yaml"), size).data == b""
+
+
+def test_a_re_run_of_a_few_files_named_one_by_one_forks_no_worker(cached, monkeypatch, tmp_path):
+    """Files named one by one, fewer than parallel.MIN_FILES (the pre-commit hook's way): serial, no worker forked.
+    A folder: the worker forked at the first suspect of the walk (and stopped when the walk ends short of
+    MIN_FILES), or after it when there is none; as many files named as MIN_FILES: likewise."""
+    tree, files = _shared_tree(tmp_path)
+    forked: list[bool] = []
+    real = rerun.start_worker
+    monkeypatch.setattr(rerun, "start_worker", lambda *a: forked.append(a[-1]) or real(*a))
+    _lint(files, cached, 2)
+    for victim, paths in ((files[4], files), (files[5], [tree])):
+        before = _reports(_lint(paths, cached, cache=False))
+        victim.write_bytes(victim.read_bytes().replace(b"name:", b"nam3:", 1))
+        cold = _reports(_lint(paths, cached, cache=False))
+        assert cold != before and _reports(_lint(paths, cached, 2)) == cold
+    assert forked == [True]
+    monkeypatch.setattr(parallel, "MIN_FILES", 3)
+    assert _reports(_lint([tree], cached, 2)) == cold and forked[1:] == [False]
+    assert _reports(_lint(files, cached, 2)) == _reports(_lint(files, cached, cache=False)) and forked[2:] == [False]
+
+
+def test_a_shared_re_run_raises_what_its_worker_raised_and_a_dead_worker_is_an_error(cached, monkeypatch, tmp_path):
+    """The worker's exception is raised in the parent; a worker that dies without an answer is a WorkerError."""
+    tree, files = _shared_tree(tmp_path)
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+    _lint([tree], cached, 2)
+    later = os.stat(next(cached.glob("results-*.pack"))).st_mtime + 5
+    os.utime(files[3], (later, later))
+
+    def fails(*_):
+        raise LookupError("from the worker")
+
+    monkeypatch.setattr(rerun, "_check_groups", fails)
+    with pytest.raises(LookupError, match="from the worker"):
+        _lint([tree], cached, 2)
+    monkeypatch.setattr(rerun, "_check_groups", lambda *_: os._exit(3))
+    with pytest.raises(parallel.WorkerError, match="status"):
+        _lint([tree], cached, 2)
+
+
+def test_the_command_line_re_run_with_jobs_and_a_few_files_changed_gives_the_cold_report(cached, tmp_path):
+    """The console script, `--jobs 2`, on enough files for workers (parallel.MIN_FILES): a first run, then a re-run
+    with a file edited and one whose bytes changed under a time older than the pack's (rerun.lint_shared)."""
+    tree = tmp_path / "tree"
+    sources = sorted([*(CASES / "pods").glob("*.yaml"), *(CASES / "core").glob("*.yaml"), *(CASES / "suppress").glob("*.yaml")])
+    for i in range(parallel.MIN_FILES + 20):
+        (tree / f"d{i // 100}").mkdir(parents=True, exist_ok=True)
+        shutil.copy(sources[i % len(sources)], tree / f"d{i // 100}" / f"f{i:04}.yaml")
+    old = 1_000_000_000
+    for path in tree.rglob("*.yaml"):
+        os.utime(path, (old, old))
+
+    def run(*args):
+        done = run_dralint("--format", "json", "--no-config", "--jobs", "2", "--cache-dir", str(cached), *args, "tree", cwd=tmp_path,
+                           env={"DRALINT_NO_CACHE": None, "DRALINT_CACHE_DIR": os.environ["DRALINT_CACHE_DIR"]})
+        assert done.code in (0, 1) and "Traceback" not in done.stderr, done.stderr
+        return done.stdout
+
+    first = run()
+    edited, racy = tree / "d1" / "f0150.yaml", tree / "d3" / "f0333.yaml"
+    edited.write_bytes(edited.read_bytes() + b"\n# edited\n")
+    racy.write_bytes(racy.read_bytes().replace(b"name:", b"nam3:", 1))
+    os.utime(racy, (old, old))
+    cold = run("--no-cache")
+    assert [p for p in json.loads(cold)["problems"] if p["file"] == "tree/d3/f0333.yaml"] != [p for p in json.loads(first)["problems"] if p["file"] == "tree/d3/f0333.yaml"]
+    assert run() == cold

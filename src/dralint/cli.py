@@ -24,7 +24,7 @@ from .arguments import Parser, UsageError, add_rule_arguments, epilog_as_written
 from .config import ConfigError, build_options
 from .model import Problem, Severity
 from .pipeline import parallel
-from .pipeline.sources import collect, files, read_all
+from .pipeline.sources import collect, files, read_all, stamped_files
 from .registry import RuleLoadError
 from .report import FORMATS, ReportOptions, printable, reads, write
 from .report.text import summary_line
@@ -65,7 +65,7 @@ def lint_parser(prog: str = "dralint") -> argparse.ArgumentParser:
     parser.add_argument("--fail-on", choices=("error", "warning", "info"), default=None, help="lowest severity that makes the exit code 1 (default: error)")
     parser.add_argument("-q", "--quiet", action="store_true", help="report errors only and no summary")
     add_rule_arguments(parser)
-    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; at most 2 per core; 1: serial; small runs, and re-runs with few files new or modified since the result cache was written, are serial)")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes (default: one per usable core; at most 2 per core; 1: serial; small runs are serial, and a re-run with fewer than 500 files new or modified since the result cache was written uses one worker)")
     parser.add_argument("--fix", action="store_true", help="apply the known fixes to the files (atomically, whole files), then report what is left")
     parser.add_argument("--break-hard-links", action="store_true",
                         help="with --fix: rewrite a file that has other hard links too (its other names keep the old content); refused by default")
@@ -297,17 +297,42 @@ def _lint(paths: list[str], options, jobs: int | None, pack=None):
     # Streamed: not even the list of files is kept. Standard input is read once, by this process.
     if jobs == 1 or "-" in paths:
         return _serial(parallel.frozen(read_all(files(paths))), options, pack)
+    if pack is not None and pack.written_ns() is not None:
+        return _rerun(paths, options, jobs, pack)
     entries = files(paths)
     head = list(itertools.islice(entries, max(parallel.MIN_FILES, 2)))  # what serial_reason needs to see
-    # A re-run with few files new or modified since the cache was written stays serial (answered whole when none);
-    # asked first, as it loads no rule (a run answered whole loads none; serial_reason looks at every rule).
-    held = False
-    if pack is not None and len(head) >= 2:
-        head, held = parallel.unchanged_since_stored(pack, head, entries)
-    if not held and parallel.serial_reason(head, options, jobs) is None:
+    if parallel.serial_reason(head, options, jobs) is None:
         runtime.start_up_over()  # before the workers are forked: they inherit the collector's state
         return parallel.lint_parallel(itertools.chain(head, entries), options, jobs, **({"pack": pack} if pack else {}))
     return _serial(parallel.frozen(read_all(itertools.chain(head, entries))), options, pack)
+
+
+def _rerun(paths: list[str], options, jobs: int, pack):
+    """A run with a result cache that holds files, on two processes (dralint.pipeline.rerun) unless it is small
+    (parallel.serial_reason): when fewer than RERUN_FRESH of its files may have changed since the cache was written,
+    a worker forked at the first of them checks those (with none, forked after the walk, it reads part of the
+    files, and the run stored whole may answer) while this process takes the others from the pack; with more,
+    the workers of a first run. Asked before any rule is loaded (a run answered whole loads none)."""
+    # Not for a few files named one by one (the pre-commit hook): they stay serial, and a fork costs ~1-3 ms.
+    forks = (len(paths) >= parallel.MIN_FILES or any(os.path.isdir(path) for path in paths)) and parallel.can_fork()
+    if forks:
+        from .pipeline import rerun  # noqa: PLC0415 - not for the pre-commit hook's re-run (bench/startup.py)
+    workers: list = []
+    try:
+        stamped = stamped_files(paths)
+        walked, fresh = parallel.since_stored(pack, stamped, (lambda: workers.append(rerun.start_worker(options, pack, True))) if forks else None)
+        head = [(name, error) for name, error, _ in walked[:max(parallel.MIN_FILES, 2)]]  # what serial_reason needs to see
+        if forks and parallel.serial_reason(head, options, jobs, rules_seen=True) is None:
+            if fresh < parallel.RERUN_FRESH:
+                worker = workers.pop() if workers else rerun.start_worker(options, pack, False)
+                return rerun.lint_shared(walked, options, pack, worker)
+            while workers:  # not needed: stopped before the workers of the run are forked
+                workers.pop().stop()
+            return parallel.lint_parallel(((entry[0], entry[1]) for entry in itertools.chain(walked, stamped)), options, jobs, pack=pack)
+    finally:
+        for worker in workers:
+            worker.stop()
+    return _serial(parallel.frozen(read_all((entry[0], entry[1]) for entry in itertools.chain(walked, stamped))), options, pack)
 
 
 def _serial(sources, options, pack):

@@ -13,7 +13,8 @@ judges the run-scope rules over the merged records, so the report is the one
 Serial whatever `--jobs` says: fewer than MIN_FILES files holding less than
 MIN_BYTES (forking and pickling cost more than they save), standard input, runs with a legacy
 run-scope rule (it needs every document in one process), and re-runs whose files the result cache
-holds, but for fewer than MIN_FILES new or modified since it was written (`unchanged_since_stored`). The pre-commit hook
+holds with none new or modified since it was written (`since_stored`); with fewer than RERUN_FRESH, one worker
+checks those (dralint.pipeline.rerun). The pre-commit hook
 is `require_serial`: pre-commit hands one dralint every file, and this spreads them.
 """
 
@@ -31,7 +32,7 @@ from .sources import Source, read
 TYPE_CHECKING = False  # typing's, without importing typing: a lint never imports it (CONTRIBUTING.md)
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
-    from typing import Iterable, Iterator
+    from typing import Callable, Iterable, Iterator
 
     from .result_store import Pack
 
@@ -43,9 +44,10 @@ MIN_FILES = 500
 # ...unless they are large: 100 files of 100 documents (10k documents, ~3.7 s of one core) were as slow on
 # two workers as on one while MIN_FILES alone decided. 500 one-document files are ~0.35 MB of YAML.
 MIN_BYTES = 512 * 1024
-# A re-run with fewer files than this new or modified since the result cache was written stays serial
-# (`unchanged_since_stored`): checking a file costs ~0.2 ms serially, and a parallel re-run costs ~0.15 s more
-# than a serial one before its workers share any checking (set (a), 10,000 files): the two meet near 1,500.
+# A re-run with fewer files than this new or modified since the result cache was written has one worker check
+# those while the parent takes the others from the pack (`since_stored`, dralint.pipeline.rerun); with more, the
+# workers of a first run check it. Set (a), 10,000 files: 450 modified took 0.52-0.58 s that way, 500 on the
+# workers 0.64-0.68 s; where the two meet was not measured further (docs/performance.md).
 RERUN_FRESH = 500
 # A chunk is cut once its files hold this many bytes (~0.3 s of one core), or at MAX_CHUNK files: small enough
 # that the workers end within a fraction of a second of each other, large enough that sending each chunk's
@@ -93,59 +95,62 @@ def can_fork() -> bool:
     return sys.platform != "win32" and hasattr(os, "fork")
 
 
-def serial_reason(head: list[tuple[str, str | None]], options: LintOptions, jobs: int) -> str | None:
+def serial_reason(head: list[tuple[str, str | None]], options: LintOptions, jobs: int, rules_seen: bool = False) -> str | None:
     """Why this run stays serial, or None when it can use `jobs` workers. `head`: the first MIN_FILES
     entries of dralint.pipeline.sources.files, and at least two (all of them, when there are fewer). The caller keeps standard input
-    serial: it is read once, by the process that has it."""
+    serial: it is read once, by the process that has it. `rules_seen`: the run has a result cache, which it has
+    only without legacy run-scope rules (dralint.pipeline.result_cache.open_pack): the rules need not be loaded to
+    say so."""
     if jobs <= 1:
         return "--jobs 1"
     if len(head) < 2 or (len(head) < MIN_FILES and not _at_least_bytes(head, MIN_BYTES)):
         return "few files"
     if options.keep is None:
         return "the report keeps documents"
-    if any(r.scope == "run" and r.collect is None for r in options.rules()):
+    if not rules_seen and any(r.scope == "run" and r.collect is None for r in options.rules()):
         return "a legacy run-scope rule"
     if not can_fork():
         return "no fork on this platform"
     return None
 
 
-def unchanged_since_stored(pack: Pack, head: list[tuple[str, str | None]], entries: Iterator[tuple[str, str | None]]) -> tuple[list[tuple[str, str | None]], bool]:
-    """(The entries walked, whether the result cache's `pack` holds all of them, none modified since the pack
-    was written, but fewer than RERUN_FRESH.)
+def since_stored(pack: Pack, entries: Iterator[tuple[str, str | None, int | None, int | None]], at_first: Callable[[], object] | None = None) -> tuple[list[tuple[str, str | None, int | None]], int]:
+    """(The entries walked (dralint.pipeline.sources.stamped_files) as (name, error, size): the size of a file that
+    has not changed since the result cache's `pack` was written, None for one that may have (`suspect`); how many
+    may have.)
 
-    Such a re-run stays serial. With nothing changed the serial run answers with the run stored whole; with
-    a few files changed it checks those and decodes the others' stored parts, as the parent of a parallel run
-    would while its workers read and digest every file again (bench/cache.py --jobs 2 on set (a): 0.26 s
-    against 0.40 s with nothing changed, 0.49 s against 0.62 s with 1 % changed). The modification times only
-    choose the way: either way each file's bytes decide whether its stored result is used. The walk stops at
-    the RERUN_FRESH-th file that is not held or was modified since (a first run walks no further than that);
-    what it walked is the caller's to check, in order, before the rest of `entries`."""
-    walked = list(head)
+    The walk stops at the RERUN_FRESH-th such file, and the rest of `entries` is the caller's to check after
+    what was walked: a run with that many is a first run or close to one, on the workers (`lint_parallel`).
+    With fewer, one worker checks those while the parent takes the others from the pack; with none, the run
+    stored whole answers when no byte changed either (dralint.pipeline.rerun; bench/cache.py --jobs 2 on set (a):
+    docs/performance.md). The modification times only choose the way: each file's bytes decide whether its
+    stored result is used. `at_first` is called at the first such file, as the walk goes on. Three fields, not
+    the walk's four: a run of 100,000 files holds them all (~4 MB less)."""
     stored_at = pack.written_ns()
+    walked: list[tuple[str, str | None, int | None]] = []
     if stored_at is None:
-        return walked, False
-    fresh = sum(not _kept(pack, entry, stored_at) for entry in walked)
-    if fresh >= RERUN_FRESH:
-        return walked, False
+        return walked, RERUN_FRESH
+    fresh = 0
     for entry in entries:
-        walked.append(entry)
-        if not _kept(pack, entry, stored_at):
+        if suspect(pack, entry, stored_at):
+            walked.append((entry[0], entry[1], None))
             fresh += 1
+            if fresh == 1 and at_first is not None:
+                at_first()
             if fresh >= RERUN_FRESH:
-                return walked, False
-    return walked, True
+                break
+        else:
+            walked.append((entry[0], None, entry[3]))
+    return walked, fresh
 
 
-def _kept(pack: Pack, entry: tuple[str, str | None], stored_at: int) -> bool:
-    """Whether the pack holds the file and it was not modified after the pack was written."""
-    name, error = entry
-    if error is not None or not pack.holds(name):
-        return False
-    try:
-        return os.stat(name).st_mtime_ns < stored_at
-    except OSError:
-        return False
+def suspect(pack: Pack, entry: tuple[str, str | None, int | None, int | None], stored_at: int) -> bool:
+    """Whether the file may have changed since the pack was written: the pack holds nothing for it, or its
+    time is not before the pack's (equal included: within the timestamp's granularity, a write after the
+    pack's may carry the pack's time), or it has none, or is no regular file (no size). Only chooses the process:
+    the bytes decide."""
+    name, error, stamp, size = entry
+    return error is not None or stamp is None or size is None or stamp >= stored_at or not pack.holds(name)
 
 
 def _at_least_bytes(entries: list[tuple[str, str | None]], limit: int) -> bool:
@@ -307,4 +312,4 @@ def _check_chunk(chunk: list[tuple[str, str | None]]) -> PartialResult:
     return run.take_partial()
 
 
-__all__ = ["lint_parallel", "usable_cores", "capped_jobs", "serial_reason", "unchanged_since_stored", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES", "RERUN_FRESH", "CHUNK_BYTES"]
+__all__ = ["lint_parallel", "usable_cores", "capped_jobs", "serial_reason", "since_stored", "frozen", "WorkerError", "MIN_FILES", "MIN_BYTES", "RERUN_FRESH", "CHUNK_BYTES"]

@@ -436,7 +436,7 @@ def absorb_items(run: Any, part: tuple[list[tuple], list[bytes]], pack: Pack, st
 def store_run(pack: Pack, seen: list[tuple[str, bytes | None]], result: LintResult) -> None:
     """Store a `--jobs` run's finished result whole when the pack holds every one of its files (`seen`, in
     order), as `lint_serial` stores its own: the next run with the same files and bytes, serial since the
-    pack holds them all (dralint.pipeline.parallel.unchanged_since_stored), is answered with it."""
+    pack holds them all (dralint.pipeline.parallel.since_stored), is answered with it."""
     if seen and result.files and all(digest is not None for _, digest in seen):
         signature = _signature([name for name, _ in seen], [digest for _, digest in seen])  # type: ignore[misc]
         pack.put(RUN, signature, False, pack.put_chunk(_encode_run(result)), 0)
