@@ -45,9 +45,14 @@ event classes, as bench.py's fresh interpreter has them):
                 one-frame events and a loop that builds only dict, list and str
                 (no positions, no checks, no scalar resolution, no limits)
   loader        dralint's load() of each file, as the CLI calls it
+  C floor       the floor of a loader of dralint's own in C (bench/c_floor/floor.c,
+                built into a temporary folder; skipped, with the reason, without a C
+                compiler, the Python headers or libyaml's): libyaml called from C,
+                dict/list/str, the core schema's null/bool/int, repeated keys and
+                anchors told, no positions
 
 and what the run's share of the parse would be if its load stage cost only the
-floor loader, or nothing (everything else as measured).
+floor loader, the C floor, or nothing (everything else as measured).
 
 Compare two checkouts by running it with each on PYTHONPATH, alternately.
 """
@@ -190,6 +195,30 @@ def floor_load(datas: list[bytes]) -> float:
     return time.process_time() - start
 
 
+def c_floor_load(datas: list[bytes], load: Callable[[bytes], Any]) -> float:
+    """CPU seconds of the compiled floor (bench/c_floor/floor.c) over `datas`, each file's documents kept."""
+    kept = []
+    start = time.process_time()
+    for data in datas:
+        kept.append(load(data))
+    return time.process_time() - start
+
+
+def compiled_floor(scratch: Path) -> Callable[[bytes], Any] | None:
+    """bench/c_floor/floor.c's `load`, built into `scratch`; None (and why, printed) when it cannot be built."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "c_floor"))
+    from build_floor import build  # noqa: PLC0415 - bench/c_floor/build_floor.py
+
+    folder, why = build(scratch)
+    if folder is None:
+        print(f"C floor skipped: {why}")
+        return None
+    sys.path.insert(0, str(folder))
+    import _dralint_c_floor  # noqa: PLC0415 - built just now
+
+    return _dralint_c_floor.load
+
+
 def dralint_load(paths: list[str], datas: list[bytes]) -> float:
     """CPU seconds of dralint's load() of each file, as the CLI calls it (with the run's `positioned` keys)."""
     from dralint.pipeline.load import load
@@ -203,12 +232,14 @@ def dralint_load(paths: list[str], datas: list[bytes]) -> float:
 
 
 def floor_rounds(folder: Path, paths: list[str], datas: list[bytes], ruamel: dict[str, Any],
-                 best: dict[str, float]) -> None:
+                 best: dict[str, float], c_load: Callable[[bytes], Any] | None) -> None:
     """One round of --floor's loops, the collector off (as the CLI has it while a file loads), and of the
     two commands scale.py compares; each one's fastest so far in `best`."""
     cheap = _swap_events(ruamel)  # the parse with ruamel's classes, as the goal's baseline has them
     loops = [("parse", lambda: parse_only(datas)), ("cheap parse", lambda: parse_only(datas)),
              ("floor loader", lambda: floor_load(datas)), ("loader", lambda: dralint_load(paths, datas))]
+    if c_load is not None:
+        loops.append(("C floor", lambda: c_floor_load(datas, c_load)))
     for name, func in loops:
         gc.collect()
         gc.disable()
@@ -230,8 +261,9 @@ def floor_rounds(folder: Path, paths: list[str], datas: list[bytes], ruamel: dic
 def print_floor(floor: dict[str, float], run: dict[str, float], total: float) -> None:
     parse = floor["parse"]
     print(f"floor (best of the rounds; x parse = of the parse with ruamel's own event classes, {parse:.3f} s):")
-    for name in ("cheap parse", "floor loader", "loader"):
-        print(f"  {name:<24} {floor[name]:7.3f}  {floor[name] / parse:7.2f}")
+    for name in ("cheap parse", "floor loader", "loader", "C floor"):
+        if name in floor:
+            print(f"  {name:<24} {floor[name]:7.3f}  {floor[name] / parse:7.2f}")
     load = run.get("load", 0.0)
     rest = total - load
     print(f"  run now: {parse / total:.1%} of the parse; its load stage {load / parse:.2f}x, the rest {rest / parse:.2f}x")
@@ -245,6 +277,10 @@ def print_floor(floor: dict[str, float], run: dict[str, float], total: float) ->
     print(f"commands (CPU, best of the rounds): parse-only {p:.3f} s, dralint --jobs 1 {cli:.3f} s: {p / cli:.1%}\n"
           f"  with the floor loader: {p / (cli - saved):.1%} (at most {p / (cli - load + floor['floor loader']):.1%}); "
           f"with a free loader: {p / (cli - floor['loader']):.1%} (at most {p / (cli - load):.1%})")
+    if "C floor" in floor:
+        c_saved = floor["loader"] - floor["C floor"]
+        print(f"  with the C floor in the loader's place: {p / (cli - c_saved):.1%} "
+              f"(at most {p / (cli - load + floor['C floor']):.1%})")
 
 
 def main() -> None:
@@ -305,9 +341,10 @@ def main() -> None:
         best: dict[str, float] | None = None
         parse = float("inf")
         floor: dict[str, float] = {}
+        c_load = compiled_floor(Path(tmp) / "c_floor") if args.floor else None
         for attempt in range(args.repeat + 1):  # the first: warm-up (schemas, CEL verdicts, caches)
             if args.floor:
-                floor_rounds(folder, paths, datas, ruamel, floor)
+                floor_rounds(folder, paths, datas, ruamel, floor, c_load)
             else:
                 parse = min(parse, parse_only(datas))
             gc.unfreeze()
