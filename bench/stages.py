@@ -50,6 +50,11 @@ event classes, as bench.py's fresh interpreter has them):
                 compiler, the Python headers or libyaml's): libyaml called from C,
                 dict/list/str, the core schema's null/bool/int, repeated keys and
                 anchors told, no positions
+  C sketch      a step further (floor.c's `sketch`): dralint's own scalar resolution,
+                the limits, the `positioned` keys' places, and every document it flags
+                (anchors, tags, odd or repeated keys, limits; a syntax error: the file)
+                read again by dralint's loader, as a loader in C with today's as its
+                fallback would
 
 and what the run's share of the parse would be if its load stage cost only the
 floor loader, the C floor, or nothing (everything else as measured).
@@ -204,8 +209,32 @@ def c_floor_load(datas: list[bytes], load: Callable[[bytes], Any]) -> float:
     return time.process_time() - start
 
 
-def compiled_floor(scratch: Path) -> Callable[[bytes], Any] | None:
-    """bench/c_floor/floor.c's `load`, built into `scratch`; None (and why, printed) when it cannot be built."""
+def c_sketch_load(paths: list[str], datas: list[bytes], module: Any) -> tuple[float, int]:
+    """CPU seconds of floor.c's `sketch` over `datas`, each flagged document read again by dralint's loader; how
+    many files had one."""
+    from dralint.pipeline.load import load
+    from dralint.pipeline.load.scalars import WORDS, resolve_number
+
+    positioned = frozenset(lint_module._Run(LintOptions(plugins=False)).positioned)
+    sketch = module.sketch
+    kept = []
+    flagged = 0
+    start = time.process_time()
+    for path, data in zip(paths, datas, strict=True):
+        found = sketch(data, WORDS, resolve_number, positioned)
+        if found[1] & 4:  # a syntax error: the file again (a loader would resume at the document it is in)
+            flagged += 1
+            found = load(path, data, size=len(data), positioned=positioned)
+        elif found[4]:  # each flagged document again, alone
+            flagged += 1
+            text = data.decode("utf-8")
+            found = [found, *(load(path, text[a:b].encode("utf-8"), size=b - a, positioned=positioned) for a, b in found[4])]
+        kept.append(found)
+    return time.process_time() - start, flagged
+
+
+def compiled_floor(scratch: Path) -> Any:
+    """bench/c_floor/floor.c built into `scratch`, imported; None (and why, printed) when it cannot be built."""
     sys.path.insert(0, str(Path(__file__).resolve().parent / "c_floor"))
     from build_floor import build  # noqa: PLC0415 - bench/c_floor/build_floor.py
 
@@ -216,7 +245,7 @@ def compiled_floor(scratch: Path) -> Callable[[bytes], Any] | None:
     sys.path.insert(0, str(folder))
     import _dralint_c_floor  # noqa: PLC0415 - built just now
 
-    return _dralint_c_floor.load
+    return _dralint_c_floor
 
 
 def dralint_load(paths: list[str], datas: list[bytes]) -> float:
@@ -232,14 +261,20 @@ def dralint_load(paths: list[str], datas: list[bytes]) -> float:
 
 
 def floor_rounds(folder: Path, paths: list[str], datas: list[bytes], ruamel: dict[str, Any],
-                 best: dict[str, float], c_load: Callable[[bytes], Any] | None) -> None:
+                 best: dict[str, float], c_floor: Any) -> None:
     """One round of --floor's loops, the collector off (as the CLI has it while a file loads), and of the
     two commands scale.py compares; each one's fastest so far in `best`."""
     cheap = _swap_events(ruamel)  # the parse with ruamel's classes, as the goal's baseline has them
     loops = [("parse", lambda: parse_only(datas)), ("cheap parse", lambda: parse_only(datas)),
              ("floor loader", lambda: floor_load(datas)), ("loader", lambda: dralint_load(paths, datas))]
-    if c_load is not None:
-        loops.append(("C floor", lambda: c_floor_load(datas, c_load)))
+    if c_floor is not None:
+        loops.append(("C floor", lambda: c_floor_load(datas, c_floor.load)))
+
+        def sketch() -> float:
+            seconds, best["C sketch: files flagged"] = c_sketch_load(paths, datas, c_floor)
+            return seconds
+
+        loops.append(("C sketch", sketch))
     for name, func in loops:
         gc.collect()
         gc.disable()
@@ -261,9 +296,11 @@ def floor_rounds(folder: Path, paths: list[str], datas: list[bytes], ruamel: dic
 def print_floor(floor: dict[str, float], run: dict[str, float], total: float) -> None:
     parse = floor["parse"]
     print(f"floor (best of the rounds; x parse = of the parse with ruamel's own event classes, {parse:.3f} s):")
-    for name in ("cheap parse", "floor loader", "loader", "C floor"):
+    for name in ("cheap parse", "floor loader", "loader", "C floor", "C sketch"):
         if name in floor:
             print(f"  {name:<24} {floor[name]:7.3f}  {floor[name] / parse:7.2f}")
+    if "C sketch" in floor:
+        print(f"  (the C sketch flagged documents of {floor['C sketch: files flagged']:.0f} files, read again by dralint's loader)")
     load = run.get("load", 0.0)
     rest = total - load
     print(f"  run now: {parse / total:.1%} of the parse; its load stage {load / parse:.2f}x, the rest {rest / parse:.2f}x")
@@ -277,10 +314,10 @@ def print_floor(floor: dict[str, float], run: dict[str, float], total: float) ->
     print(f"commands (CPU, best of the rounds): parse-only {p:.3f} s, dralint --jobs 1 {cli:.3f} s: {p / cli:.1%}\n"
           f"  with the floor loader: {p / (cli - saved):.1%} (at most {p / (cli - load + floor['floor loader']):.1%}); "
           f"with a free loader: {p / (cli - floor['loader']):.1%} (at most {p / (cli - load):.1%})")
-    if "C floor" in floor:
-        c_saved = floor["loader"] - floor["C floor"]
-        print(f"  with the C floor in the loader's place: {p / (cli - c_saved):.1%} "
-              f"(at most {p / (cli - load + floor['C floor']):.1%})")
+    for name in ("C floor", "C sketch"):
+        if name in floor:
+            print(f"  with the {name} in the loader's place: {p / (cli - floor['loader'] + floor[name]):.1%} "
+                  f"(at most {p / (cli - load + floor[name]):.1%})")
 
 
 def main() -> None:
@@ -341,10 +378,10 @@ def main() -> None:
         best: dict[str, float] | None = None
         parse = float("inf")
         floor: dict[str, float] = {}
-        c_load = compiled_floor(Path(tmp) / "c_floor") if args.floor else None
+        c_floor = compiled_floor(Path(tmp) / "c_floor") if args.floor else None
         for attempt in range(args.repeat + 1):  # the first: warm-up (schemas, CEL verdicts, caches)
             if args.floor:
-                floor_rounds(folder, paths, datas, ruamel, floor, c_load)
+                floor_rounds(folder, paths, datas, ruamel, floor, c_floor)
             else:
                 parse = min(parse, parse_only(datas))
             gc.unfreeze()
