@@ -57,7 +57,7 @@ event classes, as bench.py's fresh interpreter has them):
                 fallback would
 
 and what the run's share of the parse would be if its load stage cost only the
-floor loader, the C floor, or nothing (everything else as measured).
+floor loader, the C floor or sketch, or nothing (everything else as measured).
 
 Compare two checkouts by running it with each on PYTHONPATH, alternately.
 """
