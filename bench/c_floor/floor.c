@@ -44,6 +44,15 @@ static PyObject *resolve_plain(const char *s, size_t n) {
     return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "surrogatepass");
 }
 
+/* A collection's start (both loops): whether it carries an anchor, and its new dict or list on the stack. */
+static int open_collection(const yaml_event_t *ev, PyObject **stack, PyObject **keys, int *depth) {
+    int mapping = ev->type == YAML_MAPPING_START_EVENT;
+    stack[*depth] = mapping ? PyDict_New() : PyList_New(0);
+    keys[*depth] = NULL;
+    (*depth)++;
+    return (mapping ? (void *)ev->data.mapping_start.anchor : (void *)ev->data.sequence_start.anchor) != NULL;
+}
+
 static PyObject *floor_load(PyObject *self, PyObject *arg) {
     char *buf;
     Py_ssize_t len;
@@ -75,15 +84,11 @@ static PyObject *floor_load(PyObject *self, PyObject *arg) {
         case YAML_MAPPING_START_EVENT:
         case YAML_SEQUENCE_START_EVENT:
             if (depth >= MAX_DEPTH) { flags |= 4; done = 1; break; }
-            if ((ev.type == YAML_MAPPING_START_EVENT ? (void *)ev.data.mapping_start.anchor : (void *)ev.data.sequence_start.anchor)) flags |= 2;
-            stack[depth] = ev.type == YAML_MAPPING_START_EVENT ? PyDict_New() : PyList_New(0);
-            keys[depth] = NULL;
-            depth++;
+            if (open_collection(&ev, stack, keys, &depth)) flags |= 2;
             break;
         case YAML_MAPPING_END_EVENT:
         case YAML_SEQUENCE_END_EVENT:
-            depth--;
-            value = stack[depth];
+            value = stack[--depth];
             break;
         default: break;
         }
@@ -184,19 +189,13 @@ static PyObject *sketch_load(PyObject *self, PyObject *args) {
             if (value == NULL) { yaml_event_delete(&ev); goto fail; }
             scalar = 1;
             break;
+        case YAML_MAPPING_END_EVENT:
+        case YAML_SEQUENCE_END_EVENT: value = stack[--depth]; break;
         case YAML_ALIAS_EVENT: doc_flags |= 2; value = Py_NewRef(Py_None); break;
         case YAML_MAPPING_START_EVENT:
         case YAML_SEQUENCE_START_EVENT:
-            if (depth >= SKETCH_MAX_DEPTH || ++nodes > SKETCH_MAX_NODES) { over = 1; break; }
-            if ((ev.type == YAML_MAPPING_START_EVENT ? (void *)ev.data.mapping_start.anchor : (void *)ev.data.sequence_start.anchor)) doc_flags |= 2;
-            stack[depth] = ev.type == YAML_MAPPING_START_EVENT ? PyDict_New() : PyList_New(0);
-            keys[depth] = NULL;
-            depth++;
-            break;
-        case YAML_MAPPING_END_EVENT:
-        case YAML_SEQUENCE_END_EVENT:
-            depth--;
-            value = stack[depth];
+            if (depth >= SKETCH_MAX_DEPTH || ++nodes > SKETCH_MAX_NODES) over = 1;
+            else if (open_collection(&ev, stack, keys, &depth)) doc_flags |= 2;
             break;
         default: break;
         }
