@@ -44,10 +44,12 @@ static PyObject *resolve_plain(const char *s, size_t n) {
     return PyUnicode_DecodeUTF8(s, (Py_ssize_t)n, "surrogatepass");
 }
 
-/* A collection's start (both loops): whether it carries an anchor, and its new dict or list on the stack. */
+/* A collection's start (both loops): whether it carries an anchor, and its new dict or list on the stack;
+ * -1 (a Python error set, nothing pushed) when there is no memory for it. */
 static int open_collection(const yaml_event_t *ev, PyObject **stack, PyObject **keys, int *depth) {
     int mapping = ev->type == YAML_MAPPING_START_EVENT;
     stack[*depth] = mapping ? PyDict_New() : PyList_New(0);
+    if (stack[*depth] == NULL) return -1;
     keys[*depth] = NULL;
     (*depth)++;
     return (mapping ? (void *)ev->data.mapping_start.anchor : (void *)ev->data.sequence_start.anchor) != NULL;
@@ -79,12 +81,15 @@ static PyObject *floor_load(PyObject *self, PyObject *arg) {
             value = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE
                 ? resolve_plain((const char *)ev.data.scalar.value, ev.data.scalar.length)
                 : PyUnicode_DecodeUTF8((const char *)ev.data.scalar.value, (Py_ssize_t)ev.data.scalar.length, "surrogatepass");
+            if (value == NULL) done = 1;  /* the error is raised below */
             break;
         case YAML_ALIAS_EVENT: flags |= 2; value = Py_NewRef(Py_None); break;
         case YAML_MAPPING_START_EVENT:
         case YAML_SEQUENCE_START_EVENT:
             if (depth >= MAX_DEPTH) { flags |= 4; done = 1; break; }
-            if (open_collection(&ev, stack, keys, &depth)) flags |= 2;
+            int opened = open_collection(&ev, stack, keys, &depth);
+            if (opened < 0) done = 1;
+            else if (opened) flags |= 2;
             break;
         case YAML_MAPPING_END_EVENT:
         case YAML_SEQUENCE_END_EVENT:
@@ -112,6 +117,7 @@ static PyObject *floor_load(PyObject *self, PyObject *arg) {
     while (depth > 0) { depth--; Py_XDECREF(keys[depth]); Py_DECREF(stack[depth]); }
     Py_XDECREF(root);
     yaml_parser_delete(&parser);
+    if (PyErr_Occurred()) { Py_DECREF(docs); return NULL; }  /* no memory, or text that is not UTF-8 */
     return Py_BuildValue("(Ni)", docs, flags);
 }
 
@@ -195,7 +201,11 @@ static PyObject *sketch_load(PyObject *self, PyObject *args) {
         case YAML_MAPPING_START_EVENT:
         case YAML_SEQUENCE_START_EVENT:
             if (depth >= SKETCH_MAX_DEPTH || ++nodes > SKETCH_MAX_NODES) over = 1;
-            else if (open_collection(&ev, stack, keys, &depth)) doc_flags |= 2;
+            else {
+                int opened = open_collection(&ev, stack, keys, &depth);
+                if (opened < 0) { yaml_event_delete(&ev); goto fail; }
+                if (opened) doc_flags |= 2;
+            }
             break;
         default: break;
         }
